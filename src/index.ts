@@ -1,0 +1,2 @@
+export { defineTool, type ToolDefinition, toToolSpec } from "./tools/define-tool.js";
+export * from "./types/index.js";

@@ -1,0 +1,25 @@
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "./messages.js";
+import type { AssistantMessageEvent } from "./stream.js";
+import type { ToolResult } from "./tool.js";
+
+/** Events of one agent run, in the order described in ARCHITECTURE.md §4 (pi-compatible). */
+export type AgentEvent =
+  | { type: "agent_start" }
+  | { type: "agent_end"; messages: AgentMessage[] }
+  | { type: "turn_start" }
+  | { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
+  | { type: "message_start"; message: AgentMessage }
+  | { type: "message_update"; message: AssistantMessage; assistantMessageEvent: AssistantMessageEvent }
+  | { type: "message_end"; message: AgentMessage }
+  | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: unknown }
+  | {
+      type: "tool_execution_update";
+      toolCallId: string;
+      toolName: string;
+      args: unknown;
+      partialResult: unknown;
+    }
+  | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
+  | { type: "tool_approval_request"; toolCallId: string; toolName: string; args: unknown };
+
+export type AgentEventType = AgentEvent["type"];

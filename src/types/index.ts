@@ -1,0 +1,5 @@
+export * from "./events.js";
+export * from "./messages.js";
+export * from "./model.js";
+export * from "./stream.js";
+export * from "./tool.js";

@@ -1,0 +1,73 @@
+import type { Observable } from "rxjs";
+import type { AssistantMessage, Message, ToolCall } from "./messages.js";
+import type { Model, ThinkingLevel } from "./model.js";
+
+/**
+ * One event of a streamed assistant reply (pi-ai's protocol). Every event but `done` and `error`
+ * carries `partial`, the assistant message built so far. The last event of a stream is `done` or `error`.
+ */
+export type AssistantMessageEvent =
+  | { type: "start"; partial: AssistantMessage }
+  | { type: "text_start"; contentIndex: number; partial: AssistantMessage }
+  | { type: "text_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "text_end"; contentIndex: number; content: string; partial: AssistantMessage }
+  | { type: "thinking_start"; contentIndex: number; partial: AssistantMessage }
+  | { type: "thinking_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "thinking_end"; contentIndex: number; content: string; partial: AssistantMessage }
+  | { type: "toolcall_start"; contentIndex: number; partial: AssistantMessage }
+  | { type: "toolcall_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall; partial: AssistantMessage }
+  | { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage }
+  | { type: "error"; reason: "error" | "aborted"; error: AssistantMessage };
+
+/** A tool as described to the model: name, description and JSON Schema of its arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** What a StreamFn sends to the model. */
+export interface LlmContext {
+  systemPrompt: string;
+  messages: Message[];
+  tools: ToolSpec[];
+}
+
+/** Options passed to every StreamFn call. Never persisted (they may hold API keys). */
+export interface StreamOptions {
+  /** Aborts the request; the stream must then end with an `error` event of reason "aborted". */
+  signal?: AbortSignal;
+  /** Thinking level for reasoning models; absent when the level is "off". */
+  reasoning?: Exclude<ThinkingLevel, "off">;
+  sessionId?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  metadata?: Record<string, unknown>;
+  maxTokens?: number;
+  temperature?: number;
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** Sees (and may replace) the provider request body just before it is sent. */
+  onPayload?: (payload: unknown, model: Model) => unknown | Promise<unknown>;
+  /** Observes the HTTP status and headers of the provider response. */
+  onResponse?: (
+    response: { status: number; headers: Record<string, string> },
+    model: Model,
+  ) => void | Promise<void>;
+}
+
+/** A stream of assistant events in any of the shapes a StreamFn may return. */
+export type AssistantEventSource = Observable<AssistantMessageEvent> | AsyncIterable<AssistantMessageEvent>;
+
+/**
+ * Streams one assistant reply. May return an Observable or AsyncIterable of events, or a Promise of
+ * either. Contract: the last event is `done` or `error`; provider failures should be encoded as an
+ * `error` event. If the function throws, errors, or ends without a final event anyway, the loop turns
+ * that into an assistant message with `stopReason: "error"` — it never hangs.
+ */
+export type StreamFn = (
+  model: Model,
+  context: LlmContext,
+  options: StreamOptions,
+) => AssistantEventSource | Promise<AssistantEventSource>;

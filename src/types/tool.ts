@@ -1,0 +1,42 @@
+import type { z } from "zod";
+import type { ImageContent, TextContent } from "./messages.js";
+
+/** What a tool returns; `terminate: true` on every result of a batch stops the loop after it. */
+export interface ToolResult<TDetails = unknown> {
+  content: (TextContent | ImageContent)[];
+  details?: TDetails;
+  terminate?: boolean;
+}
+
+/** The second argument of a tool's `execute`. */
+export interface ToolExecutionContext<TContext = unknown> {
+  toolCallId: string;
+  /** Aborted when the run is aborted; tools must stop promptly. */
+  signal: AbortSignal;
+  /** Reports progress (`tool_execution_update`); ignored once the tool has settled. */
+  update: (partialResult: unknown) => void;
+  /** The tool context supplied by the Agent/harness (e.g. `{cwd}`); `undefined` when none. */
+  context: TContext;
+}
+
+/**
+ * A tool the model can call, made with `defineTool`. `TArgs` is the validated argument type
+ * (the output of `parameters`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: tools of different argument types share one array
+export interface AgentTool<TArgs = any, TDetails = unknown, TContext = any> {
+  name: string;
+  label?: string;
+  description: string;
+  /** zod object schema of the arguments. */
+  parameters: z.ZodType;
+  /** JSON Schema sent to the model, computed once with `z.toJSONSchema`. */
+  jsonSchema: Record<string, unknown>;
+  /** "sequential" forces the whole batch this tool is in to run one call at a time. */
+  executionMode?: "parallel" | "sequential";
+  /** When true (or the function returns true for these args) the call waits for approval. */
+  requiresApproval?: boolean | ((args: TArgs) => boolean);
+  /** Reshapes raw (e.g. legacy) arguments before validation. */
+  prepareArguments?: (rawArgs: unknown) => unknown;
+  execute: (args: TArgs, ctx: ToolExecutionContext<TContext>) => Promise<ToolResult<TDetails>>;
+}
