@@ -1,0 +1,73 @@
+import type {
+  AgentMessage,
+  AssistantMessage,
+  Message,
+  ToolCall,
+  ToolResultMessage,
+} from "../types/messages.js";
+import { emptyUsage, isLlmMessage } from "../types/messages.js";
+import type { Model } from "../types/model.js";
+import type { ToolResult } from "../types/tool.js";
+
+/** The text of an unknown thrown value. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/** A tool result made of one error text. */
+export function errorToolResult(text: string): ToolResult {
+  return { content: [{ type: "text", text }], details: {} };
+}
+
+/** The transcript message of a settled tool call. */
+export function toolResultMessage(
+  toolCall: ToolCall,
+  result: ToolResult,
+  isError: boolean,
+): ToolResultMessage {
+  return {
+    role: "toolResult",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    content: result.content ?? [],
+    details: result.details,
+    isError,
+    timestamp: Date.now(),
+  };
+}
+
+/** An assistant message that reports a failure (provider, callback or abort) with empty content. */
+export function failedAssistantMessage(
+  model: Model,
+  reason: "error" | "aborted",
+  errorMessage: string,
+  partial?: AssistantMessage,
+): AssistantMessage {
+  return {
+    role: "assistant",
+    content: partial ? [...partial.content] : [],
+    api: partial?.api ?? model.api,
+    provider: partial?.provider ?? model.provider,
+    model: partial?.model ?? model.id,
+    usage: partial?.usage ?? emptyUsage(),
+    stopReason: reason,
+    errorMessage,
+    timestamp: partial?.timestamp ?? Date.now(),
+  };
+}
+
+/** The default `convertToLlm`: keeps the roles a model understands, drops app-defined messages. */
+export function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
+  return messages.filter(isLlmMessage);
+}
+
+/** The tool calls of an assistant message, in source order. */
+export function toolCallsOf(message: AssistantMessage): ToolCall[] {
+  return message.content.filter((block): block is ToolCall => block.type === "toolCall");
+}

@@ -1,0 +1,2 @@
+export { type ScriptedModel, type ScriptedTurn, scriptedModel } from "./providers/scripted/scripted-model.js";
+export type { ScriptedBlock, ScriptedReply } from "./providers/scripted/scripted-reply.js";
