@@ -1,4 +1,7 @@
 export type { ToolCallOutcome } from "./actors/tool-call.actors.js";
+export { Agent, type AgentListener, type AgentOptions } from "./agent/agent.js";
+export type { AgentState } from "./agent/agent-state.js";
+export type { QueueMode } from "./agent/message-queues.js";
 export {
   type AgentLoopActor,
   agentLoop,
@@ -6,6 +9,7 @@ export {
   createAgentLoopActor,
 } from "./loop/agent-loop.js";
 export type { AgentLoopInput } from "./loop/loop-context.js";
+export { defaultConvertToLlm } from "./loop/messages.js";
 export { type AgentLoopEvent, agentLoopMachine } from "./machines/agent-loop.machine.js";
 export { type ToolCallEvent, toolCallMachine } from "./machines/tool-call.machine.js";
 export { defineTool, type ToolDefinition, toToolSpec } from "./tools/define-tool.js";
