@@ -23,9 +23,17 @@ import {
 
 export function createLoopContext(input: AgentLoopInput): AgentLoopContext {
   const controller = new AbortController();
+  const listener = input.sink;
   return {
     config: input.config,
-    sink: input.sink,
+    // A throwing listener must not break the statechart: report it and go on.
+    sink: (event) => {
+      try {
+        listener(event);
+      } catch (error) {
+        console.error(`agentchart: an AgentEvent listener threw while handling "${event.type}":`, error);
+      }
+    },
     controller,
     model: input.config.model,
     thinkingLevel: input.config.thinkingLevel ?? "off",

@@ -6,7 +6,11 @@ import type { AgentLoopContext, AgentLoopInput } from "../loop/loop-context.js";
 import * as run from "../loop/loop-steps.js";
 import { isBatchSettled } from "../loop/tool-batch.js";
 import type { AgentMessage } from "../types/messages.js";
-import { type ToolPreparedEvent, toolCallMachine } from "./tool-call.machine.js";
+import {
+  type ToolAwaitingApprovalEvent,
+  type ToolPreparedEvent,
+  toolCallMachine,
+} from "./tool-call.machine.js";
 
 export type AgentLoopEvent =
   | { type: "START" }
@@ -15,6 +19,7 @@ export type AgentLoopEvent =
   | { type: "DENY_TOOL"; toolCallId: string; reason?: string }
   | { type: "STEERING.ARRIVED"; messages: AgentMessage[] }
   | ToolPreparedEvent
+  | ToolAwaitingApprovalEvent
   | DoneActorEvent<ToolCallOutcome, string>
   | ErrorActorEvent<unknown, string>;
 
@@ -76,6 +81,13 @@ export const agentLoopMachine = setup({
       },
     ),
     finishToolBatch: ({ context }) => run.finishToolBatch(context),
+    announceApprovalRequest: ({ context }, request: ToolAwaitingApprovalEvent) =>
+      context.sink({
+        type: "tool_approval_request",
+        toolCallId: request.toolCallId,
+        toolName: request.toolName,
+        args: request.args,
+      }),
   },
   guards: {
     decidedToStream: (_, decision: BetweenTurnsDecision) => decision.next === "stream",
@@ -183,6 +195,9 @@ export const agentLoopMachine = setup({
       on: {
         "TOOL.PREPARED": {
           actions: [{ type: "markPrepared", params: ({ event }) => event.toolCallId }, "advanceToolBatch"],
+        },
+        "TOOL.AWAITING_APPROVAL": {
+          actions: { type: "announceApprovalRequest", params: ({ event }) => event },
         },
         "xstate.done.actor.*": {
           actions: [{ type: "recordToolOutcome", params: ({ event }) => event.output }, "advanceToolBatch"],

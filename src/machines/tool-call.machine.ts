@@ -24,6 +24,14 @@ export interface ToolPreparedEvent {
   toolCallId: string;
 }
 
+/** Sent to the parent loop once the call waits in `awaitingApproval` (the parent announces it). */
+export interface ToolAwaitingApprovalEvent {
+  type: "TOOL.AWAITING_APPROVAL";
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+
 const errorOutcome = (input: ToolCallInput, text: string): ToolCallOutcome => ({
   toolCall: input.toolCall,
   result: errorToolResult(text),
@@ -44,13 +52,14 @@ export const toolCallMachine = setup({
   },
   actors: { preflight: preflightActor, execute: executeActor, finalize: finalizeActor },
   actions: {
-    requestApproval: ({ context: { input, args } }) =>
-      input.sink({
-        type: "tool_approval_request",
+    requestApproval: sendParent(
+      ({ context: { input, args } }): ToolAwaitingApprovalEvent => ({
+        type: "TOOL.AWAITING_APPROVAL",
         toolCallId: input.toolCall.id,
         toolName: input.toolCall.name,
         args,
       }),
+    ),
   },
   guards: {
     preflightFailed: (_, output: PreflightOutput) => !output.ok,

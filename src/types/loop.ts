@@ -73,7 +73,11 @@ export interface AgentLoopConfig extends Omit<StreamOptions, "signal" | "reasoni
   getSteeringMessages?: () => MaybePromise<AgentMessage[]>;
   /** Polled only when the loop would otherwise stop. */
   getFollowUpMessages?: () => MaybePromise<AgentMessage[]>;
-  /** Receives queue messages that were drained but could not be delivered because the run was aborted. */
+  /**
+   * Receives queue messages that were drained but could not be delivered because the run was aborted.
+   * When the abort lands while a poll is still running, this is called once the poll returns — possibly
+   * after `agent_end`.
+   */
   restoreQueuedMessages?: (queue: "steering" | "followUp", messages: AgentMessage[]) => void;
   toolExecution?: "parallel" | "sequential";
   beforeToolCall?: (
