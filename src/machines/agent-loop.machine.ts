@@ -1,4 +1,4 @@
-import { assign, type DoneActorEvent, type ErrorActorEvent, enqueueActions, setup } from "xstate";
+import { type DoneActorEvent, type ErrorActorEvent, enqueueActions, setup } from "xstate";
 import { type BetweenTurnsDecision, betweenTurnsActor } from "../actors/between-turns.actor.js";
 import { type StreamReplyOutput, streamReplyActor } from "../actors/stream-reply.actor.js";
 import type { ToolCallOutcome } from "../actors/tool-call.actors.js";

@@ -244,7 +244,8 @@ describe("abort", () => {
     });
     controller.abort();
     const events = await run;
-    expect((endMessages(events)?.[1] as AssistantMessage).stopReason).toBe("aborted");
+    const reply = endMessages(events)?.[1] as AssistantMessage;
+    expect(reply.stopReason).toBe("aborted");
   });
 
   it("aborts mid-tool: every call gets a result, tools see the signal, no further model call", async () => {
