@@ -8,6 +8,7 @@ export const inspectorPageHtml = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>agentchart inspector</title>
+<link rel="icon" href="data:,">
 <style>
   :root { font: 13px/1.4 system-ui, sans-serif; color: #1d2433; background: #f5f6f8; }
   body { margin: 0; display: grid; grid-template-rows: auto 1fr; height: 100vh; }
@@ -55,7 +56,7 @@ export const inspectorPageHtml = `<!doctype html>
 <body>
 <header>
   <h1>agentchart inspector</h1>
-  <label>system <select data-testid="root-select" id="root-select"></select></label>
+  <label>system <select data-testid="system-select" id="system-select"></select></label>
   <span id="connection" data-testid="connection" data-state="connecting">connecting…</span>
 </header>
 <main>

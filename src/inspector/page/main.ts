@@ -29,7 +29,7 @@ const view = {
 };
 
 const byId = <TElement extends HTMLElement>(id: string) => document.getElementById(id) as TElement;
-const rootSelect = byId<HTMLSelectElement>("root-select");
+const rootSelect = byId<HTMLSelectElement>("system-select");
 const connection = byId<HTMLElement>("connection");
 
 rootSelect.addEventListener("change", () => {

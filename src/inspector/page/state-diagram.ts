@@ -91,11 +91,11 @@ function drawBox(box: StateBox): SVGGElement {
 
 function drawEdge(source: StateBox, target: StateBox, transition: TransitionDefinitionRecord, nth: number) {
   const group = svgElement("g", { class: "edge", "data-event": transition.event });
-  const { d, labelX, labelY } = edgeGeometry(source, target, nth);
+  const { d, labelX, labelY, anchor = "middle" } = edgeGeometry(source, target, nth);
   group.append(svgElement("path", { d, "marker-end": "url(#arrow)" }));
   const fullLabel =
     (transition.event === "" ? "always" : transition.event) + (transition.guarded ? " [guard]" : "");
-  const text = svgElement("text", { x: String(labelX), y: String(labelY), "text-anchor": "middle" });
+  const text = svgElement("text", { x: String(labelX), y: String(labelY), "text-anchor": anchor });
   text.textContent = fullLabel.length > MAX_LABEL ? `${fullLabel.slice(0, MAX_LABEL - 1)}…` : fullLabel;
   const title = svgElement("title", {});
   title.textContent = `${fullLabel} → ${target.node.id}`;
@@ -104,7 +104,14 @@ function drawEdge(source: StateBox, target: StateBox, transition: TransitionDefi
   return group;
 }
 
-function edgeGeometry(source: StateBox, target: StateBox, nth: number) {
+interface EdgeGeometry {
+  d: string;
+  labelX: number;
+  labelY: number;
+  anchor?: "start" | "middle";
+}
+
+function edgeGeometry(source: StateBox, target: StateBox, nth: number): EdgeGeometry {
   const shift = nth * 14;
   if (source === target) {
     const x = source.x + source.width - 24;
@@ -128,7 +135,17 @@ function edgeGeometry(source: StateBox, target: StateBox, nth: number) {
       labelY: (y1 + y2) / 2 - 5 - shift,
     };
   }
-  // Backwards or vertical: leave from the bottom and loop below both boxes.
+  const overlapLeft = Math.max(source.x, target.x);
+  const overlapRight = Math.min(sourceRight, target.x + target.width);
+  const sourceAbove = source.y + source.height <= target.y;
+  if (overlapRight - overlapLeft > 20 && (sourceAbove || target.y + target.height <= source.y)) {
+    // Same column: a straight arrow between facing edges.
+    const x = (overlapLeft + overlapRight) / 2 + shift;
+    const y1 = sourceAbove ? source.y + source.height : source.y;
+    const y2 = sourceAbove ? target.y : target.y + target.height;
+    return { d: `M ${x} ${y1} L ${x} ${y2}`, labelX: x + 6, labelY: (y1 + y2) / 2 + 4, anchor: "start" };
+  }
+  // Backwards: leave from the bottom and loop below both boxes.
   const x1 = source.x + source.width / 2;
   const y1 = source.y + source.height;
   const x2 = target.x + target.width / 2 + 8;
