@@ -2,45 +2,68 @@ import type { InspectionRecord, MachineDefinitionRecord } from "./inspection-rec
 
 /** The bounded memory of an inspector: the latest records plus every machine definition seen. */
 export interface InspectionBacklog {
-  /** Stores a record, evicting the oldest once `capacity` is reached. */
-  add(record: InspectionRecord): void;
+  /**
+   * Stores a record, evicting the oldest ones beyond the record or byte limits. Returns the
+   * record's JSON text, so callers can broadcast it without serializing it twice.
+   */
+  add(record: InspectionRecord): string;
   /** Machine definitions (kept even after their actor record was evicted) and records, oldest first. */
   replay(): { definitions: MachineDefinitionRecord[]; records: InspectionRecord[] };
+  /** The JSON texts of the stored records, oldest first. */
+  replayJson(): string[];
   readonly size: number;
+  /** Total length of the stored JSON texts, in characters. */
+  readonly bytes: number;
+}
+
+interface BacklogEntry {
+  record: InspectionRecord;
+  json: string;
 }
 
 /**
- * Creates a ring buffer of the last `capacity` records. Definitions are kept apart so that a page
- * connecting late can still draw a machine whose first actor record was evicted.
+ * Creates a backlog keeping at most `capacity` records and about `maxBytes` characters of JSON
+ * (the newest record is always kept). Definitions are kept apart so that a page connecting late can
+ * still draw a machine whose first actor record was evicted.
  */
-export function createInspectionBacklog(capacity = 2_000): InspectionBacklog {
+export function createInspectionBacklog(capacity = 2_000, maxBytes = 32 * 1024 * 1024): InspectionBacklog {
   if (!Number.isInteger(capacity) || capacity < 1) {
     throw new RangeError(`Backlog capacity must be a positive integer, got ${capacity}`);
   }
-  const slots: Array<InspectionRecord | undefined> = new Array(capacity);
+  let entries: BacklogEntry[] = [];
+  let head = 0;
+  let bytes = 0;
   const definitions = new Map<string, MachineDefinitionRecord>();
-  let next = 0;
-  let size = 0;
+  const stored = () => entries.slice(head);
   return {
     add(record) {
       if (record.kind === "actor" && record.definition) {
         definitions.set(record.definition.machineKey, record.definition);
       }
-      slots[next] = record;
-      next = (next + 1) % capacity;
-      size = Math.min(size + 1, capacity);
+      const json = JSON.stringify(record);
+      entries.push({ record, json });
+      bytes += json.length;
+      while (entries.length - head > 1 && (entries.length - head > capacity || bytes > maxBytes)) {
+        bytes -= (entries[head] as BacklogEntry).json.length;
+        head += 1;
+      }
+      if (head > 1_024 && head * 2 > entries.length) {
+        entries = entries.slice(head);
+        head = 0;
+      }
+      return json;
     },
     replay() {
-      const records: InspectionRecord[] = [];
-      const start = size < capacity ? 0 : next;
-      for (let i = 0; i < size; i += 1) {
-        const record = slots[(start + i) % capacity];
-        if (record) records.push(record);
-      }
-      return { definitions: [...definitions.values()], records };
+      return { definitions: [...definitions.values()], records: stored().map((entry) => entry.record) };
+    },
+    replayJson() {
+      return stored().map((entry) => entry.json);
     },
     get size() {
-      return size;
+      return entries.length - head;
+    },
+    get bytes() {
+      return bytes;
     },
   };
 }

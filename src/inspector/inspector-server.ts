@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import { createInspectionBacklog, isInspectionRecord, namespaceRecord } from "./inspection-backlog.js";
 import { createInspectionProjector, type InspectFunction } from "./inspection-projector.js";
-import type { InspectionRecord, InspectorServerMessage } from "./inspection-record.js";
+import type { InspectionRecord } from "./inspection-record.js";
 import { loadPageAsset } from "./page-assets.js";
 import { inspectorPageHtml } from "./page-html.js";
 import type { SanitizeLimits } from "./sanitize.js";
@@ -17,6 +17,8 @@ export interface InspectorServerOptions {
   host?: string;
   /** How many records are replayed to a page that connects late. Default 2,000. */
   backlogSize?: number;
+  /** Cap on the backlog's JSON size in characters. Default 32 MiB. */
+  backlogMaxBytes?: number;
   /** Limits for contexts and payloads projected by `inspect`. */
   limits?: Partial<SanitizeLimits>;
 }
@@ -50,10 +52,10 @@ export interface InspectorServer {
  */
 export async function createInspectorServer(options: InspectorServerOptions = {}): Promise<InspectorServer> {
   const host = options.host ?? "127.0.0.1";
-  const backlog = createInspectionBacklog(options.backlogSize ?? 2_000);
+  const backlog = createInspectionBacklog(options.backlogSize ?? 2_000, options.backlogMaxBytes);
   const viewers = new Set<WebSocket>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
-  let pending: InspectionRecord[] = [];
+  let pending: string[] = [];
   let flushScheduled = false;
   let ingestCount = 0;
   let closed: Promise<void> | undefined;
@@ -61,16 +63,15 @@ export async function createInspectorServer(options: InspectorServerOptions = {}
   const flush = () => {
     flushScheduled = false;
     if (pending.length === 0) return;
-    const message: InspectorServerMessage = { type: "records", records: pending };
+    // Same shape as InspectorServerMessage "records", assembled from already serialized records.
+    const data = `{"type":"records","records":[${pending.join(",")}]}`;
     pending = [];
-    const data = JSON.stringify(message);
     for (const viewer of viewers) if (viewer.readyState === viewer.OPEN) viewer.send(data);
   };
 
   const publish = (record: InspectionRecord) => {
     if (closed) return;
-    backlog.add(record);
-    pending.push(record);
+    pending.push(backlog.add(record));
     if (!flushScheduled) {
       flushScheduled = true;
       setImmediate(flush);
@@ -98,8 +99,8 @@ export async function createInspectorServer(options: InspectorServerOptions = {}
     viewers.add(ws);
     ws.on("close", () => viewers.delete(ws));
     ws.on("error", () => viewers.delete(ws));
-    const replay: InspectorServerMessage = { type: "replay", ...backlog.replay() };
-    ws.send(JSON.stringify(replay));
+    const definitions = JSON.stringify(backlog.replay().definitions);
+    ws.send(`{"type":"replay","definitions":${definitions},"records":[${backlog.replayJson().join(",")}]}`);
   };
 
   const addIngest = (ws: WebSocket) => {

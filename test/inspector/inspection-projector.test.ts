@@ -123,6 +123,18 @@ describe("inspection backlog", () => {
     expect(replay.definitions.map((definition) => definition.root.id)).toEqual(["agentLoop", "toolCall"]);
   });
 
+  it("evicts the oldest records beyond the byte budget but always keeps the newest", () => {
+    const { records } = runFakeLoop();
+    const backlog = createInspectionBacklog(1_000, 1_500);
+    const texts = records.map((record) => backlog.add(record));
+    expect(texts.map((text) => JSON.parse(text))).toEqual(records);
+    expect(backlog.bytes).toBeLessThanOrEqual(1_500);
+    expect(backlog.replayJson()).toEqual(texts.slice(-backlog.size));
+    const tiny = createInspectionBacklog(1_000, 1);
+    for (const record of records) tiny.add(record);
+    expect(tiny.replay().records).toEqual(records.slice(-1));
+  });
+
   it("rejects a capacity that is not a positive integer", () => {
     expect(() => createInspectionBacklog(0)).toThrow(RangeError);
   });

@@ -98,6 +98,22 @@ describe("inspector server", () => {
     viewer.socket.close();
   });
 
+  it("flushes records buffered while connecting when the client is closed right away", async () => {
+    server = await createInspectorServer({ port: 0 });
+    const viewer = connectViewer(server);
+    await viewer.opened;
+    const client = createInspectorClient(`ws://127.0.0.1:${server.port}/ingest`);
+    const actor = createActor(fakeLoopMachine, { inspect: client.inspect }).start();
+    actor.send({ type: "PROMPT", text: "hi" });
+    actor.send({ type: "STREAM_END" });
+    await client.close();
+    await viewer.until(() => viewer.records.some((r) => r.kind === "snapshot" && r.status === "done"));
+    expect(
+      viewer.records.filter((r) => r.kind === "event").map((r) => r.kind === "event" && r.eventType),
+    ).toEqual(["xstate.init", "PROMPT", "STREAM_END"]);
+    viewer.socket.close();
+  });
+
   it("refuses WebSocket connections from other web origins", async () => {
     server = await createInspectorServer({ port: 0 });
     const foreign = new WebSocket(`ws://127.0.0.1:${server.port}/ws`, { origin: "https://evil.example" });

@@ -7,7 +7,8 @@ import { createActor } from "xstate";
 import { createInspectorServer, type InspectorServer } from "../../src/inspector/index.js";
 import { fakeLoopMachine } from "../support/fake-loop.machine.js";
 
-const CHROMIUM = "/usr/bin/chromium";
+/** Debian's chromium; CHROMIUM_PATH overrides it (CI installs it with .ci/chromium.sh). */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
@@ -20,14 +21,18 @@ const CHROMIUM_FLAGS = [
 ];
 
 let browser: BrowserContext | undefined;
-let server: InspectorServer | undefined;
+const servers: InspectorServer[] = [];
 let profile: string | undefined;
+
+let missingBrowser: Error | undefined;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(
+    // Every test fails with this message (a throwing beforeAll would only mark them skipped).
+    missingBrowser = new Error(
       `${CHROMIUM} is missing: the inspector end-to-end test needs Debian's chromium. Run .ci/chromium.sh`,
     );
+    return;
   }
   profile = mkdtempSync(join(tmpdir(), "agentchart-chromium-"));
   // A fresh, empty profile for every run (playwright passes it as --user-data-dir).
@@ -40,11 +45,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
+  await Promise.all(servers.map((server) => server.close()));
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
+async function startServer(): Promise<InspectorServer> {
+  const server = await createInspectorServer({ port: 0 });
+  servers.push(server);
+  return server;
+}
+
 async function openPage(url: string): Promise<Page> {
+  if (missingBrowser) throw missingBrowser;
   if (!browser) throw new Error("browser not started");
   const failures: string[] = [];
   const page = await browser.newPage();
@@ -64,7 +76,7 @@ const active = (path: string) => `[data-testid="state-${path}"][data-active="tru
 
 describe("inspector page in headless Chromium", () => {
   it("shows the live machine, its tool call children and the event log", async () => {
-    server = await createInspectorServer({ port: 0 });
+    const server = await startServer();
     const page = await openPage(server.url);
     const requested: string[] = [];
     page.on("request", (request) => requested.push(request.url()));
@@ -135,11 +147,22 @@ describe("inspector page in headless Chromium", () => {
     await page.close();
   });
 
-  it("replays the run to a page opened after it finished", async () => {
-    if (!server) throw new Error("the first test starts the server");
+  it("replays a finished run to a page opened afterwards", async () => {
+    const server = await startServer();
+    const actor = createActor(fakeLoopMachine, { inspect: server.inspect }).start();
+    actor.send({ type: "PROMPT", text: "hi" });
+    actor.send({ type: "TOOL_CALLS", calls: [{ callId: "call_7", name: "ls" }] });
+    const call = actor.getSnapshot().children.call_7;
+    call?.send({ type: "PREPARED", needsApproval: false });
+    call?.send({ type: "EXECUTED", result: "ok" });
+    call?.send({ type: "FINALIZED" });
+    actor.send({ type: "NEXT_TURN" });
+    actor.send({ type: "STREAM_END" });
+    expect(actor.getSnapshot().status).toBe("done");
+
     const page = await openPage(server.url);
     await page.waitForSelector(active("done"));
-    await page.waitForSelector('[data-testid="child-call_1"][data-status="stopped"]');
+    await page.waitForSelector('[data-testid="child-call_7"][data-status="stopped"][data-state="settled"]');
     await page.waitForSelector('[data-testid="event-log"] [data-event-type="PROMPT"]');
     await page.close();
   });
