@@ -1,0 +1,221 @@
+import type { EventRecord, InspectorServerMessage, SnapshotRecord } from "../inspection-record.js";
+import {
+  type ActorView,
+  activeStatePaths,
+  actorsOfSystem,
+  applyServerMessage,
+  createInspectorModel,
+  describeStateValue,
+  type Indexed,
+  snapshotAfterEvent,
+} from "./inspector-model.js";
+import { drawStateDiagram, type StateDiagram } from "./state-diagram.js";
+
+/**
+ * The inspector page: connects to `/ws`, folds records into the model and re-renders once per
+ * animation frame. Selection: the system (root actor) follows the newest one unless the user picks
+ * one; the diagram shows the selected actor's machine, or the root's.
+ */
+
+const EVENT_LOG_LIMIT = 200;
+
+const model = createInspectorModel();
+const view = {
+  rootId: undefined as string | undefined,
+  followNewest: true,
+  selection: undefined as { kind: "actor"; sessionId: string } | { kind: "event"; index: number } | undefined,
+  diagram: undefined as { machineKey: string; diagram: StateDiagram } | undefined,
+  frame: 0,
+};
+
+const byId = <TElement extends HTMLElement>(id: string) => document.getElementById(id) as TElement;
+const rootSelect = byId<HTMLSelectElement>("system-select");
+const connection = byId<HTMLElement>("connection");
+
+rootSelect.addEventListener("change", () => {
+  view.rootId = rootSelect.value;
+  view.followNewest = rootSelect.selectedIndex === rootSelect.options.length - 1;
+  view.selection = undefined;
+  scheduleRender();
+});
+
+connect(0);
+
+function connect(attempt: number): void {
+  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  socket.addEventListener("open", () => {
+    attempt = 0;
+    setConnection("open", "live");
+  });
+  socket.addEventListener("message", (message) => {
+    applyServerMessage(model, JSON.parse(String(message.data)) as InspectorServerMessage);
+    scheduleRender();
+  });
+  socket.addEventListener("close", () => {
+    setConnection("closed", "disconnected — retrying");
+    setTimeout(() => connect(attempt + 1), Math.min(5_000, 250 * 2 ** attempt));
+  });
+}
+
+function setConnection(state: string, text: string): void {
+  connection.dataset.state = state;
+  connection.textContent = text;
+}
+
+function scheduleRender(): void {
+  if (view.frame !== 0) return;
+  view.frame = requestAnimationFrame(() => {
+    view.frame = 0;
+    render();
+  });
+}
+
+function render(): void {
+  renderRootSelect();
+  const rootId = view.rootId;
+  if (rootId === undefined) return;
+  const actors = actorsOfSystem(model, rootId);
+  renderDiagram(diagramActor(rootId));
+  renderActors(actors);
+  renderEvents(rootId);
+  renderSelection();
+}
+
+function renderRootSelect(): void {
+  if (model.roots.length === 0) return;
+  if (view.followNewest || view.rootId === undefined) view.rootId = model.roots[model.roots.length - 1];
+  if (rootSelect.options.length !== model.roots.length) {
+    rootSelect.replaceChildren(
+      ...model.roots.map((sessionId) => {
+        const actor = model.actors.get(sessionId);
+        return new Option(`${actor?.actorId ?? sessionId} (${sessionId})`, sessionId);
+      }),
+    );
+  }
+  rootSelect.value = view.rootId ?? "";
+}
+
+/** The actor whose machine is drawn: the selected actor when it runs a machine, else the root. */
+function diagramActor(rootId: string): ActorView | undefined {
+  const selected = view.selection?.kind === "actor" ? model.actors.get(view.selection.sessionId) : undefined;
+  if (selected?.machineKey !== undefined && model.definitions.has(selected.machineKey)) return selected;
+  return model.actors.get(rootId);
+}
+
+function renderDiagram(actor: ActorView | undefined): void {
+  const container = byId<HTMLElement>("diagram");
+  const definition = actor?.machineKey === undefined ? undefined : model.definitions.get(actor.machineKey);
+  if (!actor || !definition) {
+    view.diagram = undefined;
+    container.replaceChildren(emptyNote("No machine definition received yet."));
+    return;
+  }
+  if (view.diagram?.machineKey !== definition.machineKey) {
+    view.diagram = { machineKey: definition.machineKey, diagram: drawStateDiagram(definition) };
+    container.replaceChildren(view.diagram.diagram.element);
+  }
+  view.diagram.diagram.element.dataset.actor = actor.actorId;
+  view.diagram.diagram.setActive(new Set(activeStatePaths(actor.snapshot?.value)));
+  byId("diagram-title").textContent =
+    `Machine ${definition.root.id} — actor ${actor.actorId} (${actor.status})`;
+}
+
+function renderActors(actors: ActorView[]): void {
+  const list = byId<HTMLElement>("actor-list");
+  list.replaceChildren(
+    ...actors.map((actor) => {
+      const isRoot = actor.parentId === undefined;
+      const item = document.createElement("li");
+      item.className = isRoot ? "actor" : "actor child";
+      item.dataset.testid = isRoot ? `root-${actor.actorId}` : `child-${actor.actorId}`;
+      item.dataset.status = actor.status;
+      item.dataset.state = describeStateValue(actor.snapshot?.value);
+      item.setAttribute("aria-selected", String(isSelectedActor(actor)));
+      item.append(
+        span("name", actor.actorId),
+        span("status", actor.status),
+        span("state-name", item.dataset.state || "—"),
+      );
+      item.addEventListener("click", () => select({ kind: "actor", sessionId: actor.sessionId }));
+      return item;
+    }),
+  );
+}
+
+function renderEvents(rootId: string): void {
+  const log = byId<HTMLElement>("event-log");
+  const events = model.events.filter((entry) => entry.record.rootId === rootId).slice(-EVENT_LOG_LIMIT);
+  log.replaceChildren(
+    ...events.reverse().map((entry) => {
+      const item = document.createElement("li");
+      item.className = "event";
+      item.dataset.testid = "event-entry";
+      item.dataset.eventType = entry.record.eventType;
+      item.dataset.actor = entry.record.actorId;
+      item.setAttribute(
+        "aria-selected",
+        String(view.selection?.kind === "event" && view.selection.index === entry.index),
+      );
+      const source =
+        entry.record.sourceId === undefined ? undefined : model.actors.get(entry.record.sourceId);
+      item.append(
+        span("seq", String(entry.index)),
+        span("actor-id", entry.record.actorId),
+        span("type", entry.record.eventType),
+        span("source", source ? `from ${source.actorId}` : ""),
+      );
+      item.addEventListener("click", () => select({ kind: "event", index: entry.index }));
+      return item;
+    }),
+  );
+}
+
+function renderSelection(): void {
+  const title = byId("selection-title");
+  const output = byId("context-view");
+  const selection = view.selection;
+  if (selection?.kind === "actor") {
+    const actor = model.actors.get(selection.sessionId);
+    title.textContent = `Actor ${actor?.actorId ?? selection.sessionId} — latest snapshot`;
+    output.textContent = actor?.snapshot ? formatSnapshot(actor.snapshot) : "No snapshot yet.";
+  } else if (selection?.kind === "event") {
+    const entry = model.events.find((event) => event.index === selection.index);
+    if (!entry) return;
+    const snapshot = snapshotAfterEvent(model, entry);
+    title.textContent = `Event ${entry.record.eventType} → ${entry.record.actorId}`;
+    output.textContent = formatEvent(entry, snapshot);
+  }
+}
+
+function formatSnapshot(snapshot: SnapshotRecord): string {
+  const { value, status, context, output, error } = snapshot;
+  return JSON.stringify({ value, status, context, output, error, children: snapshot.children }, null, 2);
+}
+
+function formatEvent(entry: Indexed<EventRecord>, snapshot: SnapshotRecord | undefined): string {
+  const event = JSON.stringify({ type: entry.record.eventType, payload: entry.record.payload }, null, 2);
+  return `${event}\n\nsnapshot after the event:\n${snapshot ? formatSnapshot(snapshot) : "none recorded"}`;
+}
+
+function isSelectedActor(actor: ActorView): boolean {
+  return view.selection?.kind === "actor" && view.selection.sessionId === actor.sessionId;
+}
+
+function select(selection: NonNullable<typeof view.selection>): void {
+  view.selection = selection;
+  render();
+}
+
+function span(className: string, text: string): HTMLSpanElement {
+  const element = document.createElement("span");
+  element.className = className;
+  element.textContent = text;
+  return element;
+}
+
+function emptyNote(text: string): HTMLElement {
+  const note = document.createElement("p");
+  note.className = "empty";
+  note.textContent = text;
+  return note;
+}

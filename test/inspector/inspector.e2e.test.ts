@@ -1,0 +1,174 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createActor } from "xstate";
+import { createInspectorServer, type InspectorServer } from "../../src/inspector/index.js";
+import { fakeLoopMachine } from "../support/fake-loop.machine.js";
+
+/** Debian's chromium; CHROMIUM_PATH overrides it (CI installs it with .ci/chromium.sh). */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+let browser: BrowserContext | undefined;
+const servers: InspectorServer[] = [];
+let profile: string | undefined;
+
+let missingBrowser: Error | undefined;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    // Every test fails with this message (a throwing beforeAll would only mark them skipped).
+    missingBrowser = new Error(
+      `${CHROMIUM} is missing: the inspector end-to-end test needs Debian's chromium. Run .ci/chromium.sh`,
+    );
+    return;
+  }
+  profile = mkdtempSync(join(tmpdir(), "agentchart-chromium-"));
+  // A fresh, empty profile for every run (playwright passes it as --user-data-dir).
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1400, height: 900 },
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(servers.map((server) => server.close()));
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+async function startServer(): Promise<InspectorServer> {
+  const server = await createInspectorServer({ port: 0 });
+  servers.push(server);
+  return server;
+}
+
+async function openPage(url: string): Promise<Page> {
+  if (missingBrowser) throw missingBrowser;
+  if (!browser) throw new Error("browser not started");
+  const failures: string[] = [];
+  const page = await browser.newPage();
+  page.setDefaultTimeout(8_000);
+  page.on("console", (message) => {
+    if (message.type() === "error") failures.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => failures.push(error.message));
+  page.on("requestfailed", (request) => failures.push(`request failed: ${request.url()}`));
+  await page.goto(url);
+  await page.waitForSelector('[data-testid="connection"][data-state="open"]');
+  expect(failures).toEqual([]);
+  return page;
+}
+
+const active = (path: string) => `[data-testid="state-${path}"][data-active="true"]`;
+
+describe("inspector page in headless Chromium", () => {
+  it("shows the live machine, its tool call children and the event log", async () => {
+    const server = await startServer();
+    const page = await openPage(server.url);
+    const requested: string[] = [];
+    page.on("request", (request) => requested.push(request.url()));
+
+    const actor = createActor(fakeLoopMachine, { inspect: server.inspect }).start();
+    await page.waitForSelector(active("idle"));
+    for (const state of ["idle", "streaming", "executingTools", "preparingTurn", "done"]) {
+      await page.waitForSelector(`[data-testid="state-${state}"]`);
+    }
+    await page.waitForSelector('[data-testid="state-diagram"] .edge[data-event="TOOL_CALLS"]');
+
+    actor.send({ type: "PROMPT", text: "list files" });
+    await page.waitForSelector(active("streaming"));
+    expect(await page.getAttribute('[data-testid="state-idle"]', "data-active")).toBe("false");
+
+    actor.send({
+      type: "TOOL_CALLS",
+      calls: [
+        { callId: "call_1", name: "ls" },
+        { callId: "call_2", name: "read" },
+      ],
+    });
+    await page.waitForSelector(active("executingTools"));
+    await page.waitForSelector('[data-testid="child-call_1"][data-status="active"][data-state="preparing"]');
+    await page.waitForSelector('[data-testid="child-call_2"][data-status="active"]');
+
+    const call1 = actor.getSnapshot().children.call_1;
+    call1?.send({ type: "PREPARED", needsApproval: true });
+    await page.waitForSelector('[data-testid="child-call_1"][data-state="awaitingApproval"]');
+    call1?.send({ type: "APPROVE" });
+    call1?.send({ type: "EXECUTED", result: "a.txt b.txt" });
+    call1?.send({ type: "FINALIZED" });
+    await page.waitForSelector('[data-testid="child-call_1"][data-status="stopped"][data-state="settled"]');
+    expect(await page.getAttribute('[data-testid="child-call_2"]', "data-status")).toBe("active");
+
+    // Selecting the child draws its own machine and shows its context.
+    await page.click('[data-testid="child-call_2"]');
+    await page.waitForSelector(`${active("preparing")}`);
+    await page.waitForSelector('[data-testid="context-view"]:has-text("\\"callId\\": \\"call_2\\"")');
+
+    await page.screenshot({ path: screenshotPath("inspector-tool-calls.png"), fullPage: true });
+
+    const call2 = actor.getSnapshot().children.call_2;
+    call2?.send({ type: "PREPARED", needsApproval: false });
+    call2?.send({ type: "EXECUTED", result: "contents" });
+    call2?.send({ type: "FINALIZED" });
+    await page.waitForSelector('[data-testid="child-call_2"][data-status="stopped"]');
+
+    await page.click('[data-testid^="root-"]');
+    await page.waitForSelector(active("preparingTurn"));
+    actor.send({ type: "NEXT_TURN" });
+    actor.send({ type: "TOKEN", text: "Two files." });
+    actor.send({ type: "STREAM_END" });
+    await page.waitForSelector(active("done"));
+    expect(actor.getSnapshot().status).toBe("done");
+
+    const log = page.getByTestId("event-log");
+    await log.locator('[data-event-type="STREAM_END"]').waitFor();
+    await log.locator('[data-event-type="xstate.done.actor.call_1"]').click();
+    await page.waitForSelector('[data-testid="context-view"]:has-text("\\"call_1\\": \\"a.txt b.txt\\"")');
+    const context = await page.textContent('[data-testid="context-view"]');
+    expect(context).not.toContain("signal");
+    expect(context).not.toContain("streamFn");
+
+    await page.screenshot({ path: screenshotPath("inspector.png"), fullPage: true });
+    const origin = new URL(server.url).origin;
+    expect(requested.filter((url) => !url.startsWith(origin) && !url.startsWith("data:"))).toEqual([]);
+    await page.close();
+  });
+
+  it("replays a finished run to a page opened afterwards", async () => {
+    const server = await startServer();
+    const actor = createActor(fakeLoopMachine, { inspect: server.inspect }).start();
+    actor.send({ type: "PROMPT", text: "hi" });
+    actor.send({ type: "TOOL_CALLS", calls: [{ callId: "call_7", name: "ls" }] });
+    const call = actor.getSnapshot().children.call_7;
+    call?.send({ type: "PREPARED", needsApproval: false });
+    call?.send({ type: "EXECUTED", result: "ok" });
+    call?.send({ type: "FINALIZED" });
+    actor.send({ type: "NEXT_TURN" });
+    actor.send({ type: "STREAM_END" });
+    expect(actor.getSnapshot().status).toBe("done");
+
+    const page = await openPage(server.url);
+    await page.waitForSelector(active("done"));
+    await page.waitForSelector('[data-testid="child-call_7"][data-status="stopped"][data-state="settled"]');
+    await page.waitForSelector('[data-testid="event-log"] [data-event-type="PROMPT"]');
+    await page.close();
+  });
+});
+
+function screenshotPath(name: string): string {
+  mkdirSync("test-artifacts", { recursive: true });
+  return join("test-artifacts", name);
+}
