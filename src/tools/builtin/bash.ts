@@ -155,11 +155,12 @@ function killProcessGroup(child: ChildProcess): void {
 }
 
 function renderOutput(truncation: TruncationResult, fullOutputPath: string | undefined): string {
-  if (!truncation.truncated) return truncation.text;
+  const text = truncation.text.replace(/\n+$/, "");
+  if (!truncation.truncated) return text;
   const kept = `${truncation.keptLines} of ${truncation.totalLines} lines`;
   const saved =
     fullOutputPath === undefined ? "the full output could not be saved" : `full output: ${fullOutputPath}`;
-  return `${truncation.text}\n\n[Output truncated: showing the last ${kept} (${formatBytes(truncation.keptBytes)} of ${formatBytes(truncation.totalBytes)}); ${saved}]`;
+  return `${text}\n\n[Output truncated: showing the last ${kept} (${formatBytes(truncation.keptBytes)} of ${formatBytes(truncation.totalBytes)}); ${saved}]`;
 }
 
 function withOutput(text: string, status: string): string {
