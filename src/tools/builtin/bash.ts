@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../define-tool.js";
 import { CommandOutput } from "./command-output.js";
@@ -57,6 +58,8 @@ export const bashTool = defineTool<typeof bashParameters, BashDetails, BuiltinTo
   async execute(args, { context, signal, update }) {
     const cwd = requireCwd(context);
     if (signal.aborted) throw new Error("Command aborted before it started");
+    const cwdStat = await stat(cwd).catch(() => undefined);
+    if (!cwdStat?.isDirectory()) throw new Error(`The working directory ${cwd} does not exist`);
     const output = new CommandOutput();
     const child = spawn("/bin/bash", ["-c", args.command], {
       cwd,
