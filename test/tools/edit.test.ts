@@ -1,0 +1,95 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { editTool } from "../../src/tools/builtin/edit.js";
+import { makeTempDir, runTool, textOf } from "../support/builtin-tools.js";
+
+describe("edit", () => {
+  let cwd: string;
+  let file: string;
+  beforeEach(async () => {
+    cwd = await makeTempDir();
+    file = path.join(cwd, "code.ts");
+    await fs.writeFile(file, "const a = 1;\nconst b = 2;\nconst c = 1;\n");
+  });
+  afterEach(async () => {
+    await fs.rm(cwd, { recursive: true, force: true });
+  });
+
+  it("replaces a unique match and returns a diff summary", async () => {
+    const result = await runTool(editTool, cwd, {
+      path: "code.ts",
+      oldText: "const b = 2;",
+      newText: "const b = 3;",
+    });
+    expect(textOf(result)).toBe("Edited code.ts: 1 replacement");
+    expect(await fs.readFile(file, "utf8")).toBe("const a = 1;\nconst b = 3;\nconst c = 1;\n");
+    expect(result.details).toEqual({
+      path: file,
+      replacements: 1,
+      firstChangedLine: 2,
+      diff: "@@ line 2 @@\n-const b = 2;\n+const b = 3;",
+    });
+  });
+
+  it("fails clearly when oldText is not found, leaving the file untouched", async () => {
+    await expect(
+      runTool(editTool, cwd, { path: "code.ts", oldText: "const d", newText: "x" }),
+    ).rejects.toThrow(/^oldText not found in code\.ts\. It must match the file exactly/);
+    expect(await fs.readFile(file, "utf8")).toBe("const a = 1;\nconst b = 2;\nconst c = 1;\n");
+  });
+
+  it("fails with the count when oldText matches several places", async () => {
+    await expect(
+      runTool(editTool, cwd, { path: "code.ts", oldText: "= 1;", newText: "= 9;" }),
+    ).rejects.toThrow(
+      "oldText occurs 2 times in code.ts; include more surrounding lines so it matches exactly once.",
+    );
+  });
+
+  it("applies several non-overlapping edits matched against the original", async () => {
+    const result = await runTool(editTool, cwd, {
+      path: "code.ts",
+      edits: [
+        { oldText: "const c = 1;", newText: "const c = 10;\nconst d = 4;" },
+        { oldText: "const a = 1;", newText: "let a = 1;" },
+      ],
+    });
+    expect(await fs.readFile(file, "utf8")).toBe("let a = 1;\nconst b = 2;\nconst c = 10;\nconst d = 4;\n");
+    expect(result.details?.replacements).toBe(2);
+    expect(result.details?.diff).toBe(
+      "@@ line 1 @@\n-const a = 1;\n+let a = 1;\n@@ line 3 @@\n-const c = 1;\n+const c = 10;\n+const d = 4;",
+    );
+  });
+
+  it("refuses overlapping edits, empty oldText and no-op edits", async () => {
+    await expect(
+      runTool(editTool, cwd, {
+        path: "code.ts",
+        edits: [
+          { oldText: "const a = 1;\nconst b", newText: "x" },
+          { oldText: "b = 2;", newText: "y" },
+        ],
+      }),
+    ).rejects.toThrow(/Edits overlap/);
+    await expect(runTool(editTool, cwd, { path: "code.ts", oldText: "", newText: "x" })).rejects.toThrow(
+      /empty/,
+    );
+    await expect(
+      runTool(editTool, cwd, { path: "code.ts", oldText: "b = 2", newText: "b = 2" }),
+    ).rejects.toThrow(/No changes/);
+    await expect(runTool(editTool, cwd, { path: "code.ts" })).rejects.toThrow(/Nothing to edit/);
+  });
+
+  it("preserves CRLF line endings and a BOM", async () => {
+    await fs.writeFile(file, "\uFEFFone\r\ntwo\r\nthree\r\n");
+    await runTool(editTool, cwd, { path: "code.ts", oldText: "one\ntwo", newText: "uno\ndos" });
+    expect(await fs.readFile(file, "utf8")).toBe("\uFEFFuno\r\ndos\r\nthree\r\n");
+  });
+
+  it("reports a missing file", async () => {
+    await expect(runTool(editTool, cwd, { path: "none.ts", oldText: "a", newText: "b" })).rejects.toThrow(
+      "File not found: none.ts",
+    );
+  });
+});

@@ -1,0 +1,93 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { makeTempDir, runTool, textOf } from "../support/builtin-tools.js";
+
+const PNG_1X1 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join("\n");
+
+describe("read", () => {
+  let cwd: string;
+  beforeEach(async () => {
+    cwd = await makeTempDir();
+  });
+  afterEach(async () => {
+    await fs.rm(cwd, { recursive: true, force: true });
+  });
+
+  it("returns a small text file as plain text", async () => {
+    await fs.writeFile(path.join(cwd, "a.txt"), "hello\nworld\n");
+    const result = await runTool(readTool, cwd, { path: "a.txt" });
+    expect(result.content).toEqual([{ type: "text", text: "hello\nworld" }]);
+    expect(result.details).toMatchObject({
+      kind: "text",
+      totalLines: 2,
+      startLine: 1,
+      endLine: 2,
+      truncated: false,
+    });
+  });
+
+  it("honours offset and limit and says how to continue", async () => {
+    await fs.writeFile(path.join(cwd, "n.txt"), numbered(10));
+    const result = await runTool(readTool, cwd, { path: "n.txt", offset: 3, limit: 2 });
+    expect(textOf(result)).toBe("line 3\nline 4\n\n[Showing lines 3-4 of 10. Use offset=5 to continue.]");
+    const tail = await runTool(readTool, cwd, { path: "n.txt", offset: 9 });
+    expect(textOf(tail)).toBe("line 9\nline 10");
+  });
+
+  it("rejects an offset past the end and invalid offsets", async () => {
+    await fs.writeFile(path.join(cwd, "n.txt"), numbered(3));
+    await expect(runTool(readTool, cwd, { path: "n.txt", offset: 4 })).rejects.toThrow(
+      "offset 4 is beyond the end of n.txt (3 lines)",
+    );
+    await expect(runTool(readTool, cwd, { path: "n.txt", offset: 0 })).rejects.toThrow();
+  });
+
+  it("cuts long files at 2,000 lines with a note", async () => {
+    await fs.writeFile(path.join(cwd, "big.txt"), numbered(2500));
+    const result = await runTool(readTool, cwd, { path: "big.txt" });
+    const text = textOf(result);
+    expect(text.split("\n")[1999]).toBe("line 2000");
+    expect(text.endsWith("[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]")).toBe(true);
+    expect(result.details).toMatchObject({ truncated: true, endLine: 2000 });
+  });
+
+  it("cuts at 50 KB and points at the next offset", async () => {
+    const line = "x".repeat(999);
+    await fs.writeFile(path.join(cwd, "wide.txt"), Array.from({ length: 100 }, () => line).join("\n"));
+    const text = textOf(await runTool(readTool, cwd, { path: "wide.txt" }));
+    expect(text).toContain("[Showing lines 1-51 of 100 (50.0 KB limit). Use offset=52 to continue.]");
+  });
+
+  it("explains how to see a single line over the byte limit", async () => {
+    await fs.writeFile(path.join(cwd, "min.js"), "y".repeat(60 * 1024));
+    const text = textOf(await runTool(readTool, cwd, { path: "min.js" }));
+    expect(text).toMatch(/^\[Line 1 is 60\.0 KB, over the 50\.0 KB limit of read\. Use bash/);
+  });
+
+  it("returns images as base64 image content with the mime type", async () => {
+    const bytes = Buffer.from(PNG_1X1, "base64");
+    await fs.writeFile(path.join(cwd, "pixel.bin"), bytes);
+    const result = await runTool(readTool, cwd, { path: "pixel.bin" });
+    expect(result.content[1]).toEqual({ type: "image", data: PNG_1X1, mimeType: "image/png" });
+    expect(textOf(result)).toContain("image/png");
+  });
+
+  it("refuses other binary files, folders and missing files clearly", async () => {
+    await fs.writeFile(path.join(cwd, "blob.dat"), Buffer.from([1, 2, 0, 3]));
+    await fs.mkdir(path.join(cwd, "dir"));
+    await expect(runTool(readTool, cwd, { path: "blob.dat" })).rejects.toThrow(/blob\.dat is a binary file/);
+    await expect(runTool(readTool, cwd, { path: "dir" })).rejects.toThrow(
+      "dir is a directory; use ls to list it",
+    );
+    await expect(runTool(readTool, cwd, { path: "nope.txt" })).rejects.toThrow("File not found: nope.txt");
+  });
+
+  it("reports an empty file", async () => {
+    await fs.writeFile(path.join(cwd, "empty.txt"), "");
+    expect(textOf(await runTool(readTool, cwd, { path: "empty.txt" }))).toBe("(empty file)");
+  });
+});

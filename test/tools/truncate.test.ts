@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { truncateHead, truncateTail } from "../../src/tools/builtin/truncate.js";
+
+const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join("\n");
+
+describe("truncateHead", () => {
+  it("leaves short text alone", () => {
+    expect(truncateHead("a\nb\n")).toMatchObject({ text: "a\nb\n", truncated: false, totalLines: 2 });
+  });
+
+  it("keeps the first lines up to the line limit", () => {
+    const result = truncateHead(numbered(10), { maxLines: 3 });
+    expect(result).toMatchObject({
+      text: "line 1\nline 2\nline 3",
+      truncatedBy: "lines",
+      keptLines: 3,
+      totalLines: 10,
+    });
+  });
+
+  it("keeps whole lines only under the byte limit", () => {
+    const result = truncateHead("aaaa\nbbbb\ncccc", { maxBytes: 11 });
+    expect(result).toMatchObject({ text: "aaaa\nbbbb", truncatedBy: "bytes", keptLines: 2, keptBytes: 9 });
+  });
+
+  it("keeps nothing when the first line alone is too long", () => {
+    expect(truncateHead("x".repeat(20), { maxBytes: 10 })).toMatchObject({
+      text: "",
+      keptLines: 0,
+      truncated: true,
+    });
+  });
+});
+
+describe("truncateTail", () => {
+  it("keeps the last lines up to the line limit", () => {
+    expect(truncateTail(`${numbered(10)}\n`, { maxLines: 2 })).toMatchObject({
+      text: "line 9\nline 10",
+      truncatedBy: "lines",
+      totalLines: 10,
+    });
+  });
+
+  it("keeps the tail bytes of an over-long last line, without broken characters", () => {
+    const result = truncateTail(`start\n${"é".repeat(10)}`, { maxBytes: 5 });
+    expect(result.text).toBe("éé");
+    expect(result).toMatchObject({ truncatedBy: "bytes", keptLines: 1 });
+  });
+});
