@@ -1,0 +1,100 @@
+/**
+ * `npm run demo`: an agent that explores this project with two real tools (ls, read), printing the
+ * streamed reply, the tool calls and every state transition of the loop statechart.
+ * Offline on the scripted model by default; with OPENAI_API_KEY set it uses the OpenAI provider.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { InspectionEvent } from "xstate";
+import { Agent } from "../src/index.js";
+import { lsTool, readTool } from "../src/node-tools.js";
+import { scriptedModel } from "../src/testing.js";
+import type { Model } from "../src/types/model.js";
+import type { StreamFn } from "../src/types/stream.js";
+import { demoScript } from "./demo-script.js";
+
+const OPENAI_ENTRY = "../src/openai.js";
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const color = (code: number) => (text: string) => (process.stdout.isTTY ? `\x1b[${code}m${text}\x1b[0m` : text);
+const dim = color(2);
+const cyan = color(36);
+const yellow = color(33);
+
+async function chooseModel(): Promise<{ model: Model; streamFn: StreamFn; banner: string }> {
+  if (process.env.OPENAI_API_KEY) {
+    const { openai } = await import(OPENAI_ENTRY);
+    const id = process.env.AGENTCHART_MODEL ?? "gpt-4o-mini";
+    const baseUrl = process.env.OPENAI_BASE_URL;
+    return {
+      model: { id, api: "openai-chat", provider: "openai", baseUrl, contextWindow: 128_000, maxTokens: 4_096 },
+      streamFn: openai({ baseURL: baseUrl }),
+      banner: `model ${id} via ${baseUrl ?? "api.openai.com"}`,
+    };
+  }
+  return {
+    model: { id: "scripted-demo", api: "scripted", provider: "agentchart", contextWindow: 32_000, maxTokens: 2_048 },
+    streamFn: scriptedModel(demoScript),
+    banner: "offline scripted model (set OPENAI_API_KEY to use a real one)",
+  };
+}
+
+/** Prints each actor's state whenever it changes: the loop and its tool-call children. */
+function printTransitions() {
+  const lastValue = new Map<string, string>();
+  return (event: InspectionEvent) => {
+    if (event.type !== "@xstate.snapshot") return;
+    const snapshot = event.snapshot as { value?: unknown; status?: string };
+    if (snapshot.value === undefined) return; // promise actors have no state value
+    const value = JSON.stringify(snapshot.value);
+    const id = event.actorRef.id;
+    if (lastValue.get(id) === value) return;
+    lastValue.set(id, value);
+    const who = event.actorRef === event.rootId || id.startsWith("x:") ? "loop" : `tool ${id}`;
+    process.stdout.write(dim(`\n  [${who}] → ${value.replaceAll('"', "")}`));
+  };
+}
+
+const { model, streamFn, banner } = await chooseModel();
+console.log(cyan(`agentchart demo — ${banner}`));
+const agent = new Agent({
+  model,
+  streamFn,
+  systemPrompt: "You explore a software project with the ls and read tools and describe it briefly.",
+  tools: [lsTool, readTool],
+  toolContext: { cwd: projectRoot },
+  inspect: printTransitions(),
+});
+
+agent.subscribe((event) => {
+  switch (event.type) {
+    case "message_update": {
+      const update = event.assistantMessageEvent;
+      if (update.type === "text_start" || update.type === "thinking_start") process.stdout.write("\n");
+      if (update.type === "text_delta") process.stdout.write(update.delta);
+      if (update.type === "thinking_delta") process.stdout.write(dim(update.delta));
+      break;
+    }
+    case "tool_execution_start":
+      process.stdout.write(yellow(`\n  ⚙ ${event.toolName}(${JSON.stringify(event.args)})`));
+      break;
+    case "tool_execution_end": {
+      const first = event.result.content[0];
+      const preview = first?.type === "text" ? first.text.split("\n").length : 0;
+      process.stdout.write(yellow(`\n  ✓ ${event.toolName}: ${event.isError ? "error" : `${preview} lines`}`));
+      break;
+    }
+    case "agent_end":
+      process.stdout.write("\n");
+      break;
+  }
+});
+
+const question = process.argv.slice(2).join(" ") || "What is this project?";
+console.log(`\n> ${question}`);
+await agent.prompt(question);
+const last = agent.state.messages.at(-1) as { usage?: { totalTokens: number }; stopReason?: string };
+console.log(dim(`\n${agent.state.messages.length} messages, stop reason ${last.stopReason}`));
+if (agent.state.errorMessage) {
+  console.error(`error: ${agent.state.errorMessage}`);
+  process.exitCode = 1;
+}
