@@ -1,0 +1,9 @@
+/**
+ * `agentchart/openai`: a StreamFn over the official `openai` SDK (Chat Completions and Responses),
+ * for OpenAI and any OpenAI-compatible server.
+ */
+export {
+  type OpenAIProviderOptions,
+  openai,
+  PLACEHOLDER_API_KEY,
+} from "./providers/openai/openai-provider.js";
