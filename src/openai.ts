@@ -4,6 +4,7 @@
  */
 export {
   type OpenAIProviderOptions,
+  type OpenAIStreamFn,
   openai,
   PLACEHOLDER_API_KEY,
 } from "./providers/openai/openai-provider.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai } from "../../src/openai.js";
 import type { AssistantMessage, Message, UserMessage } from "../../src/types/messages.js";
 import { emptyUsage } from "../../src/types/messages.js";
-import type { LlmContext } from "../../src/types/stream.js";
+import type { LlmContext, StreamFn } from "../../src/types/stream.js";
 import { collectEvents, eventTypes } from "../support/collect-events.js";
 import {
   chatModel,
@@ -364,5 +364,12 @@ describe("openai chat completions: request payload", () => {
       if (saved.key !== undefined) process.env.OPENAI_API_KEY = saved.key;
       if (saved.url !== undefined) process.env.OPENAI_BASE_URL = saved.url;
     }
+  });
+});
+
+describe("openai(): type contract", () => {
+  it("is assignable to StreamFn", () => {
+    const streamFn: StreamFn = openai({ baseURL: server.baseURL });
+    expect(typeof streamFn).toBe("function");
   });
 });

@@ -12,7 +12,8 @@ export function describeError(error: unknown, provider: string): string {
   if (error instanceof APIError && !(error instanceof APIUserAbortError)) {
     const cause = causeMessage(error);
     if (error.status !== undefined) return `${provider} API error ${error.message}`;
-    return `${provider} request failed: ${error.message}${cause ? ` (${cause})` : ""}`;
+    if (cause === undefined) return `${provider} stream error: ${error.message}`;
+    return `${provider} request failed: ${error.message} (${cause})`;
   }
   if (error instanceof SyntaxError) {
     return `${provider} sent a malformed stream event (invalid JSON): ${error.message}`;
@@ -27,10 +28,20 @@ export function describeError(error: unknown, provider: string): string {
   return `${provider} request failed: ${String(error)}`;
 }
 
+/** The messages of the error's cause chain, e.g. "fetch failed: connect ECONNREFUSED 127.0.0.1:1". */
 function causeMessage(error: Error): string | undefined {
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof Error) return cause.message || cause.name;
-  return typeof cause === "string" ? cause : undefined;
+  const parts: string[] = [];
+  let cause = (error as { cause?: unknown }).cause;
+  for (let depth = 0; cause !== undefined && depth < 4; depth++) {
+    if (cause instanceof Error) {
+      parts.push(cause.message || cause.name);
+      cause = (cause as { cause?: unknown }).cause;
+    } else {
+      parts.push(String(cause));
+      break;
+    }
+  }
+  return parts.length > 0 ? parts.join(": ") : undefined;
 }
 
 /** undici reports a socket closed mid-body as `TypeError: terminated`. */

@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import type { Model } from "../../types/model.js";
-import type { AssistantMessageEvent, LlmContext, StreamFn, StreamOptions } from "../../types/stream.js";
+import type { AssistantMessageEvent, LlmContext, StreamOptions } from "../../types/stream.js";
 import { chatCompletionsProtocol } from "./chat-completions.js";
 import { responsesProtocol } from "./responses.js";
 import { runStream } from "./run-stream.js";
@@ -23,6 +23,16 @@ export interface OpenAIProviderOptions {
   /** Headers sent with every request. */
   defaultHeaders?: Record<string, string>;
 }
+
+/**
+ * The StreamFn `openai()` returns: a `StreamFn` whose result is always an async iterable (an async
+ * generator), so it can be consumed directly with `for await`. `options` may be omitted.
+ */
+export type OpenAIStreamFn = (
+  model: Model,
+  context: LlmContext,
+  options?: StreamOptions,
+) => AsyncIterable<AssistantMessageEvent>;
 
 /** Used when no API key is configured anywhere; local OpenAI-compatible servers accept any key. */
 export const PLACEHOLDER_API_KEY = "not-needed";
@@ -47,7 +57,7 @@ export const PLACEHOLDER_API_KEY = "not-needed";
  * }
  * ```
  */
-export function openai(providerOptions: OpenAIProviderOptions = {}): StreamFn {
+export function openai(providerOptions: OpenAIProviderOptions = {}): OpenAIStreamFn {
   const clients = new Map<string, OpenAI>();
   const protocol: WireProtocol<unknown> = (
     providerOptions.api === "responses" ? responsesProtocol : chatCompletionsProtocol
@@ -78,7 +88,7 @@ export function openai(providerOptions: OpenAIProviderOptions = {}): StreamFn {
   return (
     model: Model,
     context: LlmContext,
-    options: StreamOptions,
+    options: StreamOptions = {},
   ): AsyncIterable<AssistantMessageEvent> => {
     const client = clientFor(model, options.apiKey);
     const timeoutMs = options.timeoutMs ?? providerOptions.timeoutMs;
