@@ -346,3 +346,14 @@ describe("openai provider: failure paths leave no unhandled rejection", () => {
     }
   });
 });
+
+describe("openai provider: unreachable server", () => {
+  it("names the connection failure and its cause", async () => {
+    const closed = await OpenAITestServer.start();
+    const baseURL = closed.baseURL;
+    await closed.close();
+    const { message } = await collectEvents(openai({ baseURL, maxRetries: 0 })(model, context));
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toMatch(/Connection error.*ECONNREFUSED/);
+  });
+});
