@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { openai } from "../../src/openai.js";
+import { defineTool, toToolSpec } from "../../src/tools/define-tool.js";
 import type { AssistantMessage, Message, UserMessage } from "../../src/types/messages.js";
 import { emptyUsage } from "../../src/types/messages.js";
 import type { LlmContext, StreamFn } from "../../src/types/stream.js";
@@ -371,5 +373,35 @@ describe("openai(): type contract", () => {
   it("is assignable to StreamFn", () => {
     const streamFn: StreamFn = openai({ baseURL: server.baseURL });
     expect(typeof streamFn).toBe("function");
+  });
+});
+
+describe("openai chat completions: tools from defineTool", () => {
+  it("sends the zod-derived JSON Schema of each tool", async () => {
+    const weather = defineTool({
+      name: "weather",
+      description: "Current weather in a city",
+      parameters: z.object({ city: z.string(), unit: z.enum(["C", "F"]).optional() }),
+      execute: async () => ({ content: [] }),
+    });
+    server.enqueue(streamReply([chunk({ content: "ok" }, "stop")]));
+    const before = server.requests.length;
+    await collectEvents(
+      openai({ baseURL: server.baseURL })(chatModel(), context(undefined, { tools: [toToolSpec(weather)] })),
+    );
+    expect(server.requests[before]!.body.tools).toEqual([
+      {
+        type: "function",
+        function: {
+          name: "weather",
+          description: "Current weather in a city",
+          parameters: {
+            type: "object",
+            properties: { city: { type: "string" }, unit: { type: "string", enum: ["C", "F"] } },
+            required: ["city"],
+          },
+        },
+      },
+    ]);
   });
 });

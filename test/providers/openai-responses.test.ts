@@ -220,3 +220,29 @@ describe("openai responses API: request payload", () => {
     expect(JSON.stringify(request.body)).not.toContain("private");
   });
 });
+
+describe("openai responses API: abort", () => {
+  it("cancels the request and keeps the streamed thinking and text", async () => {
+    server.enqueue(responsesReply(responsesEvents().slice(0, 9), "hang"));
+    const index = server.requests.length;
+    const controller = new AbortController();
+    const events = [];
+    const streamFn = openai({ baseURL: server.baseURL, api: "responses" });
+    for await (const event of streamFn(model, context(), { signal: controller.signal })) {
+      events.push(event);
+      if (event.type === "text_delta" && event.delta === "them — ✓") controller.abort();
+    }
+    expect(events.at(-1)).toMatchObject({
+      type: "error",
+      reason: "aborted",
+      error: {
+        stopReason: "aborted",
+        content: [
+          { type: "thinking", thinking: "Adding numbers.\n\nUse the tool." },
+          { type: "text", text: "Let me add them — ✓" },
+        ],
+      },
+    });
+    await (await server.request(index)).closed;
+  });
+});
