@@ -1,3 +1,4 @@
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai } from "../../src/openai.js";
 import type { Message } from "../../src/types/messages.js";
@@ -205,6 +206,47 @@ describe("openai provider: abort and timeouts", () => {
     expect(eventTypes(events)).toEqual(["error"]);
     expect(message.stopReason).toBe("aborted");
     await request.closed;
+  });
+
+  it("aborts promptly while the SDK waits out a long retry-after", async () => {
+    server.enqueue({
+      kind: "json",
+      status: 429,
+      headers: { "retry-after": "30" },
+      body: { error: { message: "later" } },
+    });
+    let resolveDiscarded: () => void = () => {};
+    const discarded = new Promise<void>((resolve) => {
+      resolveDiscarded = resolve;
+    });
+    // The SDK discards (cancels) the body of a response it is going to retry, right before it sleeps
+    // for `retry-after`; this fetch wrapper reports that moment.
+    const client = new OpenAI({
+      baseURL: server.baseURL,
+      apiKey: "sk-test",
+      maxRetries: 1,
+      logLevel: "off",
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (response.status !== 429) return response;
+        const text = await response.text();
+        const body = new ReadableStream({
+          start: (controller) => controller.enqueue(new TextEncoder().encode(text)),
+          cancel: () => resolveDiscarded(),
+        });
+        return new Response(body, { status: response.status, headers: response.headers });
+      },
+    });
+    const controller = new AbortController();
+    const reply = collectEvents(openai({ client })(model, context, { signal: controller.signal }));
+    await discarded;
+    // One macrotask lets the SDK's pending microtasks run up to its (unabortable) 30 s sleep.
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    // Without settling on abort this would wait out the 30 s and hit the 20 s test timeout.
+    const { message } = await reply;
+    expect(message.stopReason).toBe("aborted");
+    expect(server.requests.at(-1)?.body.stream).toBe(true);
   });
 
   it("sends nothing when the signal is already aborted", async () => {

@@ -44,9 +44,10 @@ export async function* runStream<TChunk>(
     if (settings.maxRetries !== undefined) requestOptions.maxRetries = settings.maxRetries;
     if (settings.timeoutMs !== undefined) requestOptions.timeout = settings.timeoutMs;
     if (options.headers) requestOptions.headers = options.headers;
-    const { data: stream, response } = await protocol
-      .request(settings.client, body, requestOptions)
-      .withResponse();
+    const { data: stream, response } = await settleOnAbort(
+      protocol.request(settings.client, body, requestOptions).withResponse(),
+      controller.signal,
+    );
     if (options.onResponse) await options.onResponse(responseInfo(response), model);
     builder.start();
     const handler = protocol.createHandler(builder, model);
@@ -71,6 +72,28 @@ export async function* runStream<TChunk>(
   }
   const events = builder.takeEvents();
   for (let i = 0; i < events.length; i++) yield events[i]!;
+}
+
+/**
+ * Resolves with `pending`, or rejects as soon as `signal` aborts. Needed because the SDK sleeps
+ * through a server's `retry-after` without watching the signal; the abandoned promise is silenced
+ * (the SDK rejects it with an abort error once it wakes up).
+ */
+function settleOnAbort<TValue>(pending: Promise<TValue>, signal: AbortSignal): Promise<TValue> {
+  return new Promise<TValue>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function failAfterAbort(
