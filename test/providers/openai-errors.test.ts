@@ -399,3 +399,17 @@ describe("openai provider: unreachable server", () => {
     expect(message.errorMessage).toMatch(/Connection error.*ECONNREFUSED/);
   });
 });
+
+describe("openai provider: client setup failures", () => {
+  it("reports a failing client setup as an error event instead of throwing", async () => {
+    const client = new OpenAI({ apiKey: "sk-base", baseURL: server.baseURL });
+    client.withOptions = () => {
+      throw new Error("cannot derive a client");
+    };
+    const streamFn = openai({ client });
+    const source = streamFn(model, context, { apiKey: "sk-other" });
+    const { events, message } = await collectEvents(source);
+    expect(eventTypes(events)).toEqual(["error"]);
+    expect(message.errorMessage).toContain("cannot derive a client");
+  });
+});

@@ -90,13 +90,12 @@ export function openai(providerOptions: OpenAIProviderOptions = {}): OpenAIStrea
     context: LlmContext,
     options: StreamOptions = {},
   ): AsyncIterable<AssistantMessageEvent> => {
-    const client = clientFor(model, options.apiKey);
     const timeoutMs = options.timeoutMs ?? providerOptions.timeoutMs;
     return runStream(
       protocol,
       {
-        client,
-        idleTimeoutMs: timeoutMs ?? client.timeout,
+        client: () => clientFor(model, options.apiKey),
+        idleTimeoutMs: timeoutMs,
         maxRetries: options.maxRetries ?? providerOptions.maxRetries,
         timeoutMs,
       },

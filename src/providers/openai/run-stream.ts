@@ -7,9 +7,13 @@ import type { RequestOptions, WireProtocol } from "./wire-protocol.js";
 
 /** Settings of one streamed request, resolved from the factory options and the call's options. */
 export interface StreamSettings {
-  client: OpenAI;
-  /** Longest silence tolerated while the body streams (ms); the SDK timeout only covers the headers. */
-  idleTimeoutMs: number;
+  /** Resolves the SDK client; called inside the stream so a failing constructor becomes an error event. */
+  client: () => OpenAI;
+  /**
+   * Longest silence tolerated while the body streams (ms; default: the client's timeout). The SDK
+   * timeout only covers the wait for the response headers.
+   */
+  idleTimeoutMs: number | undefined;
   maxRetries: number | undefined;
   timeoutMs: number | undefined;
 }
@@ -32,8 +36,10 @@ export async function* runStream<TChunk>(
   const abortFromUser = () => controller.abort(userSignal?.reason);
   if (userSignal?.aborted) controller.abort(userSignal.reason);
   else userSignal?.addEventListener("abort", abortFromUser, { once: true });
-  const watchdog = new IdleWatchdog(controller, settings.idleTimeoutMs);
+  let watchdog: IdleWatchdog | undefined;
   try {
+    const client = settings.client();
+    watchdog = new IdleWatchdog(controller, settings.idleTimeoutMs ?? client.timeout);
     let body: unknown = protocol.buildPayload(model, context, options);
     if (options.onPayload) {
       const replaced = await options.onPayload(body, model);
@@ -45,7 +51,7 @@ export async function* runStream<TChunk>(
     if (settings.timeoutMs !== undefined) requestOptions.timeout = settings.timeoutMs;
     if (options.headers) requestOptions.headers = options.headers;
     const { data: stream, response } = await settleOnAbort(
-      protocol.request(settings.client, body, requestOptions).withResponse(),
+      protocol.request(client, body, requestOptions).withResponse(),
       controller.signal,
     );
     if (options.onResponse) await options.onResponse(responseInfo(response), model);
@@ -65,7 +71,7 @@ export async function* runStream<TChunk>(
     if (controller.signal.aborted) failAfterAbort(builder, watchdog, userSignal);
     else builder.fail(describeError(error, model.provider), false);
   } finally {
-    watchdog.disarm();
+    watchdog?.disarm();
     userSignal?.removeEventListener("abort", abortFromUser);
     // Stops the HTTP request when the consumer stops iterating early.
     if (!controller.signal.aborted) controller.abort();
@@ -98,10 +104,10 @@ function settleOnAbort<TValue>(pending: Promise<TValue>, signal: AbortSignal): P
 
 function failAfterAbort(
   builder: PartialMessageBuilder,
-  watchdog: IdleWatchdog,
+  watchdog: IdleWatchdog | undefined,
   userSignal: AbortSignal | undefined,
 ): void {
-  if (watchdog.fired && !userSignal?.aborted) {
+  if (watchdog?.fired && !userSignal?.aborted) {
     builder.fail(`The server sent no data for ${watchdog.timeoutMs} ms; the request was cancelled`, false);
   } else {
     builder.fail("Request was aborted", true);
