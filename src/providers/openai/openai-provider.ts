@@ -1,0 +1,114 @@
+import OpenAI from "openai";
+import type { Model } from "../../types/model.js";
+import type { AssistantMessageEvent, LlmContext, StreamOptions } from "../../types/stream.js";
+import { chatCompletionsProtocol } from "./chat-completions.js";
+import { responsesProtocol } from "./responses.js";
+import { runStream } from "./run-stream.js";
+import type { WireProtocol } from "./wire-protocol.js";
+
+/** Options of the `openai()` provider factory. */
+export interface OpenAIProviderOptions {
+  /** API key; falls back to `OPENAI_API_KEY`, then to "not-needed" (local servers ignore it). */
+  apiKey?: string;
+  /** Server base URL, e.g. `http://localhost:11434/v1`; falls back to `model.baseUrl`, then `OPENAI_BASE_URL`. */
+  baseURL?: string;
+  /** A ready SDK client; when given, `apiKey`, `baseURL` and `defaultHeaders` are ignored. */
+  client?: OpenAI;
+  /** Wire protocol: Chat Completions (default) or the Responses API. */
+  api?: "chat" | "responses";
+  /** Retries of 429/5xx/connection errors by the SDK (exponential backoff, honours `retry-after`). SDK default: 2. */
+  maxRetries?: number;
+  /** Milliseconds to wait for the response headers, and the longest silence tolerated while streaming. SDK default: 10 min. */
+  timeoutMs?: number;
+  /** Headers sent with every request. */
+  defaultHeaders?: Record<string, string>;
+}
+
+/**
+ * The StreamFn `openai()` returns: a `StreamFn` whose result is always an async iterable (an async
+ * generator), so it can be consumed directly with `for await`. `options` may be omitted.
+ */
+export type OpenAIStreamFn = (
+  model: Model,
+  context: LlmContext,
+  options?: StreamOptions,
+) => AsyncIterable<AssistantMessageEvent>;
+
+/** Used when no API key is configured anywhere; local OpenAI-compatible servers accept any key. */
+export const PLACEHOLDER_API_KEY = "not-needed";
+
+/**
+ * A `StreamFn` over the official `openai` SDK, for OpenAI and any OpenAI-compatible server
+ * (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, …).
+ *
+ * Returns an async iterable of `AssistantMessageEvent`s that never throws: HTTP errors (after the
+ * SDK's own retries of 429/5xx), connection loss, timeouts, malformed streams and malformed tool-call
+ * JSON end with an `error` event (`stopReason: "error"`, `errorMessage` with the HTTP status and the
+ * server's message); an aborted `options.signal` cancels the request and ends with
+ * `error {reason: "aborted"}`, keeping the partial content. Per-call `options.apiKey`,
+ * `options.maxRetries`, `options.timeoutMs` and `options.headers` override the factory's.
+ *
+ * ```ts
+ * import { openai } from "agentchart/openai";
+ * const streamFn = openai({ baseURL: "http://localhost:11434/v1" });
+ * const model = { id: "qwen3:8b", api: "openai-chat", provider: "ollama", contextWindow: 32768, maxTokens: 8192 };
+ * for await (const event of await streamFn(model, { systemPrompt: "", messages, tools: [] }, {})) {
+ *   if (event.type === "text_delta") process.stdout.write(event.delta);
+ * }
+ * ```
+ */
+export function openai(providerOptions: OpenAIProviderOptions = {}): OpenAIStreamFn {
+  const clients = new Map<string, OpenAI>();
+  const protocol: WireProtocol<unknown> = (
+    providerOptions.api === "responses" ? responsesProtocol : chatCompletionsProtocol
+  ) as WireProtocol<unknown>;
+
+  const clientFor = (model: Model, apiKey: string | undefined): OpenAI => {
+    const base = providerOptions.client ?? sharedClient(model);
+    return apiKey !== undefined && apiKey !== base.apiKey ? base.withOptions({ apiKey }) : base;
+  };
+
+  const sharedClient = (model: Model): OpenAI => {
+    const baseURL = providerOptions.baseURL ?? model.baseUrl ?? env("OPENAI_BASE_URL");
+    const cacheKey = baseURL ?? "";
+    let client = clients.get(cacheKey);
+    if (client === undefined) {
+      client = new OpenAI({
+        apiKey: providerOptions.apiKey ?? env("OPENAI_API_KEY") ?? PLACEHOLDER_API_KEY,
+        baseURL: baseURL ?? null,
+        defaultHeaders: providerOptions.defaultHeaders,
+        // Failures are reported in the reply's errorMessage; the SDK's console logging would duplicate them.
+        logLevel: env("OPENAI_LOG") === undefined ? "off" : undefined,
+      });
+      clients.set(cacheKey, client);
+    }
+    return client;
+  };
+
+  return (
+    model: Model,
+    context: LlmContext,
+    options: StreamOptions = {},
+  ): AsyncIterable<AssistantMessageEvent> => {
+    const timeoutMs = options.timeoutMs ?? providerOptions.timeoutMs;
+    return runStream(
+      protocol,
+      {
+        client: () => clientFor(model, options.apiKey),
+        idleTimeoutMs: timeoutMs,
+        maxRetries: options.maxRetries ?? providerOptions.maxRetries,
+        timeoutMs,
+      },
+      model,
+      context,
+      options,
+    );
+  };
+}
+
+function env(name: string): string | undefined {
+  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
+    name
+  ];
+  return value === "" ? undefined : value;
+}

@@ -1,0 +1,248 @@
+import type { AssistantMessage, StopReason, ToolCall } from "../../types/messages.js";
+import { emptyUsage } from "../../types/messages.js";
+import type { Model } from "../../types/model.js";
+import type { AssistantMessageEvent } from "../../types/stream.js";
+
+/** A tool call whose arguments are still arriving as JSON text. */
+interface OpenToolCall {
+  block: ToolCall;
+  contentIndex: number;
+  json: string;
+}
+
+/** The text or thinking block that deltas are currently appended to. */
+interface OpenSequentialBlock {
+  kind: "text" | "thinking";
+  key: string;
+  contentIndex: number;
+}
+
+/**
+ * Builds one assistant message from provider deltas and queues the matching
+ * `AssistantMessageEvent`s. Both OpenAI wire protocols (Chat Completions, Responses) drive it, so the
+ * event rules live in one place:
+ *
+ * - text and thinking are sequential: a delta of another kind (or another `key`) closes the open
+ *   block (`*_end`) and opens a new one (`*_start`);
+ * - tool calls may interleave (keyed by the provider's index); each stays open until `endToolCall` or
+ *   `finish`, where its JSON arguments are parsed;
+ * - every event carries the same mutable `partial` message object.
+ *
+ * The stream drains the queue with `takeEvents()` after feeding each provider chunk.
+ */
+export class PartialMessageBuilder {
+  readonly message: AssistantMessage;
+  private events: AssistantMessageEvent[] = [];
+  private sequential: OpenSequentialBlock | undefined;
+  private readonly toolCalls = new Map<string | number, OpenToolCall>();
+  private generatedIds = 0;
+  /** First malformed tool-call JSON seen; turns a normal finish into an error. */
+  private argumentsError: string | undefined;
+
+  constructor(model: Model, api: string) {
+    this.message = {
+      role: "assistant",
+      content: [],
+      api,
+      provider: model.provider,
+      model: model.id,
+      usage: emptyUsage(),
+      stopReason: "stop",
+      timestamp: Date.now(),
+    };
+  }
+
+  /** Returns the queued events and starts a new queue. */
+  takeEvents(): AssistantMessageEvent[] {
+    const taken = this.events;
+    if (taken.length > 0) this.events = [];
+    return taken;
+  }
+
+  /** True when at least one tool call block was started. */
+  get hasToolCalls(): boolean {
+    return this.toolCalls.size > 0;
+  }
+
+  start(): void {
+    this.events.push({ type: "start", partial: this.message });
+  }
+
+  /** Appends visible text; `key` separates distinct output messages (Responses API items). */
+  appendText(delta: string, key = ""): void {
+    const index = this.openSequential("text", key);
+    const block = this.message.content[index] as { text: string };
+    block.text += delta;
+    this.events.push({ type: "text_delta", contentIndex: index, delta, partial: this.message });
+  }
+
+  /** Appends reasoning text; `signature` records where it came from (e.g. "reasoning_content"). */
+  appendThinking(delta: string, key = "", signature?: string): void {
+    const index = this.openSequential("thinking", key, signature);
+    const block = this.message.content[index] as { thinking: string };
+    block.thinking += delta;
+    this.events.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.message });
+  }
+
+  /** Closes the open text or thinking block, if any (`text_end` / `thinking_end`). */
+  closeSequential(): void {
+    const open = this.sequential;
+    if (open === undefined) return;
+    this.sequential = undefined;
+    const block = this.message.content[open.contentIndex];
+    if (block?.type === "text") {
+      this.events.push({
+        type: "text_end",
+        contentIndex: open.contentIndex,
+        content: block.text,
+        partial: this.message,
+      });
+    } else if (block?.type === "thinking") {
+      this.events.push({
+        type: "thinking_end",
+        contentIndex: open.contentIndex,
+        content: block.thinking,
+        partial: this.message,
+      });
+    }
+  }
+
+  /**
+   * Starts a tool call block for `key` unless one exists, then fills in the id and name when they
+   * are known. Servers that never send an id get a generated one.
+   */
+  upsertToolCall(key: string | number, id: string | undefined, name: string | undefined): void {
+    let open = this.toolCalls.get(key);
+    if (open === undefined) {
+      this.closeSequential();
+      const block: ToolCall = { type: "toolCall", id: id ?? "", name: name ?? "", arguments: {} };
+      open = { block, contentIndex: this.message.content.length, json: "" };
+      this.message.content.push(block);
+      this.toolCalls.set(key, open);
+      this.events.push({ type: "toolcall_start", contentIndex: open.contentIndex, partial: this.message });
+      return;
+    }
+    if (id && !open.block.id) open.block.id = id;
+    if (name && !open.block.name) open.block.name = name;
+  }
+
+  /** Appends a fragment of a tool call's JSON arguments. */
+  appendToolCallArguments(key: string | number, delta: string): void {
+    const open = this.toolCalls.get(key);
+    if (open === undefined || open.contentIndex < 0 || delta === "") return;
+    open.json += delta;
+    this.events.push({
+      type: "toolcall_delta",
+      contentIndex: open.contentIndex,
+      delta,
+      partial: this.message,
+    });
+  }
+
+  /**
+   * Ends one tool call: parses its JSON (or `finalArguments` when the server sends the whole text)
+   * and queues `toolcall_end`. Malformed JSON queues nothing and is reported by `finish`.
+   */
+  endToolCall(key: string | number, finalArguments?: string, lenient = false): void {
+    const open = this.toolCalls.get(key);
+    if (open === undefined || open.contentIndex < 0) return;
+    const contentIndex = open.contentIndex;
+    open.contentIndex = -1; // marks the call as ended; the key stays known
+    if (finalArguments !== undefined) open.json = finalArguments;
+    if (!open.block.id) open.block.id = `call_${Date.now().toString(36)}_${this.generatedIds++}`;
+    const parsed = parseArguments(open.json);
+    if (parsed.ok) {
+      open.block.arguments = parsed.value;
+      this.events.push({ type: "toolcall_end", contentIndex, toolCall: open.block, partial: this.message });
+    } else if (!lenient) {
+      this.argumentsError ??=
+        `The model sent malformed JSON arguments for tool call "${open.block.name}" (${open.block.id}): ` +
+        `${parsed.error}. Received: ${truncate(open.json, 200)}`;
+    }
+  }
+
+  /** Closes every open block, in content order. `lenient` keeps `{}` for unparsable arguments. */
+  closeAll(lenient: boolean): void {
+    this.closeSequential();
+    for (const key of [...this.toolCalls.keys()]) this.endToolCall(key, undefined, lenient);
+  }
+
+  /**
+   * Closes every open block and queues the final event. A normal `stopReason` becomes "error" when
+   * a tool call had malformed JSON arguments (unless the reply was cut at "length", where truncated
+   * arguments are expected and the loop reports them per call).
+   */
+  finish(stopReason: StopReason, errorMessage?: string): void {
+    this.closeAll(stopReason === "length");
+    if (stopReason === "stop" && this.hasToolCalls) stopReason = "toolUse";
+    if (this.argumentsError !== undefined && stopReason !== "error" && stopReason !== "aborted") {
+      stopReason = "error";
+      errorMessage = this.argumentsError;
+    }
+    this.message.stopReason = stopReason;
+    if (stopReason === "error" || stopReason === "aborted") {
+      this.message.errorMessage =
+        errorMessage ?? (stopReason === "aborted" ? "Request was aborted" : "Unknown error");
+      this.events.push({ type: "error", reason: stopReason, error: this.message });
+    } else {
+      this.events.push({ type: "done", reason: stopReason, message: this.message });
+    }
+  }
+
+  /**
+   * Ends the reply after a failure, keeping the partial content. Open tool calls keep whatever
+   * arguments parse (`{}` otherwise); no `*_end` events are queued after a failure.
+   */
+  fail(errorMessage: string, aborted: boolean): void {
+    for (const open of this.toolCalls.values()) {
+      if (open.contentIndex < 0) continue;
+      const parsed = parseArguments(open.json);
+      if (parsed.ok) open.block.arguments = parsed.value;
+    }
+    this.sequential = undefined;
+    const reason = aborted ? "aborted" : "error";
+    this.message.stopReason = reason;
+    this.message.errorMessage = errorMessage;
+    this.events.push({ type: "error", reason, error: this.message });
+  }
+
+  private openSequential(kind: "text" | "thinking", key: string, signature?: string): number {
+    const open = this.sequential;
+    if (open !== undefined && open.kind === kind && open.key === key) return open.contentIndex;
+    this.closeSequential();
+    const contentIndex = this.message.content.length;
+    if (kind === "text") {
+      this.message.content.push({ type: "text", text: "" });
+      this.events.push({ type: "text_start", contentIndex, partial: this.message });
+    } else {
+      this.message.content.push(
+        signature === undefined
+          ? { type: "thinking", thinking: "" }
+          : { type: "thinking", thinking: "", thinkingSignature: signature },
+      );
+      this.events.push({ type: "thinking_start", contentIndex, partial: this.message });
+    }
+    this.sequential = { kind, key, contentIndex };
+    return contentIndex;
+  }
+}
+
+type ParseResult = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+
+/** Parses tool-call arguments; an empty string means "no arguments". */
+function parseArguments(json: string): ParseResult {
+  if (json.trim() === "") return { ok: true, value: {} };
+  try {
+    const value: unknown = JSON.parse(json);
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      return { ok: false, error: "arguments must be a JSON object" };
+    }
+    return { ok: true, value: value as Record<string, unknown> };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`;
+}

@@ -1,0 +1,164 @@
+import type OpenAI from "openai";
+import type { Model } from "../../types/model.js";
+import type { AssistantMessageEvent, LlmContext, StreamOptions } from "../../types/stream.js";
+import { describeError } from "./errors.js";
+import { PartialMessageBuilder } from "./partial-message.js";
+import type { RequestOptions, WireProtocol } from "./wire-protocol.js";
+
+/** Settings of one streamed request, resolved from the factory options and the call's options. */
+export interface StreamSettings {
+  /** Resolves the SDK client; called inside the stream so a failing constructor becomes an error event. */
+  client: () => OpenAI;
+  /**
+   * Longest silence tolerated while the body streams (ms; default: the client's timeout). The SDK
+   * timeout only covers the wait for the response headers.
+   */
+  idleTimeoutMs: number | undefined;
+  maxRetries: number | undefined;
+  timeoutMs: number | undefined;
+}
+
+/**
+ * Streams one assistant reply over `protocol` as `AssistantMessageEvent`s. Never throws: every
+ * failure (hooks, HTTP errors after the SDK's retries, connection loss, malformed events, stalls,
+ * abort) ends the stream with an `error` event whose message keeps the partial content.
+ */
+export async function* runStream<TChunk>(
+  protocol: WireProtocol<TChunk>,
+  settings: StreamSettings,
+  model: Model,
+  context: LlmContext,
+  options: StreamOptions,
+): AsyncGenerator<AssistantMessageEvent, void, undefined> {
+  const builder = new PartialMessageBuilder(model, protocol.api);
+  const controller = new AbortController();
+  const userSignal = options.signal;
+  const abortFromUser = () => controller.abort(userSignal?.reason);
+  if (userSignal?.aborted) controller.abort(userSignal.reason);
+  else userSignal?.addEventListener("abort", abortFromUser, { once: true });
+  let watchdog: IdleWatchdog | undefined;
+  try {
+    const client = settings.client();
+    watchdog = new IdleWatchdog(controller, settings.idleTimeoutMs ?? client.timeout);
+    let body: unknown = protocol.buildPayload(model, context, options);
+    if (options.onPayload) {
+      const replaced = await options.onPayload(body, model);
+      if (replaced !== undefined) body = replaced;
+    }
+    controller.signal.throwIfAborted();
+    const requestOptions: RequestOptions = { signal: controller.signal };
+    if (settings.maxRetries !== undefined) requestOptions.maxRetries = settings.maxRetries;
+    if (settings.timeoutMs !== undefined) requestOptions.timeout = settings.timeoutMs;
+    if (options.headers) requestOptions.headers = options.headers;
+    const { data: stream, response } = await settleOnAbort(
+      protocol.request(client, body, requestOptions).withResponse(),
+      controller.signal,
+    );
+    if (options.onResponse) await options.onResponse(responseInfo(response), model);
+    builder.start();
+    const handler = protocol.createHandler(builder, model);
+    watchdog.arm();
+    for await (const chunk of stream) {
+      watchdog.lastActivity = Date.now();
+      handler.onChunk(chunk);
+      const events = builder.takeEvents();
+      for (let i = 0; i < events.length; i++) yield events[i]!;
+    }
+    // The SDK ends the iteration quietly when its signal aborts, so the reason is checked here.
+    if (controller.signal.aborted) failAfterAbort(builder, watchdog, userSignal);
+    else handler.onStreamEnd();
+  } catch (error) {
+    if (controller.signal.aborted) failAfterAbort(builder, watchdog, userSignal);
+    else builder.fail(describeError(error, model.provider), false);
+  } finally {
+    watchdog?.disarm();
+    userSignal?.removeEventListener("abort", abortFromUser);
+    // Stops the HTTP request when the consumer stops iterating early.
+    if (!controller.signal.aborted) controller.abort();
+  }
+  const events = builder.takeEvents();
+  for (let i = 0; i < events.length; i++) yield events[i]!;
+}
+
+/**
+ * Resolves with `pending`, or rejects as soon as `signal` aborts. Needed because the SDK sleeps
+ * through a server's `retry-after` without watching the signal; the abandoned promise is silenced
+ * (the SDK rejects it with an abort error once it wakes up).
+ */
+function settleOnAbort<TValue>(pending: Promise<TValue>, signal: AbortSignal): Promise<TValue> {
+  return new Promise<TValue>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function failAfterAbort(
+  builder: PartialMessageBuilder,
+  watchdog: IdleWatchdog | undefined,
+  userSignal: AbortSignal | undefined,
+): void {
+  if (watchdog?.fired && !userSignal?.aborted) {
+    builder.fail(`The server sent no data for ${watchdog.timeoutMs} ms; the request was cancelled`, false);
+  } else {
+    builder.fail("Request was aborted", true);
+  }
+}
+
+function responseInfo(response: Response): { status: number; headers: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  return { status: response.status, headers };
+}
+
+/**
+ * Cancels the request when the body stalls. One timer per request that re-arms itself for the
+ * remaining time, so a chunk costs only a `Date.now()`.
+ */
+class IdleWatchdog {
+  lastActivity = 0;
+  fired = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly controller: AbortController,
+    readonly timeoutMs: number,
+  ) {}
+
+  arm(): void {
+    this.lastActivity = Date.now();
+    this.schedule(this.timeoutMs);
+  }
+
+  disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(delay: number): void {
+    this.timer = setTimeout(() => this.check(), delay);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  private check(): void {
+    const remaining = this.lastActivity + this.timeoutMs - Date.now();
+    if (remaining > 0) {
+      this.schedule(remaining);
+      return;
+    }
+    this.timer = undefined;
+    this.fired = true;
+    this.controller.abort(new Error("idle timeout"));
+  }
+}
