@@ -13,26 +13,39 @@ import type { Model } from "../src/types/model.js";
 import type { StreamFn } from "../src/types/stream.js";
 import { demoScript } from "./demo-script.js";
 
-const OPENAI_ENTRY = "../src/openai.js";
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const color = (code: number) => (text: string) => (process.stdout.isTTY ? `\x1b[${code}m${text}\x1b[0m` : text);
+const color = (code: number) => (text: string) =>
+  process.stdout.isTTY ? `\x1b[${code}m${text}\x1b[0m` : text;
 const dim = color(2);
 const cyan = color(36);
 const yellow = color(33);
 
 async function chooseModel(): Promise<{ model: Model; streamFn: StreamFn; banner: string }> {
   if (process.env.OPENAI_API_KEY) {
-    const { openai } = await import(OPENAI_ENTRY);
+    const { openai } = await import("../src/openai.js");
     const id = process.env.AGENTCHART_MODEL ?? "gpt-4o-mini";
     const baseUrl = process.env.OPENAI_BASE_URL;
     return {
-      model: { id, api: "openai-chat", provider: "openai", baseUrl, contextWindow: 128_000, maxTokens: 4_096 },
+      model: {
+        id,
+        api: "openai-chat",
+        provider: "openai",
+        baseUrl,
+        contextWindow: 128_000,
+        maxTokens: 4_096,
+      },
       streamFn: openai({ baseURL: baseUrl }),
       banner: `model ${id} via ${baseUrl ?? "api.openai.com"}`,
     };
   }
   return {
-    model: { id: "scripted-demo", api: "scripted", provider: "agentchart", contextWindow: 32_000, maxTokens: 2_048 },
+    model: {
+      id: "scripted-demo",
+      api: "scripted",
+      provider: "agentchart",
+      contextWindow: 32_000,
+      maxTokens: 2_048,
+    },
     streamFn: scriptedModel(demoScript),
     banner: "offline scripted model (set OPENAI_API_KEY to use a real one)",
   };
@@ -46,10 +59,10 @@ function printTransitions() {
     const snapshot = event.snapshot as { value?: unknown; status?: string };
     if (snapshot.value === undefined) return; // promise actors have no state value
     const value = JSON.stringify(snapshot.value);
-    const id = event.actorRef.id;
-    if (lastValue.get(id) === value) return;
-    lastValue.set(id, value);
-    const who = event.actorRef === event.rootId || id.startsWith("x:") ? "loop" : `tool ${id}`;
+    const actor = event.actorRef as unknown as { id: string; sessionId: string };
+    if (lastValue.get(actor.id) === value) return;
+    lastValue.set(actor.id, value);
+    const who = actor.sessionId === event.rootId ? "loop" : `tool ${actor.id}`;
     process.stdout.write(dim(`\n  [${who}] → ${value.replaceAll('"', "")}`));
   };
 }
@@ -80,7 +93,9 @@ agent.subscribe((event) => {
     case "tool_execution_end": {
       const first = event.result.content[0];
       const preview = first?.type === "text" ? first.text.split("\n").length : 0;
-      process.stdout.write(yellow(`\n  ✓ ${event.toolName}: ${event.isError ? "error" : `${preview} lines`}`));
+      process.stdout.write(
+        yellow(`\n  ✓ ${event.toolName}: ${event.isError ? "error" : `${preview} lines`}`),
+      );
       break;
     }
     case "agent_end":

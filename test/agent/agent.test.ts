@@ -1,4 +1,4 @@
-import { firstValueFrom, filter } from "rxjs";
+import { filter, firstValueFrom } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
@@ -8,7 +8,9 @@ import { deferred, echoTool, testModel } from "../support/loop-harness.js";
 
 const roles = (messages: readonly AgentMessage[]) => messages.map((m) => (m as { role: string }).role);
 const userTexts = (messages: readonly AgentMessage[]) =>
-  messages.flatMap((m) => ((m as { role: string }).role === "user" ? [(m as { content: string }).content] : []));
+  messages.flatMap((m) =>
+    (m as { role: string }).role === "user" ? [(m as { content: string }).content] : [],
+  );
 
 const processFaults: unknown[] = [];
 const onFault = (error: unknown) => processFaults.push(error);
@@ -38,7 +40,11 @@ describe("Agent", () => {
   });
 
   it("runs a prompt, appends the transcript and exposes the run's actor", async () => {
-    const agent = new Agent({ model: testModel, streamFn: scriptedModel([{ text: "Hello!" }]), systemPrompt: "sys" });
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([{ text: "Hello!" }]),
+      systemPrompt: "sys",
+    });
     const events: string[] = [];
     agent.subscribe((event) => {
       events.push(event.type);
@@ -62,7 +68,9 @@ describe("Agent", () => {
     await expect(agent.prompt("again")).rejects.toThrow(
       "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.",
     );
-    await expect(agent.continue()).rejects.toThrow("Agent is already processing. Wait for completion before continuing.");
+    await expect(agent.continue()).rejects.toThrow(
+      "Agent is already processing. Wait for completion before continuing.",
+    );
     expect(() => agent.reset()).toThrow("Agent is already processing. Wait for completion before resetting.");
     gate.resolve();
     await run;
@@ -142,11 +150,16 @@ describe("Agent", () => {
     });
     await agent.prompt("go");
     expect(userTexts(agent.state.messages)).toEqual(["go", "steer one", "steer two"]);
-    expect(streamFn.calls.map((c) => c.context.messages.filter((m) => m.role === "user").length)).toEqual([1, 2, 3]);
+    expect(streamFn.calls.map((c) => c.context.messages.filter((m) => m.role === "user").length)).toEqual([
+      1, 2, 3,
+    ]);
   });
 
   it("drains all steering at once in mode all", async () => {
-    const streamFn = scriptedModel([{ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "ok" }]);
+    const streamFn = scriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "x" } }] },
+      { text: "ok" },
+    ]);
     const agent = new Agent({ model: testModel, streamFn, tools: [echoTool()], steeringMode: "all" });
     agent.subscribe((event) => {
       if (event.type === "tool_execution_start") {
@@ -224,7 +237,10 @@ describe("Agent", () => {
   });
 
   it("applies setters made during a run to the next request", async () => {
-    const streamFn = scriptedModel([{ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "ok" }]);
+    const streamFn = scriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "x" } }] },
+      { text: "ok" },
+    ]);
     const agent = new Agent({ model: testModel, streamFn, tools: [echoTool()] });
     const otherModel = { ...testModel, id: "other" };
     agent.subscribe((event) => {
