@@ -3,3 +3,4 @@ export * from "./messages.js";
 export * from "./model.js";
 export * from "./stream.js";
 export * from "./tool.js";
+export * from "./harness-messages.js";

@@ -1,0 +1,1 @@
+export { sessionRepoConformance } from "./storage/conformance.js";
