@@ -1,5 +1,5 @@
-import type { ImageContent, TextContent } from "../types/messages.js";
 import type { AgentMessage, ThinkingLevel } from "../types/index.js";
+import type { ImageContent, TextContent } from "../types/messages.js";
 
 /** Fields shared by every entry of the session tree. */
 export interface EntryBase {

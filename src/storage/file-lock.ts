@@ -44,13 +44,18 @@ export function acquireLock(sessionPath: string, sessionId: string): () => void 
       fd = openSync(lockPath, "wx");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new SessionError("storage", `Cannot create the lock file ${lockPath}: ${(error as Error).message}`, {
-          cause: error,
-        });
+        throw new SessionError(
+          "storage",
+          `Cannot create the lock file ${lockPath}: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
       }
       const holder = liveLockHolder(sessionPath);
       if (holder !== undefined) {
-        const who = holder === process.pid ? "this process" : holder === -1 ? "another writer" : `process ${holder}`;
+        const who =
+          holder === process.pid ? "this process" : holder === -1 ? "another writer" : `process ${holder}`;
         throw new SessionError(
           "locked",
           `Session "${sessionId}" is open for writing by ${who}; close it there first (lock file: ${lockPath}).`,

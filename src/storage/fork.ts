@@ -1,6 +1,6 @@
 import type { SessionEntry } from "./entries.js";
-import type { ForkSessionOptions } from "./session-repo.js";
 import { SessionError } from "./session-error.js";
+import type { ForkSessionOptions } from "./session-repo.js";
 import type { SessionTree } from "./session-tree.js";
 
 /**

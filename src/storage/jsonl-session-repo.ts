@@ -1,4 +1,12 @@
-import { appendFileSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, unlinkSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+} from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { RecoveredLine, SessionHeader } from "./entries.js";
 import { acquireLock, liveLockHolder, lockPathOf } from "./file-lock.js";
@@ -60,7 +68,13 @@ export class JsonlSessionRepo implements SessionRepo {
     if (options.id !== undefined && this.findFile(id) !== undefined) {
       throw new SessionError("already_exists", `Session "${id}" already exists; pick another id or open it.`);
     }
-    const header: SessionHeader = { type: "session", version: 3, id, timestamp: new Date().toISOString(), cwd };
+    const header: SessionHeader = {
+      type: "session",
+      version: 3,
+      id,
+      timestamp: new Date().toISOString(),
+      cwd,
+    };
     if (options.metadata !== undefined) header.metadata = structuredClone(options.metadata);
     return this.publish(header, new SessionTree());
   }
@@ -102,7 +116,8 @@ export class JsonlSessionRepo implements SessionRepo {
       try {
         unlinkSync(file);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw storageError(`Cannot delete ${file}`, error);
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+          throw storageError(`Cannot delete ${file}`, error);
       }
     }
   }
@@ -196,7 +211,8 @@ export class JsonlSessionRepo implements SessionRepo {
     try {
       const raw: unknown = JSON.parse(readFirstLine(path));
       const value = raw as Record<string, unknown>;
-      if (value?.type !== "session" || typeof value.id !== "string" || typeof value.cwd !== "string") return undefined;
+      if (value?.type !== "session" || typeof value.id !== "string" || typeof value.cwd !== "string")
+        return undefined;
       header = migrateHeader(value);
       modifiedAt = statSync(path).mtime;
     } catch {
@@ -223,7 +239,8 @@ export class JsonlSessionRepo implements SessionRepo {
   private requireFile(id: string): string {
     assertValidSessionId(id);
     const path = this.findFile(id);
-    if (path === undefined) throw new SessionError("not_found", `Session "${id}" does not exist under ${this.root}.`);
+    if (path === undefined)
+      throw new SessionError("not_found", `Session "${id}" does not exist under ${this.root}.`);
     return path;
   }
 }
@@ -249,4 +266,3 @@ function readSessionName(path: string): string | undefined {
   }
   return undefined;
 }
-

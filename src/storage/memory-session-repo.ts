@@ -51,7 +51,13 @@ export class MemorySessionRepo implements SessionRepo {
     const cwd = options.cwd ?? defaultCwd();
     assertValidCwd(cwd);
     if (this.sessions.has(id)) throw new SessionError("already_exists", `Session "${id}" already exists.`);
-    const header: SessionHeader = { type: "session", version: 3, id, timestamp: new Date().toISOString(), cwd };
+    const header: SessionHeader = {
+      type: "session",
+      version: 3,
+      id,
+      timestamp: new Date().toISOString(),
+      cwd,
+    };
     if (options.metadata !== undefined) header.metadata = structuredClone(options.metadata);
     return this.store(header, new SessionTree(), []);
   }

@@ -31,7 +31,8 @@ export function migrateV1Entries(lines: RawLine[]): void {
   const idByLineIndex = new Map<number, string>();
   let previous: string | null = null;
   for (const { line, value } of lines) {
-    const id = typeof value.id === "string" && value.id && !taken.has(value.id) ? value.id : createEntryId(taken);
+    const id =
+      typeof value.id === "string" && value.id && !taken.has(value.id) ? value.id : createEntryId(taken);
     taken.add(id);
     value.id = id;
     value.parentId = previous;

@@ -46,7 +46,8 @@ function fail(line: number, reason: string): SessionError {
 function entryProblem(value: Record<string, unknown>): string | undefined {
   if (typeof value.type !== "string" || !value.type) return "missing entry type";
   if (typeof value.id !== "string" || !value.id) return "missing entry id";
-  if (value.parentId !== null && typeof value.parentId !== "string") return "parentId must be a string or null";
+  if (value.parentId !== null && typeof value.parentId !== "string")
+    return "parentId must be a string or null";
   if (typeof value.timestamp !== "string") return "missing timestamp";
   if (value.type === "message" && (typeof value.message !== "object" || value.message === null)) {
     return "message entry without a message";
@@ -93,7 +94,7 @@ export function parseSessionText(text: string, options: { recover?: boolean } = 
     const value = parseObject(lineText);
     if (header === undefined) {
       if (value?.type !== "session" || typeof value.id !== "string" || typeof value.cwd !== "string") {
-        throw fail(lineNo, "not a session header (expected {type:\"session\", id, cwd, …})");
+        throw fail(lineNo, 'not a session header (expected {type:"session", id, cwd, …})');
       }
       if (headerVersion(value) > 3) {
         throw fail(lineNo, `unsupported session version ${String(value.version)} (this library reads 1–3)`);
@@ -104,7 +105,12 @@ export function parseSessionText(text: string, options: { recover?: boolean } = 
     }
     if (value === undefined) {
       if (text.slice(start).trim() === "") {
-        tornTail = { line: lineNo, reason: "torn last line (unparsable JSON)", text: lineText, start: lineStart };
+        tornTail = {
+          line: lineNo,
+          reason: "torn last line (unparsable JSON)",
+          text: lineText,
+          start: lineStart,
+        };
         break;
       }
       if (!options.recover) throw fail(lineNo, "not a JSON object");

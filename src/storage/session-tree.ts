@@ -102,8 +102,17 @@ export class SessionTree implements SessionTreeView {
     parentId: string | null = this.leaf,
   ): TDraft & { id: string; parentId: string | null; timestamp: string } {
     // `type` first so files read like pi's; Object.assign keeps that key order.
-    const head = { type: draft.type, id: createEntryId(this.byId), parentId, timestamp: new Date().toISOString() };
-    const entry = Object.assign(head, draft) as TDraft & { id: string; parentId: string | null; timestamp: string };
+    const head = {
+      type: draft.type,
+      id: createEntryId(this.byId),
+      parentId,
+      timestamp: new Date().toISOString(),
+    };
+    const entry = Object.assign(head, draft) as TDraft & {
+      id: string;
+      parentId: string | null;
+      timestamp: string;
+    };
     this.insert(entry as unknown as SessionEntry);
     return entry;
   }

@@ -163,11 +163,14 @@ export class Session implements SessionTreeView {
   }
   /** Appends app data that does not enter the model context. */
   appendCustom<TData = unknown>(customType: string, data?: TData): Promise<CustomEntry<TData>> {
-    const draft: EntryDraft = data === undefined ? { type: "custom", customType } : { type: "custom", customType, data };
+    const draft: EntryDraft =
+      data === undefined ? { type: "custom", customType } : { type: "custom", customType, data };
     return this.append(draft) as Promise<CustomEntry<TData>>;
   }
   /** Appends an app message that enters the model context as a `custom` message. */
-  appendCustomMessage<TDetails = unknown>(input: CustomMessageInput<TDetails>): Promise<CustomMessageEntry<TDetails>> {
+  appendCustomMessage<TDetails = unknown>(
+    input: CustomMessageInput<TDetails>,
+  ): Promise<CustomMessageEntry<TDetails>> {
     const draft: EntryDraft = {
       type: "custom_message",
       customType: input.customType,
@@ -185,14 +188,18 @@ export class Session implements SessionTreeView {
     return this.guarded(() => {
       this.tree.require(targetId);
       const trimmed = label?.trim();
-      const draft: EntryDraft = trimmed ? { type: "label", targetId, label: trimmed } : { type: "label", targetId };
+      const draft: EntryDraft = trimmed
+        ? { type: "label", targetId, label: trimmed }
+        : { type: "label", targetId };
       return this.write(this.tree.append(draft) as LabelEntry);
     });
   }
   /** Names the session (newlines collapse to spaces; blank clears). Appends a `session_info` entry. */
   setName(name: string): Promise<SessionInfoEntry> {
     const normalized = normalizeSessionName(name);
-    const draft: EntryDraft = normalized ? { type: "session_info", name: normalized } : { type: "session_info" };
+    const draft: EntryDraft = normalized
+      ? { type: "session_info", name: normalized }
+      : { type: "session_info" };
     return this.append(draft) as Promise<SessionInfoEntry>;
   }
 
@@ -246,6 +253,7 @@ export class Session implements SessionTreeView {
   private assertWritable(): void {
     const status = this.writer.status;
     if (status === "failed" && this.writer.error) throw this.writer.error;
-    if (status !== "open") throw new SessionError("storage", "The session is closed; open it again to append.");
+    if (status !== "open")
+      throw new SessionError("storage", "The session is closed; open it again to append.");
   }
 }

@@ -1,6 +1,6 @@
 export * from "./events.js";
+export * from "./harness-messages.js";
 export * from "./messages.js";
 export * from "./model.js";
 export * from "./stream.js";
 export * from "./tool.js";
-export * from "./harness-messages.js";
