@@ -18,7 +18,10 @@ export interface SessionWriterContext {
   closeWaiters: (() => void)[];
 }
 
-export type SessionWriterEvent = { type: "write"; write: PendingWrite } | { type: "close"; done: () => void };
+/** `write` carries every write queued since the last event (in order), so a burst of appends costs one event. */
+export type SessionWriterEvent =
+  | { type: "write"; writes: PendingWrite[] }
+  | { type: "close"; done: () => void };
 
 function joinBatch(batch: readonly PendingWrite[]): string {
   let text = "";
@@ -51,7 +54,7 @@ export const sessionWriterMachine = setup({
   actors: { writeBatch: writeBatchActor, closeSink: closeSinkActor },
   actions: {
     enqueue: ({ context, event }) => {
-      if (event.type === "write") context.queue.push(event.write);
+      if (event.type === "write") for (const write of event.writes) context.queue.push(write);
     },
     takeBatch: assign({
       inFlight: ({ context }) => context.queue,
@@ -75,12 +78,13 @@ export const sessionWriterMachine = setup({
       context.queue.length = 0;
     },
     rejectWrite: ({ context, event }) => {
-      if (event.type === "write") event.write.settle(context.error ?? closedError());
+      if (event.type === "write") settleAll(event.writes, context.error ?? closedError());
     },
     rejectClosed: ({ context, event }) => {
       if (event.type !== "write") return;
       // A flush after close reports only an earlier failure; a write after close is refused.
-      event.write.settle(event.write.text === undefined ? context.error : closedError());
+      for (const write of event.writes)
+        write.settle(write.text === undefined ? context.error : closedError());
     },
     addCloseWaiter: ({ context, event }) => {
       if (event.type === "close") context.closeWaiters.push(event.done);

@@ -1,19 +1,18 @@
-import { close, fdatasync, write } from "node:fs";
+import { close, fdatasync, writeSync } from "node:fs";
 import type { SessionSink } from "../actors/session-writer.js";
 import type { Durability } from "./jsonl-files.js";
 import type { WriteFault } from "./session-repo.js";
 
-function writeAll(fd: number, data: Buffer, offset: number, done: (error: Error | null) => void): void {
-  write(fd, data, offset, data.length - offset, null, (error, written) => {
-    if (error) return done(error);
-    if (offset + written < data.length) return writeAll(fd, data, offset + written, done);
-    done(null);
-  });
+function writeAll(fd: number, text: string): void {
+  const data = Buffer.from(text);
+  let offset = 0;
+  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
 /**
  * A session file opened for appending through one file descriptor. Each `write` is one group commit:
- * a single `write(2)` of all lines (plus `fdatasync` with `durability: "fsync"`).
+ * a single `write(2)` of all lines (plus `fdatasync` with `durability: "fsync"`). The `write(2)` is
+ * synchronous — a page-cache copy, cheaper than a thread-pool round trip — while the fsync is not.
  */
 export class JsonlFileSink implements SessionSink {
   constructor(
@@ -28,11 +27,13 @@ export class JsonlFileSink implements SessionSink {
     return new Promise((resolve, reject) => {
       const fault = this.writeFault?.(this.sessionId);
       if (fault) return reject(fault);
-      writeAll(this.fd, Buffer.from(text), 0, (error) => {
-        if (error) return reject(error);
-        if (this.durability !== "fsync") return resolve();
-        fdatasync(this.fd, (syncError) => (syncError ? reject(syncError) : resolve()));
-      });
+      try {
+        writeAll(this.fd, text);
+      } catch (error) {
+        return reject(error);
+      }
+      if (this.durability !== "fsync") return resolve();
+      fdatasync(this.fd, (syncError) => (syncError ? reject(syncError) : resolve()));
     });
   }
 

@@ -90,7 +90,7 @@ export function parseSessionText(text: string, options: { recover?: boolean } = 
     const lineText = text.slice(start, end);
     const lineStart = start;
     start = end + 1;
-    if (lineText.trim() === "") continue;
+    if (lineText.length === 0 || (lineText.charCodeAt(0) <= 32 && lineText.trim() === "")) continue;
     const value = parseObject(lineText);
     if (header === undefined) {
       if (value?.type !== "session" || typeof value.id !== "string" || typeof value.cwd !== "string") {

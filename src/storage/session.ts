@@ -23,8 +23,6 @@ import { serializeLine } from "./session-file.js";
 import { normalizeSessionName, type SessionTree, type SessionTreeView } from "./session-tree.js";
 import { SessionWriteQueue, type SessionWriterStatus } from "./write-queue.js";
 
-const ignore = () => {};
-
 /** Options of {@link Session.appendCustomMessage}. */
 export interface CustomMessageInput<TDetails = unknown> {
   customType: string;
@@ -245,9 +243,8 @@ export class Session implements SessionTreeView {
   }
 
   private write<TEntry extends SessionEntry>(entry: TEntry): Promise<TEntry> {
-    const persisted = this.writer.write(serializeLine(entry)).then(() => entry);
-    persisted.catch(ignore); // fire-and-forget callers learn about storage failures from flush()
-    return persisted;
+    // The promise is marked handled: fire-and-forget callers learn about storage failures from flush().
+    return this.writer.write(serializeLine(entry), entry);
   }
 
   private assertWritable(): void {

@@ -14,14 +14,27 @@ type Op =
   | { kind: "reopen" };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("append" as const), text: fc.string({ maxLength: 20 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant("append" as const), text: fc.string({ maxLength: 20 }) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("move" as const), pick: fc.nat() }) },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant("label" as const), pick: fc.nat(), label: fc.string({ maxLength: 5 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant("label" as const),
+      pick: fc.nat(),
+      label: fc.string({ maxLength: 5 }),
+    }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("name" as const), name: fc.string({ maxLength: 8 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("fork" as const), pick: fc.nat(), before: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("name" as const), name: fc.string({ maxLength: 8 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("fork" as const), pick: fc.nat(), before: fc.boolean() }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: "reopen" as const }) },
 );
 
@@ -59,7 +72,10 @@ describe("session properties", () => {
             else if (op.kind === "fork") {
               await session.flush();
               const target = pickEntry(op.pick);
-              const fork = await repo.fork(session.id, target ? { entryId: target, position: op.before ? "before" : "at" } : {});
+              const fork = await repo.fork(
+                session.id,
+                target ? { entryId: target, position: op.before ? "before" : "at" } : {},
+              );
               const expected = target
                 ? session.getBranch(op.before ? session.getEntry(target)!.parentId : target)
                 : session.getBranch(session.getEntries().at(-1)?.id ?? null);
@@ -99,7 +115,8 @@ describe("session properties", () => {
       const original = readFileSync(session.path!);
       const headerEnd = original.indexOf(10) + 1;
       const lineEnds: number[] = [];
-      for (let at = original.indexOf(10, headerEnd); at !== -1; at = original.indexOf(10, at + 1)) lineEnds.push(at);
+      for (let at = original.indexOf(10, headerEnd); at !== -1; at = original.indexOf(10, at + 1))
+        lineEnds.push(at);
       const ids = session.getEntries().map((entry) => entry.id);
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: headerEnd, max: original.length }), async (cut) => {
