@@ -12,5 +12,6 @@ export type { AgentLoopInput } from "./loop/loop-context.js";
 export { defaultConvertToLlm } from "./loop/messages.js";
 export { type AgentLoopEvent, agentLoopMachine } from "./machines/agent-loop.machine.js";
 export { type ToolCallEvent, toolCallMachine } from "./machines/tool-call.machine.js";
+export * from "./storage/index.js";
 export { defineTool, type ToolDefinition, toToolSpec } from "./tools/define-tool.js";
 export * from "./types/index.js";

@@ -1,4 +1,5 @@
 export * from "./events.js";
+export * from "./harness-messages.js";
 export * from "./loop.js";
 export * from "./messages.js";
 export * from "./model.js";

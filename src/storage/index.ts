@@ -1,0 +1,12 @@
+export type { SessionSink } from "../actors/session-writer.js";
+export { sessionWriterMachine } from "../machines/session.machine.js";
+export { buildSessionContext } from "./build-context.js";
+export * from "./entries.js";
+export { assertValidCwd, assertValidSessionId, createEntryId, createSessionId } from "./ids.js";
+export { MemorySessionRepo, type MemorySessionRepoOptions } from "./memory-session-repo.js";
+export { type CustomMessageInput, Session, type SessionInit } from "./session.js";
+export { isSessionError, SessionError, type SessionErrorCode } from "./session-error.js";
+export { type ParsedSession, parseSessionText, serializeLine, serializeSession } from "./session-file.js";
+export type * from "./session-repo.js";
+export { normalizeSessionName, SessionTree, type SessionTreeView } from "./session-tree.js";
+export type { SessionWriterStatus } from "./write-queue.js";

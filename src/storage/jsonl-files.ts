@@ -1,0 +1,116 @@
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { SessionError } from "./session-error.js";
+
+/** How hard writes try to survive a power loss: "none" = OS page cache, "fsync" = fdatasync per group commit. */
+export type Durability = "none" | "fsync";
+
+/**
+ * Directory name of a cwd, compatible with pi: `--<cwd without leading separator, "/", "\" and ":"
+ * replaced by "-">--`. Lossy, so the header's `cwd` is the truth; never contains a separator.
+ */
+export function encodeCwd(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+/** File name of a session: `<ISO time with ":" and "." → "-">_<id>.jsonl`. */
+export function sessionFileName(timestamp: string, id: string): string {
+  return `${timestamp.replace(/[:.]/g, "-")}_${id}.jsonl`;
+}
+
+/** Wraps an fs failure as `SessionError("storage")`. */
+export function storageError(action: string, error: unknown): SessionError {
+  if (error instanceof SessionError) return error;
+  return new SessionError("storage", `${action}: ${(error as Error).message}`, { cause: error });
+}
+
+/** Lists `*.jsonl` session files under `root` (all cwd folders, or the one given). */
+export function listSessionFiles(root: string, cwdDir?: string): string[] {
+  const dirs = cwdDir !== undefined ? [cwdDir] : readdirOrEmpty(root);
+  const files: string[] = [];
+  for (const dir of dirs) {
+    for (const name of readdirOrEmpty(join(root, dir))) {
+      if (name.endsWith(".jsonl")) files.push(join(root, dir, name));
+    }
+  }
+  return files;
+}
+
+function readdirOrEmpty(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw storageError(`Cannot list ${path}`, error);
+  }
+}
+
+/** The first line of a file (the header), read in chunks so huge files are not loaded. */
+export function readFirstLine(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const chunks: Buffer[] = [];
+    const chunk = Buffer.alloc(16 * 1024);
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      const newline = chunk.subarray(0, read).indexOf(10);
+      if (newline !== -1) {
+        chunks.push(Buffer.from(chunk.subarray(0, newline)));
+        break;
+      }
+      chunks.push(Buffer.from(chunk.subarray(0, read)));
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes `text` to `path` atomically: a temp file beside it, fsync'd when `durability` is "fsync",
+ * then renamed over `path` (and the directory fsync'd). Readers see the old file or the new one.
+ */
+export function writeFileAtomic(path: string, text: string | Buffer, durability: Durability): void {
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    const fd = openSync(temp, "wx");
+    try {
+      const data = typeof text === "string" ? Buffer.from(text) : text;
+      let offset = 0;
+      while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+      if (durability === "fsync") fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+    if (durability === "fsync") syncDirectory(dirname(path));
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // the temp file was renamed or never created
+    }
+    throw storageError(`Cannot write ${path}`, error);
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

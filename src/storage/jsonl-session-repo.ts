@@ -1,0 +1,268 @@
+import {
+  appendFileSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+} from "node:fs";
+import { basename, join, resolve } from "node:path";
+import type { RecoveredLine, SessionHeader } from "./entries.js";
+import { acquireLock, liveLockHolder, lockPathOf } from "./file-lock.js";
+import { selectForkEntries } from "./fork.js";
+import { assertValidCwd, assertValidSessionId, createSessionId } from "./ids.js";
+import {
+  type Durability,
+  encodeCwd,
+  listSessionFiles,
+  readFirstLine,
+  sessionFileName,
+  storageError,
+  writeFileAtomic,
+} from "./jsonl-files.js";
+import { JsonlFileSink } from "./jsonl-sink.js";
+import { migrateHeader } from "./migrate.js";
+import { Session } from "./session.js";
+import { SessionError } from "./session-error.js";
+import { type ParsedSession, parseSessionText, serializeSession } from "./session-file.js";
+import type {
+  CreateSessionOptions,
+  ForkSessionOptions,
+  OpenSessionOptions,
+  SessionInfo,
+  SessionRepo,
+  WriteFault,
+} from "./session-repo.js";
+import { normalizeSessionName, SessionTree } from "./session-tree.js";
+
+/** Options of {@link JsonlSessionRepo}. */
+export interface JsonlSessionRepoOptions {
+  /** Directory holding one folder per cwd. */
+  root: string;
+  /** "none" (default): a write is acknowledged once in the OS page cache; "fsync": once on disk. */
+  durability?: Durability;
+  /** Test hook: return an error to make the next write of that session fail. */
+  writeFault?: WriteFault;
+}
+
+/**
+ * Sessions as pi-compatible JSONL files: `<root>/<encoded cwd>/<time>_<id>.jsonl`, a header line then
+ * one entry per line. One writer per session (lock file with the pid), torn tails repaired on open,
+ * forks and headers created atomically, pi v1/v2 files migrated (and rewritten as v3 on open).
+ */
+export class JsonlSessionRepo implements SessionRepo {
+  private readonly root: string;
+  private readonly durability: Durability;
+
+  constructor(private readonly options: JsonlSessionRepoOptions) {
+    this.root = resolve(options.root);
+    this.durability = options.durability ?? "none";
+  }
+
+  async create(options: CreateSessionOptions = {}): Promise<Session> {
+    const id = options.id ?? createSessionId();
+    assertValidSessionId(id);
+    const cwd = options.cwd ?? process.cwd();
+    assertValidCwd(cwd);
+    if (options.id !== undefined && this.findFile(id) !== undefined) {
+      throw new SessionError("already_exists", `Session "${id}" already exists; pick another id or open it.`);
+    }
+    const header: SessionHeader = {
+      type: "session",
+      version: 3,
+      id,
+      timestamp: new Date().toISOString(),
+      cwd,
+    };
+    if (options.metadata !== undefined) header.metadata = structuredClone(options.metadata);
+    return this.publish(header, new SessionTree());
+  }
+
+  async open(id: string, options: OpenSessionOptions = {}): Promise<Session> {
+    const path = this.requireFile(id);
+    const release = acquireLock(path, id);
+    try {
+      const { parsed, text } = this.read(path, options);
+      const recovered = this.repair(path, parsed, text);
+      const fd = openSync(path, "a");
+      const sink = new JsonlFileSink(fd, id, this.durability, release, this.options.writeFault);
+      return new Session({ header: parsed.header, tree: parsed.tree, sink, path, recovered });
+    } catch (error) {
+      release();
+      throw storageError(`Cannot open session "${id}"`, error);
+    }
+  }
+
+  async list(options: { cwd?: string } = {}): Promise<SessionInfo[]> {
+    if (options.cwd !== undefined) assertValidCwd(options.cwd);
+    const cwdDir = options.cwd === undefined ? undefined : encodeCwd(options.cwd);
+    const infos: SessionInfo[] = [];
+    for (const path of listSessionFiles(this.root, cwdDir)) {
+      const info = this.describe(path);
+      if (info && (options.cwd === undefined || info.cwd === options.cwd)) infos.push(info);
+    }
+    return infos.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
+  }
+
+  async delete(id: string): Promise<void> {
+    assertValidSessionId(id);
+    const path = this.findFile(id);
+    if (path === undefined) return;
+    if (liveLockHolder(path) !== undefined) {
+      throw new SessionError("locked", `Session "${id}" is open for writing; close it before deleting.`);
+    }
+    for (const file of [path, lockPathOf(path)]) {
+      try {
+        unlinkSync(file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+          throw storageError(`Cannot delete ${file}`, error);
+      }
+    }
+  }
+
+  async fork(sourceId: string, options: ForkSessionOptions = {}): Promise<Session> {
+    const sourcePath = this.requireFile(sourceId);
+    const source = this.read(sourcePath, {}).parsed; // no lock: the source's writer may keep appending
+    const entries = selectForkEntries(source.tree, options);
+    const header: SessionHeader = {
+      type: "session",
+      version: 3,
+      id: createSessionId(),
+      timestamp: new Date().toISOString(),
+      cwd: source.header.cwd,
+      parentSession: sourcePath,
+    };
+    if (source.header.metadata !== undefined) header.metadata = structuredClone(source.header.metadata);
+    return this.publish(header, SessionTree.fromEntries(entries));
+  }
+
+  /** Writes a new session file atomically (lock first, then temp + rename) and opens it. */
+  private publish(header: SessionHeader, tree: SessionTree): Session {
+    const dir = join(this.root, encodeCwd(header.cwd));
+    const path = join(dir, sessionFileName(header.timestamp, header.id));
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      throw storageError(`Cannot create the session folder ${dir}`, error);
+    }
+    const release = acquireLock(path, header.id);
+    try {
+      writeFileAtomic(path, serializeSession(header, tree.getEntries()), this.durability);
+      const fd = openSync(path, "a");
+      const sink = new JsonlFileSink(fd, header.id, this.durability, release, this.options.writeFault);
+      return new Session({ header, tree, sink, path });
+    } catch (error) {
+      release();
+      throw storageError(`Cannot create session "${header.id}"`, error);
+    }
+  }
+
+  private read(path: string, options: OpenSessionOptions): { parsed: ParsedSession; text: string } {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new SessionError("not_found", `Session file ${path} no longer exists.`);
+      }
+      throw storageError(`Cannot read ${path}`, error);
+    }
+    try {
+      return { parsed: parseSessionText(text, options), text };
+    } catch (error) {
+      if (error instanceof SessionError) {
+        throw new SessionError(error.code, `${error.message} (${path})`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Makes the file match the parsed session before appending: a torn tail is cut (and kept in
+   * `<file>.corrupt-<time>`); skipped lines or an old format version trigger an atomic rewrite as
+   * v3 (skipped lines kept beside the file too); a missing final newline is added.
+   */
+  private repair(path: string, parsed: ParsedSession, text: string): RecoveredLine[] {
+    const recovered = [...parsed.skipped];
+    const cut = [...parsed.skipped.map((line) => line.text)];
+    if (parsed.tornTail) {
+      recovered.push(parsed.tornTail);
+      cut.push(parsed.tornTail.text);
+    }
+    if (cut.length > 0) {
+      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+      writeFileAtomic(`${path}.corrupt-${stamp}`, `${cut.join("\n")}\n`, this.durability);
+    }
+    if (parsed.skipped.length > 0 || parsed.sourceVersion < 3) {
+      writeFileAtomic(path, serializeSession(parsed.header, parsed.tree.getEntries()), this.durability);
+    } else if (parsed.tornTail) {
+      truncateSync(path, Buffer.byteLength(text.slice(0, parsed.tornTail.start)));
+    } else if (parsed.missingFinalNewline) {
+      appendFileSync(path, "\n");
+    }
+    return recovered;
+  }
+
+  private describe(path: string): SessionInfo | undefined {
+    let header: SessionHeader;
+    let modifiedAt: Date;
+    try {
+      const raw: unknown = JSON.parse(readFirstLine(path));
+      const value = raw as Record<string, unknown>;
+      if (value?.type !== "session" || typeof value.id !== "string" || typeof value.cwd !== "string")
+        return undefined;
+      header = migrateHeader(value);
+      modifiedAt = statSync(path).mtime;
+    } catch {
+      return undefined; // not a session file (or vanished while listing)
+    }
+    const info: SessionInfo = {
+      id: header.id,
+      cwd: header.cwd,
+      createdAt: new Date(header.timestamp),
+      modifiedAt,
+      path,
+    };
+    const name = readSessionName(path);
+    if (name !== undefined) info.name = name;
+    if (header.parentSession !== undefined) info.parentSession = header.parentSession;
+    return info;
+  }
+
+  private findFile(id: string): string | undefined {
+    const suffix = `_${id}.jsonl`;
+    return listSessionFiles(this.root).find((path) => basename(path).endsWith(suffix));
+  }
+
+  private requireFile(id: string): string {
+    assertValidSessionId(id);
+    const path = this.findFile(id);
+    if (path === undefined)
+      throw new SessionError("not_found", `Session "${id}" does not exist under ${this.root}.`);
+    return path;
+  }
+}
+
+/** The latest `session_info` name of a file, found by string search (no full parse). */
+function readSessionName(path: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  let at = text.lastIndexOf('"type":"session_info"');
+  while (at !== -1) {
+    const start = text.lastIndexOf("\n", at) + 1;
+    const end = text.indexOf("\n", at);
+    try {
+      const entry = JSON.parse(text.slice(start, end === -1 ? undefined : end)) as { name?: string };
+      return normalizeSessionName(entry.name);
+    } catch {
+      at = text.lastIndexOf('"type":"session_info"', start - 1);
+    }
+  }
+  return undefined;
+}

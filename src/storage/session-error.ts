@@ -1,0 +1,28 @@
+/** Why a session operation failed. */
+export type SessionErrorCode =
+  | "not_found"
+  | "already_exists"
+  | "invalid_entry"
+  | "invalid_fork_target"
+  | "locked"
+  | "storage"
+  | "invalid_id";
+
+/**
+ * Error thrown (or rejected) by sessions and session repositories. Match on `code`, not on the message.
+ * `cause` carries the underlying error (for example the `fs` error of a `storage` failure).
+ */
+export class SessionError extends Error {
+  override readonly name = "SessionError";
+  readonly code: SessionErrorCode;
+
+  constructor(code: SessionErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** True when `error` is a {@link SessionError}, optionally with the given code. */
+export function isSessionError(error: unknown, code?: SessionErrorCode): error is SessionError {
+  return error instanceof SessionError && (code === undefined || error.code === code);
+}

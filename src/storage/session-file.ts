@@ -1,0 +1,159 @@
+import type { RecoveredLine, SessionEntry, SessionHeader } from "./entries.js";
+import { headerVersion, migrateHeader, migrateV1Entries, migrateV2Entries, type RawLine } from "./migrate.js";
+import { SessionError } from "./session-error.js";
+import { SessionTree } from "./session-tree.js";
+
+/** The result of reading a session file's text. */
+export interface ParsedSession {
+  header: SessionHeader;
+  tree: SessionTree;
+  /** Format version of the file as read (1, 2 or 3); below 3 the content was migrated in memory. */
+  sourceVersion: number;
+  /** Middle lines skipped under `recover`. */
+  skipped: RecoveredLine[];
+  /** An unparsable last line (a torn write), not part of `tree`. `start` is its character offset. */
+  tornTail?: RecoveredLine & { start: number };
+  /** True when the last kept line lacks its trailing newline. */
+  missingFinalNewline: boolean;
+}
+
+const SECRET_KEYS = new Set(["apiKey"]);
+const TOP_LEVEL_SECRET_KEYS = new Set(["apiKey", "headers"]);
+
+function stripSecrets(key: string, value: unknown, topLevel: boolean): unknown {
+  if (SECRET_KEYS.has(key) || (topLevel && TOP_LEVEL_SECRET_KEYS.has(key))) return undefined;
+  return value;
+}
+
+/**
+ * One JSON line (with "\n") for an entry or header. Keys named `apiKey` (at any depth) and `headers`
+ * (on the entry or its message) are never written.
+ */
+export function serializeLine(value: SessionEntry | SessionHeader): string {
+  const json = JSON.stringify(value);
+  if (!json.includes('"apiKey"') && !json.includes('"headers"')) return `${json}\n`;
+  const holders = new Set<unknown>([value, (value as { message?: unknown }).message]);
+  const safe = JSON.stringify(value, function (this: unknown, key, inner) {
+    return stripSecrets(key, inner, holders.has(this));
+  });
+  return `${safe}\n`;
+}
+
+function fail(line: number, reason: string): SessionError {
+  return new SessionError("invalid_entry", `Session file line ${line}: ${reason}.`);
+}
+
+function entryProblem(value: Record<string, unknown>): string | undefined {
+  if (typeof value.type !== "string" || !value.type) return "missing entry type";
+  if (typeof value.id !== "string" || !value.id) return "missing entry id";
+  if (value.parentId !== null && typeof value.parentId !== "string")
+    return "parentId must be a string or null";
+  if (typeof value.timestamp !== "string") return "missing timestamp";
+  if (value.type === "message" && (typeof value.message !== "object" || value.message === null)) {
+    return "message entry without a message";
+  }
+  return undefined;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses the text of a session file (pi format v1, v2 or v3) into a header and a tree.
+ *
+ * - An unparsable last line is a torn write: it is returned as `tornTail` (the caller repairs the file).
+ * - Any other bad line throws `SessionError("invalid_entry")` naming the line, or with `recover`
+ *   is skipped and listed in `skipped`.
+ * - v1/v2 content is migrated in memory (ids, linear parents, `firstKeptEntryId`, `hookMessage`).
+ */
+export function parseSessionText(text: string, options: { recover?: boolean } = {}): ParsedSession {
+  const raw: RawLine[] = [];
+  const skipped: RecoveredLine[] = [];
+  let header: Record<string, unknown> | undefined;
+  let tornTail: ParsedSession["tornTail"];
+  let lastKeptEnd = 0;
+  let lineNo = 0;
+  let start = 0;
+  const length = text.length;
+  while (start < length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = length;
+    lineNo++;
+    const lineText = text.slice(start, end);
+    const lineStart = start;
+    start = end + 1;
+    if (lineText.length === 0 || (lineText.charCodeAt(0) <= 32 && lineText.trim() === "")) continue;
+    const value = parseObject(lineText);
+    if (header === undefined) {
+      if (value?.type !== "session" || typeof value.id !== "string" || typeof value.cwd !== "string") {
+        throw fail(lineNo, 'not a session header (expected {type:"session", id, cwd, …})');
+      }
+      if (headerVersion(value) > 3) {
+        throw fail(lineNo, `unsupported session version ${String(value.version)} (this library reads 1–3)`);
+      }
+      header = value;
+      lastKeptEnd = end;
+      continue;
+    }
+    if (value === undefined) {
+      if (text.slice(start).trim() === "") {
+        tornTail = {
+          line: lineNo,
+          reason: "torn last line (unparsable JSON)",
+          text: lineText,
+          start: lineStart,
+        };
+        break;
+      }
+      if (!options.recover) throw fail(lineNo, "not a JSON object");
+      skipped.push({ line: lineNo, reason: "not a JSON object", text: lineText });
+      continue;
+    }
+    raw.push({ line: lineNo, value });
+    lastKeptEnd = end;
+  }
+  if (header === undefined) throw fail(1, "the file is empty (no session header)");
+
+  const sourceVersion = headerVersion(header);
+  if (sourceVersion < 2) migrateV1Entries(raw);
+  if (sourceVersion < 3) migrateV2Entries(raw);
+
+  const tree = new SessionTree();
+  for (const { line, value } of raw) {
+    let problem = entryProblem(value);
+    if (problem === undefined) {
+      try {
+        tree.insert(value as unknown as SessionEntry);
+      } catch (error) {
+        problem = (error as Error).message;
+      }
+    }
+    if (problem === undefined) continue;
+    if (!options.recover) throw fail(line, problem);
+    skipped.push({ line, reason: problem, text: JSON.stringify(value) });
+  }
+  const result: ParsedSession = {
+    header: migrateHeader(header),
+    tree,
+    sourceVersion,
+    skipped,
+    missingFinalNewline: lastKeptEnd === length && !text.endsWith("\n"),
+  };
+  if (tornTail) result.tornTail = tornTail;
+  return result;
+}
+
+/** The full text of a session file: header and entries in order. */
+export function serializeSession(header: SessionHeader, entries: readonly SessionEntry[]): string {
+  let text = serializeLine(header);
+  for (const entry of entries) text += serializeLine(entry);
+  return text;
+}

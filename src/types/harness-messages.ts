@@ -1,0 +1,39 @@
+import type { ImageContent, TextContent } from "./messages.js";
+
+/** The summary that replaces the compacted part of a transcript; the harness sends it to the model as a user message. */
+export interface CompactionSummaryMessage {
+  role: "compactionSummary";
+  summary: string;
+  /** Context tokens before the compaction. */
+  tokensBefore: number;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+/** A summary of the branch the session navigated away from. */
+export interface BranchSummaryMessage {
+  role: "branchSummary";
+  summary: string;
+  /** Id of the entry the summarised branch left from ("root" when it left from the root). */
+  fromId: string;
+  timestamp: number;
+}
+
+/** An app message that enters the model's context (persisted as a `custom_message` entry). */
+export interface CustomMessage<TDetails = unknown> {
+  role: "custom";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  /** Whether a UI should show it. */
+  display: boolean;
+  details?: TDetails;
+  timestamp: number;
+}
+
+declare module "./messages.js" {
+  interface CustomAgentMessages {
+    compactionSummary: CompactionSummaryMessage;
+    branchSummary: BranchSummaryMessage;
+    custom: CustomMessage;
+  }
+}

@@ -1,0 +1,6 @@
+import { MemorySessionRepo } from "../../src/index.js";
+import { sessionRepoConformance } from "../../src/testing.js";
+
+sessionRepoConformance("MemorySessionRepo", ({ writeFault }) => ({
+  repo: new MemorySessionRepo({ writeFault }),
+}));
