@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const srcRoot = path.resolve(import.meta.dirname, "../../src");
+
+/** Every module reachable from `entry` through relative imports, with the bare imports each makes. */
+function importGraph(entry: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const pending = [path.join(srcRoot, entry)];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (graph.has(file)) continue;
+    const source = readFileSync(file, "utf8");
+    const specifiers = [
+      ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+["']([^"']+)["']/g),
+    ].map((match) => match[1]!);
+    const bare: string[] = [];
+    for (const specifier of specifiers) {
+      if (specifier.startsWith("."))
+        pending.push(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".ts")));
+      else bare.push(specifier);
+    }
+    graph.set(file, bare);
+  }
+  return graph;
+}
+
+describe("the core entry point", () => {
+  it("imports no node: module, so it bundles for browsers", () => {
+    const offenders = [...importGraph("index.ts")].flatMap(([file, bare]) =>
+      bare
+        .filter((s) => s.startsWith("node:") || ["fs", "path", "child_process", "os"].includes(s))
+        .map((s) => `${path.relative(srcRoot, file)} → ${s}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("reaches the loop, the agent and the memory session repo", () => {
+    const files = [...importGraph("index.ts").keys()].map((file) => path.relative(srcRoot, file));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "machines/agent-loop.machine.ts",
+        "agent/agent.ts",
+        "storage/memory-session-repo.ts",
+      ]),
+    );
+  });
+});
