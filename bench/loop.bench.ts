@@ -224,8 +224,8 @@ function figure(
 
 async function scenarioTurns(runners: Runner[], which: "text" | "tool") {
   const script = which === "text" ? TEXT : TOOLS;
-  const n = quick ? 300 : 2000;
-  const rounds = roundsArg ?? (quick ? 3 : 7);
+  const n = quick ? 300 : which === "text" ? 2000 : 1000;
+  const rounds = roundsArg ?? (quick ? 3 : 5);
   log(`scenario ${which === "text" ? 1 : 2}: ${which} turn, ${n} runs × ${rounds} rounds`);
   const results = await roundRobin(
     runners.map((runner) => perRun(runner, script, n)),
@@ -246,7 +246,7 @@ async function scenarioTurns(runners: Runner[], which: "text" | "tool") {
 async function scenarioDelta(runners: Runner[]) {
   const deltas = 10_000;
   const runs = quick ? 3 : 10;
-  const rounds = roundsArg ?? (quick ? 3 : 7);
+  const rounds = roundsArg ?? (quick ? 3 : 5);
   log(`scenario 3: ${deltas}-delta reply, ${runs} runs × ${rounds} rounds`);
   const results = await roundRobin(
     runners.map((runner) => perDelta(runner, deltas, runs)),
