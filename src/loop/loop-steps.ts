@@ -119,13 +119,14 @@ export function startNextTurn(ctx: AgentLoopContext, decision: BetweenTurnsDecis
   if (decision.next === "stream") for (const message of decision.pending) appendMessage(ctx, message);
 }
 
-export function streamReplyInput(ctx: AgentLoopContext): StreamReplyInput {
+export function streamReplyInput(ctx: AgentLoopContext): StreamReplyInput & { controller: AbortController } {
   return {
     config: ctx.config,
     model: ctx.model,
     thinkingLevel: ctx.thinkingLevel,
     context: ctx.context,
     signal: ctx.controller.signal,
+    controller: ctx.controller,
     sink: ctx.sink,
   };
 }
