@@ -41,7 +41,7 @@ const errorOutcome = (input: ToolCallInput, text: string): ToolCallOutcome => ({
 /**
  * One tool call, spawned by the loop with the tool call id as actor id:
  * `preparing` (preflight, then wait for the loop's `EXECUTE`) → `awaitingApproval` (tools that require
- * it) → `executing` → `finalizing` (`afterToolCall`, skipped when there is no such hook) → `settled` (output: the outcome).
+ * it) → `executing` → `finalizing` (`afterToolCall`) → `settled` (output: the outcome).
  */
 export const toolCallMachine = setup({
   types: {
@@ -64,7 +64,6 @@ export const toolCallMachine = setup({
   guards: {
     preflightFailed: (_, output: PreflightOutput) => !output.ok,
     needsApproval: ({ context }) => context.needsApproval,
-    noAfterToolCall: ({ context }) => context.input.config.afterToolCall === undefined,
   },
 }).createMachine({
   id: "toolCall",
@@ -138,30 +137,13 @@ export const toolCallMachine = setup({
       invoke: {
         src: "execute",
         input: ({ context }) => ({ ...context.input, args: context.args }),
-        // Without an `afterToolCall` hook there is nothing to finalize: settle at once (saves an actor).
-        onDone: [
-          {
-            guard: "noAfterToolCall",
-            target: "settled",
-            actions: assign({ outcome: ({ event }) => event.output }),
-          },
-          { target: "finalizing", actions: assign({ outcome: ({ event }) => event.output }) },
-        ],
-        onError: [
-          {
-            guard: "noAfterToolCall",
-            target: "settled",
-            actions: assign({
-              outcome: ({ context, event }) => errorOutcome(context.input, errorText(event.error)),
-            }),
-          },
-          {
-            target: "finalizing",
-            actions: assign({
-              outcome: ({ context, event }) => errorOutcome(context.input, errorText(event.error)),
-            }),
-          },
-        ],
+        onDone: { target: "finalizing", actions: assign({ outcome: ({ event }) => event.output }) },
+        onError: {
+          target: "finalizing",
+          actions: assign({
+            outcome: ({ context, event }) => errorOutcome(context.input, errorText(event.error)),
+          }),
+        },
       },
     },
     finalizing: {
