@@ -96,7 +96,15 @@ export const agentLoopMachine = setup({
     idle: {
       on: {
         START: { target: "preparingTurn", actions: "beginRun" },
-        ABORT: { target: "done", actions: ["beginRun", "abortRun", "endRun"] },
+        ABORT: {
+          target: "done",
+          actions: [
+            "beginRun",
+            "abortRun",
+            { type: "failTurn", params: { reason: "aborted", text: "Run was aborted" } },
+            "endRun",
+          ],
+        },
       },
     },
     preparingTurn: {
