@@ -9,6 +9,7 @@ import {
   batchTerminates,
   createToolBatch,
   errorOutcome,
+  FAILED_REPLY_CALL_TEXT,
   isBatchSettled,
   nextBatchStep,
   SKIPPED_CALL_TEXT,
@@ -122,20 +123,28 @@ export function streamReplyInput(ctx: AgentLoopContext): StreamReplyInput {
   };
 }
 
-/** Records the finished reply; a reply with tool calls opens a tool batch. */
+/**
+ * Records the finished reply; a reply with tool calls opens a tool batch. Calls that will never run
+ * (truncated, or part of a failed or aborted reply) are settled at once with an error result.
+ */
 export function recordReply(ctx: AgentLoopContext, message: AssistantMessage, started: boolean): void {
   appendMessage(ctx, message, !started);
   ctx.turns++;
   ctx.batch = undefined;
-  if (message.stopReason === "error" || message.stopReason === "aborted") return;
   const batch = createToolBatch(message, ctx.context.tools, ctx.config.toolExecution);
   if (batch.calls.length === 0) return;
   ctx.batch = batch;
-  if (message.stopReason === "length") {
-    for (const call of batch.calls) {
-      startToolCall(ctx, call.id, call.name, call.arguments);
-      endToolCall(ctx, errorOutcome(call, TRUNCATED_CALL_TEXT(call.name)));
-    }
+  const reason = message.stopReason;
+  if (reason !== "length" && reason !== "error" && reason !== "aborted") return;
+  for (const call of batch.calls) {
+    startToolCall(ctx, call.id, call.name, call.arguments);
+    const text =
+      reason === "length"
+        ? TRUNCATED_CALL_TEXT(call.name)
+        : reason === "aborted"
+          ? ABORTED_CALL_TEXT
+          : FAILED_REPLY_CALL_TEXT;
+    endToolCall(ctx, errorOutcome(call, text));
   }
 }
 

@@ -1,4 +1,4 @@
-import { assign, type DoneActorEvent, type ErrorActorEvent, enqueueActions, setup } from "xstate";
+import { type DoneActorEvent, type ErrorActorEvent, enqueueActions, setup } from "xstate";
 import { type BetweenTurnsDecision, betweenTurnsActor } from "../actors/between-turns.actor.js";
 import { type StreamReplyOutput, streamReplyActor } from "../actors/stream-reply.actor.js";
 import type { ToolCallOutcome } from "../actors/tool-call.actors.js";
@@ -157,7 +157,12 @@ export const agentLoopMachine = setup({
           {
             guard: { type: "replyFailed", params: ({ event }) => event.output },
             target: "done",
-            actions: [{ type: "recordReply", params: ({ event }) => event.output }, "closeTurn", "endRun"],
+            actions: [
+              { type: "recordReply", params: ({ event }) => event.output },
+              "finishToolBatch",
+              "closeTurn",
+              "endRun",
+            ],
           },
           {
             guard: { type: "replyHasToolCalls", params: ({ event }) => event.output },
