@@ -217,6 +217,12 @@ export function advanceToolBatch(ctx: AgentLoopContext): ToolBatchCommand[] {
   }
 }
 
+/** Whether the call has a running child actor (spawned and not yet settled). */
+export function hasToolCallChild(ctx: AgentLoopContext, toolCallId: string): boolean {
+  const phase = ctx.batch?.phases.get(toolCallId);
+  return phase !== undefined && phase !== "pending" && phase !== "settled";
+}
+
 export function markPrepared(ctx: AgentLoopContext, toolCallId: string): void {
   if (ctx.batch?.phases.get(toolCallId) === "preparing") ctx.batch.phases.set(toolCallId, "prepared");
 }

@@ -84,6 +84,8 @@ export const agentLoopMachine = setup({
     replyHasToolCalls: (_, output: { message: { content: { type: string }[] } }) =>
       output.message.content.some((block) => block.type === "toolCall"),
     batchSettled: ({ context }) => context.batch !== undefined && isBatchSettled(context.batch),
+    // A decision for a call that has no child (unknown, or already settled) is ignored.
+    toolCallRunning: ({ context }, toolCallId: string) => run.hasToolCallChild(context, toolCallId),
   },
 }).createMachine({
   id: "agentLoop",
@@ -214,12 +216,14 @@ export const agentLoopMachine = setup({
           actions: [{ type: "skipRemainingTools", params: ({ event }) => event.messages }],
         },
         APPROVE_TOOL: {
+          guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
           actions: {
             type: "forwardDecision",
             params: ({ event }) => ({ id: event.toolCallId, approved: true }),
           },
         },
         DENY_TOOL: {
+          guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
           actions: {
             type: "forwardDecision",
             params: ({ event }) => ({ id: event.toolCallId, approved: false, reason: event.reason }),
