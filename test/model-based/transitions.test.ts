@@ -3,13 +3,12 @@ import type { SnapshotFrom } from "xstate";
 import { agentLoopMachine } from "../../src/machines/agent-loop.machine.js";
 import { toolCallMachine } from "../../src/machines/tool-call.machine.js";
 import type { SteeringPolicy } from "../../src/types/loop.js";
-import type { UserMessage } from "../../src/types/messages.js";
-import { createTransitionCoverage } from "./coverage.js";
+import { createTransitionCoverage, machineTransitions, transitionLabel } from "./coverage.js";
 import { edgeCases } from "./edges.js";
 import { expectRunInvariants } from "./invariants.js";
 import { applyLoopEvent, describeLoopState, observeLoop, projectLoop } from "./loop.driver.js";
 import { createLoopModel, type LoopModel, type LoopModelEvent, loopModelEvents } from "./loop.model.js";
-import { LoopRig } from "./real-loop.js";
+import { LoopRig, settle } from "./real-loop.js";
 import {
   applyToolCallEvent,
   describeToolCallState,
@@ -92,4 +91,96 @@ describe("toolCallMachine (call t1 of a parallel batch [t1, t2])", () => {
     await rig.finish();
     expectRunInvariants(rig);
   });
+});
+
+/** Drives a rig with model events (the same driver as the generated tests). */
+function stepper(rig: LoopRig) {
+  const batchTurn = { n: 0 };
+  return async (...events: LoopModelEvent[]) => {
+    for (const event of events) await applyLoopEvent(rig, event, batchTurn);
+  };
+}
+const START: LoopModelEvent[] = [{ type: "START" }, { type: "DECIDE", outcome: "answer" }];
+const contains = (messages: unknown[], message: unknown) => messages.includes(message);
+
+describe("transitions the models do not reach", () => {
+  // A between-tools poll that answers asynchronously can land after the batch settled: the loop's
+  // root STEERING.ARRIVED handler keeps the messages for the next turn it prepares.
+  async function lateSteering() {
+    const rig = new LoopRig({ steering: "betweenTools", holdBetweenToolsPolls: true, inspect });
+    const step = stepper(rig);
+    await step(...START, { type: "REPLY", kind: "tools" }, { type: "STEER" });
+    await step(
+      { type: "TOOL_SETTLED", call: "a", result: "ok" },
+      { type: "TOOL_SETTLED", call: "b", result: "ok" },
+    );
+    expect(observeLoop(rig).value).toBe("preparingTurn");
+    const steering = rig.queued[0]!;
+    rig.answerPoll(rig.toolPolls, "answer");
+    await settle(rig);
+    expect(rig.queues.steering).toEqual([]);
+    expect(observeLoop(rig).value).toBe("preparingTurn");
+    return { rig, step, steering };
+  }
+
+  it("late between-tools steering is injected into the turn after the one being prepared", async () => {
+    const { rig, step, steering } = await lateSteering();
+    await step({ type: "DECIDE", outcome: "answer" }, { type: "REPLY", kind: "text" });
+    expect(contains(rig.modelCalls[1]!.messages, steering)).toBe(false);
+    await step({ type: "DECIDE", outcome: "answer" });
+    expect(observeLoop(rig).value).toBe("streaming");
+    expect(contains(rig.modelCalls[2]!.messages, steering)).toBe(true);
+    await step({ type: "REPLY", kind: "text" }, { type: "DECIDE", outcome: "answer" });
+    expect(observeLoop(rig).value).toBe("done");
+    expectRunInvariants(rig);
+  });
+
+  it("late between-tools steering goes back to its queue when the run is aborted", async () => {
+    const { rig, steering } = await lateSteering();
+    rig.abort("event");
+    await rig.finish();
+    expect(rig.queues.steering).toEqual([steering]);
+    expectRunInvariants(rig);
+  });
+
+  // A tool call child whose own action throws (here: the listener of its approval request) stops with
+  // an error; the loop gives the call an error result and goes on.
+  it("a crashed tool call child gets an error result and the loop continues", async () => {
+    const rig = new LoopRig({ sinkThrowsOn: "tool_approval_request", inspect });
+    const step = stepper(rig);
+    await step(...START, { type: "REPLY", kind: "approval" });
+    expect(observeLoop(rig).value).toBe("preparingTurn");
+    const end = rig.events.find((e) => e.type === "tool_execution_end");
+    expect(end).toMatchObject({ toolCallId: "a1", isError: true });
+    expect(JSON.stringify(end)).toContain("listener failed");
+    await step({ type: "DECIDE", outcome: "answer" }, { type: "REPLY", kind: "text" });
+    await step({ type: "DECIDE", outcome: "answer" });
+    expect(observeLoop(rig).value).toBe("done");
+    expectRunInvariants(rig);
+  });
+});
+
+describe("transition coverage", () => {
+  it("names every transition of both machines uniquely", () => {
+    for (const machine of [agentLoopMachine, toolCallMachine]) {
+      const labels = machineTransitions(machine).map(transitionLabel);
+      expect(new Set(labels).size).toBe(labels.length);
+    }
+  });
+
+  // Runs after every test above: a new transition that no test takes fails here.
+  it("took every transition except the documented unreachable ones", () => {
+    const missed = ["agentLoopMachine", "toolCallMachine"].flatMap((name) => coverage.report(name).missed);
+    expect(missed.sort()).toEqual(Object.keys(UNREACHABLE).sort());
+  });
+});
+
+afterAll(() => {
+  for (const name of ["agentLoopMachine", "toolCallMachine"]) {
+    const { taken, total, missed } = coverage.report(name);
+    const reasons = missed.map(
+      (label) => `\n  not taken: ${label} (${UNREACHABLE[label] ?? "NOT DOCUMENTED"})`,
+    );
+    console.log(`${name} transitions covered: ${taken.length}/${total}${reasons.join("")}`);
+  }
 });
