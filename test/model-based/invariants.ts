@@ -66,6 +66,13 @@ export function expectRunInvariants(rig: LoopRig): void {
     if (held.late) expect(held.signal?.aborted, `${id} was left running without an abort`).toBe(true);
   }
 
+  if (rig.agent) {
+    const state = rig.agent.state;
+    expect(state.isStreaming).toBe(false);
+    expect(state.pendingToolCalls.size).toBe(0);
+    expect(state.messages.slice(-messages.length)).toEqual(messages);
+  }
+
   for (const message of rig.queued) {
     const delivered = messages.filter((m) => m === message).length;
     const waiting = [...rig.queues.steering, ...rig.queues.followUp].filter((m) => m === message).length;

@@ -78,7 +78,7 @@ function replyFor(kind: ReplyKind, turn: number): ModelAnswer {
 export async function applyLoopEvent(rig: LoopRig, event: LoopModelEvent, batchTurn: { n: number }) {
   switch (event.type) {
     case "START":
-      rig.actor.send({ type: "START" });
+      rig.start();
       break;
     case "ABORT":
       rig.abort(event.via);
@@ -107,10 +107,10 @@ export async function applyLoopEvent(rig: LoopRig, event: LoopModelEvent, batchT
       });
       break;
     case "APPROVE":
-      rig.actor.send({ type: "APPROVE_TOOL", toolCallId: callId(event.call, batchTurn.n) });
+      rig.approve(callId(event.call, batchTurn.n));
       break;
     case "DENY":
-      rig.actor.send({ type: "DENY_TOOL", toolCallId: callId(event.call, batchTurn.n), reason: "no" });
+      rig.deny(callId(event.call, batchTurn.n), "no");
       break;
   }
   await settle(rig);

@@ -11,11 +11,15 @@ import type { SteeringPolicy } from "../../src/types/loop.js";
  * "a" that needs approval) whose completion the test controls.
  */
 
-/** A tool call of the current batch: running, waiting for approval, or settled (ok / terminate). */
-export type ModelCall = "running" | "approval" | "ok" | "terminate";
+/**
+ * A tool call of the current batch: waiting for its turn (sequential execution), running, waiting
+ * for approval, or settled (ok / terminate).
+ */
+export type ModelCall = "queued" | "running" | "approval" | "ok" | "terminate";
 
 export interface LoopModelContext {
   policy: SteeringPolicy;
+  execution: "parallel" | "sequential";
   /** preparingTurn: the model must be called again (run start, or tools that did not terminate). */
   wantsReply: boolean;
   /** A steering / follow-up message waits in its queue (not yet drained by the loop). */
@@ -67,11 +71,13 @@ const settledCall = (call: ModelCall | undefined) =>
 const otherCall = (call: "a" | "b") => (call === "a" ? "b" : "a");
 
 /** The batch after the call settles with `result`. */
+/** The batch after the call settles with `result`; a sequential batch then starts its next call. */
 function settleCall(
   batch: LoopModelContext["batch"],
   event: Extract<LoopModelEvent, { type: "TOOL_SETTLED" }>,
-) {
-  return { ...batch, [event.call]: event.result };
+): LoopModelContext["batch"] {
+  const next = { ...batch, [event.call]: event.result };
+  return next.b === "queued" ? { ...next, b: "running" } : next;
 }
 
 const queueEvents = {
@@ -92,7 +98,7 @@ const reply =
 
 const abort = { ABORT: { target: "done" } } as const;
 
-export function createLoopModel(policy: SteeringPolicy) {
+export function createLoopModel(policy: SteeringPolicy, execution: LoopModelContext["execution"]) {
   return setup({
     types: { context: {} as LoopModelContext, events: {} as LoopModelEvent },
     actions: {
@@ -120,6 +126,7 @@ export function createLoopModel(policy: SteeringPolicy) {
     id: "loopModel",
     context: {
       policy,
+      execution,
       wantsReply: false,
       steerQueued: false,
       followQueued: false,
@@ -167,7 +174,12 @@ export function createLoopModel(policy: SteeringPolicy) {
             {
               guard: reply("tools"),
               target: "executingTools",
-              actions: assign({ batch: { a: "running", b: "running" } }),
+              actions: assign({
+                batch: ({ context }) => ({
+                  a: "running",
+                  b: context.execution === "sequential" ? "queued" : "running",
+                }),
+              }),
             },
             {
               guard: reply("approval"),

@@ -1,5 +1,6 @@
 import type { InspectionEvent } from "xstate";
 import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
 import { type AgentLoopActor, createAgentLoopActor } from "../../src/loop/agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
@@ -32,7 +33,10 @@ export interface Held<T> {
 export type ModelAnswer = ScriptedReply | { events: AssistantMessageEvent[] } | { throws: Error };
 
 export interface RigOptions {
+  /** Run through `createAgentLoopActor` (default) or an `Agent` (approvals and abort via its API). */
+  entry?: "loop" | "agent";
   steering?: SteeringPolicy;
+  toolExecution?: "parallel" | "sequential";
   /** Gate `beforeToolCall` / `afterToolCall` for these tool call ids (others pass at once). */
   holdBeforeToolCall?: string[];
   holdAfterToolCall?: string[];
@@ -61,7 +65,10 @@ export class LoopRig {
   activity = 0;
   /** Model calls made when the run was aborted (none may follow). */
   callsAtAbort: number | undefined;
-  readonly actor: AgentLoopActor;
+  /** The Agent (entry "agent") and the promise of its `prompt()`. */
+  readonly agent: Agent | undefined;
+  #prompted: Promise<void> | undefined;
+  readonly #actor: AgentLoopActor | undefined;
 
   constructor(readonly options: RigOptions = {}) {
     const execute = async (_args: unknown, ctx: { toolCallId: string; signal: AbortSignal }) =>
@@ -86,6 +93,7 @@ export class LoopRig {
       model: testModel,
       streamFn: this.#streamFn,
       steering: options.steering,
+      toolExecution: options.toolExecution,
       signal: this.controller.signal,
       getSteeringMessages: () => {
         const betweenTools = this.actor.getSnapshot().value === "executingTools";
@@ -109,11 +117,39 @@ export class LoopRig {
         options.inspect?.(event);
       },
     };
-    this.actor = createAgentLoopActor([user("start")], emptyContext({ tools }), config, (event) => {
+    const sink = (event: AgentEvent) => {
       this.events.push(event);
       if (event.type === options.sinkThrowsOn) throw new Error("listener failed");
-    });
-    this.actor.start();
+    };
+    if (options.entry === "agent") {
+      const { model, streamFn, steering, beforeToolCall, afterToolCall, inspect } = config;
+      this.agent = new Agent({ model, streamFn, steering, beforeToolCall, afterToolCall, inspect, tools });
+      this.agent.subscribe(sink);
+    } else {
+      this.#actor = createAgentLoopActor([user("start")], emptyContext({ tools }), config, sink);
+      this.#actor.start();
+    }
+  }
+
+  /** The run's loop actor (for an Agent: once prompted). */
+  get actor(): AgentLoopActor {
+    return (this.agent?.actor ?? this.#actor)!;
+  }
+
+  /** Starts the run: `START` to the actor, or `agent.prompt()`. */
+  start(): void {
+    if (this.agent) this.#prompted = this.agent.prompt("start");
+    else this.actor.send({ type: "START" });
+  }
+
+  approve(toolCallId: string): void {
+    if (this.agent) this.agent.approveToolCall(toolCallId);
+    else this.actor.send({ type: "APPROVE_TOOL", toolCallId });
+  }
+
+  deny(toolCallId: string, reason: string): void {
+    if (this.agent) this.agent.denyToolCall(toolCallId, reason);
+    else this.actor.send({ type: "DENY_TOOL", toolCallId, reason });
   }
 
   /** Takes every message of a queue (the follow-up poll keeps the rest: it takes one). */
@@ -131,7 +167,8 @@ export class LoopRig {
 
   abort(via: "event" | "signal"): void {
     this.callsAtAbort ??= this.modelCalls.length;
-    if (via === "event") this.actor.send({ type: "ABORT" });
+    if (this.agent) this.agent.abort();
+    else if (via === "event") this.actor.send({ type: "ABORT" });
     else this.controller.abort();
   }
 
@@ -188,6 +225,7 @@ export class LoopRig {
       }
     }
     await settle(this);
+    await this.#prompted;
   }
 
   readonly #streamFn: StreamFn = async (model, context, options) => {

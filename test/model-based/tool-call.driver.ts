@@ -30,15 +30,16 @@ const flatten = (value: unknown): string =>
         .join();
 
 /** A real loop run whose first reply calls [t1, t2]; resolves once t1's preflight is running. */
-export async function startToolCallRun(options: Pick<RigOptions, "inspect">): Promise<LoopRig> {
+export async function startToolCallRun(options: Pick<RigOptions, "inspect" | "entry">): Promise<LoopRig> {
   const rig = new LoopRig({
     ...options,
     holdBeforeToolCall: [SUBJECT, SIBLING],
     holdAfterToolCall: [SUBJECT],
   });
-  rig.actor.send({ type: "START" });
+  rig.start();
   await settle(rig);
-  rig.answerPoll(rig.turnPolls, "answer");
+  // An Agent polls its own (empty) steering queue at run start; the loop rig holds that poll.
+  if (!rig.agent) rig.answerPoll(rig.turnPolls, "answer");
   await settle(rig);
   rig.answerModel({
     toolCalls: [SUBJECT, SIBLING].map((id) => ({ name: "work", arguments: {}, id })),
@@ -92,10 +93,10 @@ export async function applyToolCallEvent(rig: LoopRig, event: ToolCallModelEvent
       rig.release(rig.beforeHooks, SIBLING, { value: undefined });
       break;
     case "APPROVE":
-      rig.actor.send({ type: "APPROVE_TOOL", toolCallId: SUBJECT });
+      rig.approve(SUBJECT);
       break;
     case "DENY":
-      rig.actor.send({ type: "DENY_TOOL", toolCallId: SUBJECT, reason: "not allowed" });
+      rig.deny(SUBJECT, "not allowed");
       break;
     case "EXECUTED":
       rig.release(

@@ -2,7 +2,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { SnapshotFrom } from "xstate";
 import { agentLoopMachine } from "../../src/machines/agent-loop.machine.js";
 import { toolCallMachine } from "../../src/machines/tool-call.machine.js";
-import type { SteeringPolicy } from "../../src/types/loop.js";
 import { createTransitionCoverage, machineTransitions, transitionLabel } from "./coverage.js";
 import { edgeCases } from "./edges.js";
 import { expectRunInvariants } from "./invariants.js";
@@ -45,17 +44,21 @@ const UNREACHABLE: Record<string, string> = {
 type LoopState = SnapshotFrom<LoopModel>;
 type ToolCallState = SnapshotFrom<ToolCallModel>;
 
-describe.each<SteeringPolicy>(["afterToolBatch", "betweenTools"])(
-  "agentLoopMachine, steering %s",
-  (policy) => {
+const loopVariants = (["afterToolBatch", "betweenTools"] as const).flatMap((policy) =>
+  (["parallel", "sequential"] as const).map((execution) => ({ policy, execution })),
+);
+
+describe.each(loopVariants)(
+  "agentLoopMachine, steering $policy, $execution tools",
+  ({ policy, execution }) => {
     const cases = edgeCases<LoopState, LoopModelEvent>(
-      createLoopModel(policy),
+      createLoopModel(policy, execution),
       loopModelEvents,
       describeLoopState,
     );
 
     it.each(cases)("$name", async ({ initial, path, source, event, target }) => {
-      const rig = new LoopRig({ steering: policy, inspect });
+      const rig = new LoopRig({ steering: policy, toolExecution: execution, inspect });
       const batchTurn = { n: 0 };
       expect(observeLoop(rig)).toEqual(projectLoop(initial));
       for (const step of path) {
@@ -71,7 +74,7 @@ describe.each<SteeringPolicy>(["afterToolBatch", "betweenTools"])(
   },
 );
 
-describe("toolCallMachine (call t1 of a parallel batch [t1, t2])", () => {
+describe.each(["loop", "agent"] as const)("toolCallMachine (t1 of a batch [t1, t2]), run by %s", (entry) => {
   const cases = edgeCases<ToolCallState, ToolCallModelEvent>(
     toolCallModel,
     toolCallModelEvents,
@@ -79,7 +82,7 @@ describe("toolCallMachine (call t1 of a parallel batch [t1, t2])", () => {
   );
 
   it.each(cases)("$name", async ({ initial, path, source, event, target }) => {
-    const rig = await startToolCallRun({ inspect });
+    const rig = await startToolCallRun({ inspect, entry });
     expect(observeToolCall(rig)).toEqual(projectToolCall(initial));
     for (const step of path) {
       await applyToolCallEvent(rig, step.event);
