@@ -87,8 +87,9 @@ export function callbackErrorText(error: unknown): string {
 }
 
 export function betweenTurnsInput(ctx: AgentLoopContext): BetweenTurnsInput {
-  const pending = ctx.pending;
-  ctx.pending = []; // handed over: the decision returns them, or restores them when it stops
+  // A copy: the run keeps its pending messages until a decision to stream delivers them, so an abort
+  // or a failing callback meanwhile still hands them back to their queue (endRun).
+  const pending = [...ctx.pending];
   return {
     config: ctx.config,
     signal: ctx.controller.signal,
@@ -109,7 +110,9 @@ export function applyUpdate(ctx: AgentLoopContext, decision: BetweenTurnsDecisio
 
 export function startNextTurn(ctx: AgentLoopContext, decision: BetweenTurnsDecision): void {
   openTurn(ctx);
-  if (decision.next === "stream") for (const message of decision.pending) appendMessage(ctx, message);
+  if (decision.next !== "stream") return;
+  for (const message of decision.pending) appendMessage(ctx, message);
+  ctx.pending = ctx.pending.filter((message) => !decision.pending.includes(message));
 }
 
 export function streamReplyInput(ctx: AgentLoopContext): StreamReplyInput {
