@@ -54,6 +54,7 @@ export function describeLoopState(state: SnapshotFrom<LoopModel>): string {
     context.partial ? "partial" : "",
     ...Object.entries(context.batch).map(([letter, call]) => `${letter}:${call}`),
     context.steerQueued ? "steer" : "",
+    context.steerPending ? "steerPending" : "",
     context.followQueued ? "followUp" : "",
   ].filter(Boolean);
   return `${state.value as string}${flags.length ? `{${flags.join(" ")}}` : ""}`;

@@ -24,6 +24,11 @@ export interface LoopModelContext {
   wantsReply: boolean;
   /** A steering / follow-up message waits in its queue (not yet drained by the loop). */
   steerQueued: boolean;
+  /**
+   * preparingTurn: steering the between-tools poll drained (it skipped the rest of the batch) waits in
+   * the run for the next turn. If the run ends instead, it goes back to its queue.
+   */
+  steerPending: boolean;
   followQueued: boolean;
   /** streaming: the reply streamed a tool call and now hangs until aborted. */
   partial: boolean;
@@ -103,6 +108,10 @@ export function createLoopModel(policy: SteeringPolicy, execution: LoopModelCont
     types: { context: {} as LoopModelContext, events: {} as LoopModelEvent },
     actions: {
       queueSteer: assign({ steerQueued: true }),
+      restorePending: assign({
+        steerQueued: ({ context }) => context.steerQueued || context.steerPending,
+        steerPending: false,
+      }),
       // The real loop ignores a decision for a call that is not waiting (unknown or settled).
       ignoreDecision: () => {},
       queueFollowUp: assign({ followQueued: true }),
@@ -129,6 +138,7 @@ export function createLoopModel(policy: SteeringPolicy, execution: LoopModelCont
       execution,
       wantsReply: false,
       steerQueued: false,
+      steerPending: false,
       followQueued: false,
       partial: false,
       batch: {},
@@ -146,13 +156,13 @@ export function createLoopModel(policy: SteeringPolicy, execution: LoopModelCont
         exit: "resetTransient",
         on: {
           ...queueEvents,
-          ...abort,
+          ABORT: { target: "done", actions: "restorePending" },
           DECIDE: [
-            { guard: ({ event }) => event.outcome === "throw", target: "done" },
+            { guard: ({ event }) => event.outcome === "throw", target: "done", actions: "restorePending" },
             {
-              guard: ({ context }) => context.wantsReply || context.steerQueued,
+              guard: ({ context }) => context.wantsReply || context.steerQueued || context.steerPending,
               target: "streaming",
-              actions: assign({ steerQueued: false }),
+              actions: assign({ steerQueued: false, steerPending: false }),
             },
             {
               guard: ({ context }) => context.followQueued,
@@ -201,7 +211,7 @@ export function createLoopModel(policy: SteeringPolicy, execution: LoopModelCont
             {
               guard: "steeringSkipsRest",
               target: "preparingTurn",
-              actions: assign({ steerQueued: false, wantsReply: true }),
+              actions: assign({ steerQueued: false, steerPending: true, wantsReply: true }),
             },
             {
               guard: "batchSettles",
