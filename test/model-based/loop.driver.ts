@@ -91,7 +91,7 @@ export async function applyLoopEvent(rig: LoopRig, event: LoopModelEvent, batchT
       rig.enqueue("followUp");
       break;
     case "DECIDE":
-      rig.answerPoll(rig.turnPolls, event.outcome);
+      rig.decide(event.outcome);
       break;
     case "REPLY": {
       const turn = rig.pendingModelCall().number;

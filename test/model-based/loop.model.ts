@@ -7,8 +7,10 @@ import type { SteeringPolicy } from "../../src/types/loop.js";
  * when the test says so, through an explicit event with a payload variant.
  *
  * The real run it stands for (see `real-loop.ts`): a scripted model whose replies the test releases,
- * a steering poll between turns that the test answers, and two parallel tools "a" and "b" (or one tool
- * "a" that needs approval) whose completion the test controls.
+ * a steering poll between turns that the test answers, steering / follow-up queues the test fills, and
+ * a batch of two tool calls "a" and "b" (parallel or sequential), or of one call "a" that needs
+ * approval, whose completion the test controls. The context stays small and bounded (flags, no
+ * counters), so the graph is finite: 44–56 states and 284–384 edges per variant.
  */
 
 /**
@@ -20,15 +22,18 @@ export type ModelCall = "queued" | "running" | "approval" | "ok" | "terminate";
 export interface LoopModelContext {
   policy: SteeringPolicy;
   execution: "parallel" | "sequential";
+  /** A turn has ended: between turns the loop asks `shouldStopAfterTurn` (not at run start). */
+  afterTurn: boolean;
   /** preparingTurn: the model must be called again (run start, or tools that did not terminate). */
   wantsReply: boolean;
-  /** A steering / follow-up message waits in its queue (not yet drained by the loop). */
+  /** A steering message waits in its queue (not yet drained by the loop). */
   steerQueued: boolean;
   /**
    * preparingTurn: steering the between-tools poll drained (it skipped the rest of the batch) waits in
    * the run for the next turn. If the run ends instead, it goes back to its queue.
    */
   steerPending: boolean;
+  /** A follow-up message waits in its queue. */
   followQueued: boolean;
   /** streaming: the reply streamed a tool call and now hangs until aborted. */
   partial: boolean;
@@ -43,7 +48,8 @@ export type LoopModelEvent =
   | { type: "ABORT"; via: "event" | "signal" }
   | { type: "STEER" }
   | { type: "FOLLOW_UP" }
-  | { type: "DECIDE"; outcome: "answer" | "throw" }
+  /** The between-turns callback the test holds answers: go on, stop (after a turn only), or throw. */
+  | { type: "DECIDE"; outcome: "answer" | "stop" | "throw" }
   | { type: "REPLY"; kind: ReplyKind }
   | { type: "TOOL_SETTLED"; call: "a" | "b"; result: "ok" | "terminate" }
   /** A decision for call a or b, waiting for approval or not (then the loop ignores it). */
@@ -57,8 +63,7 @@ export const loopModelEvents: LoopModelEvent[] = [
   { type: "ABORT", via: "signal" },
   { type: "STEER" },
   { type: "FOLLOW_UP" },
-  { type: "DECIDE", outcome: "answer" },
-  { type: "DECIDE", outcome: "throw" },
+  ...(["answer", "stop", "throw"] as const).map((outcome): LoopModelEvent => ({ type: "DECIDE", outcome })),
   ...(["text", "tools", "approval", "length", "error", "aborted", "throws", "partial"] as const).map(
     (kind): LoopModelEvent => ({ type: "REPLY", kind }),
   ),
@@ -75,7 +80,6 @@ const settledCall = (call: ModelCall | undefined) =>
   call === undefined || call === "ok" || call === "terminate";
 const otherCall = (call: "a" | "b") => (call === "a" ? "b" : "a");
 
-/** The batch after the call settles with `result`. */
 /** The batch after the call settles with `result`; a sequential batch then starts its next call. */
 function settleCall(
   batch: LoopModelContext["batch"],
@@ -108,13 +112,13 @@ export function createLoopModel(policy: SteeringPolicy, execution: LoopModelCont
     types: { context: {} as LoopModelContext, events: {} as LoopModelEvent },
     actions: {
       queueSteer: assign({ steerQueued: true }),
+      queueFollowUp: assign({ followQueued: true }),
       restorePending: assign({
         steerQueued: ({ context }) => context.steerQueued || context.steerPending,
         steerPending: false,
       }),
       // The real loop ignores a decision for a call that is not waiting (unknown or settled).
       ignoreDecision: () => {},
-      queueFollowUp: assign({ followQueued: true }),
       // Leaving a state resets what only that state uses, so equivalent vertices are merged.
       resetTransient: assign({ partial: false, batch: {}, wantsReply: false }),
     },
@@ -136,6 +140,7 @@ export function createLoopModel(policy: SteeringPolicy, execution: LoopModelCont
     context: {
       policy,
       execution,
+      afterTurn: false,
       wantsReply: false,
       steerQueued: false,
       steerPending: false,
@@ -160,21 +165,28 @@ export function createLoopModel(policy: SteeringPolicy, execution: LoopModelCont
           DECIDE: [
             { guard: ({ event }) => event.outcome === "throw", target: "done", actions: "restorePending" },
             {
-              guard: ({ context }) => context.wantsReply || context.steerQueued || context.steerPending,
+              guard: ({ context, event }) => event.outcome === "stop" && context.afterTurn,
+              target: "done",
+              actions: "restorePending",
+            },
+            {
+              guard: ({ context, event }) =>
+                event.outcome === "answer" &&
+                (context.wantsReply || context.steerQueued || context.steerPending),
               target: "streaming",
               actions: assign({ steerQueued: false, steerPending: false }),
             },
             {
-              guard: ({ context }) => context.followQueued,
+              guard: ({ context, event }) => event.outcome === "answer" && context.followQueued,
               target: "streaming",
               actions: assign({ followQueued: false }),
             },
-            { target: "done" },
+            { guard: ({ event }) => event.outcome === "answer", target: "done" },
           ],
         },
       },
       streaming: {
-        exit: "resetTransient",
+        exit: ["resetTransient", assign({ afterTurn: true })],
         on: {
           ...queueEvents,
           ...abort,

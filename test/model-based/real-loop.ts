@@ -56,6 +56,7 @@ export class LoopRig {
   readonly modelCalls: { answer: Held<ModelAnswer>; messages: AgentMessage[] }[] = [];
   readonly turnPolls: Held<AgentMessage[]>[] = [];
   readonly toolPolls: Held<AgentMessage[]>[] = [];
+  readonly stopDecisions: Held<boolean>[] = [];
   readonly toolRuns = new Map<string, Held<ToolResult>>();
   readonly beforeHooks = new Map<string, Held<BeforeToolCallResult | undefined>>();
   readonly afterHooks = new Map<string, Held<undefined>>();
@@ -95,12 +96,20 @@ export class LoopRig {
       steering: options.steering,
       toolExecution: options.toolExecution,
       signal: this.controller.signal,
+      // Held: the poll at run start, and the between-tools polls if asked. After a turn, the loop
+      // waits on the held shouldStopAfterTurn instead, and its steering poll drains at once.
       getSteeringMessages: () => {
         const betweenTools = this.actor.getSnapshot().value === "executingTools";
-        if (betweenTools && !options.holdBetweenToolsPolls) return this.drain("steering");
-        const held: Held<AgentMessage[]> = { gate: deferred<AgentMessage[]>(), released: false };
-        (betweenTools ? this.toolPolls : this.turnPolls).push(held);
-        return held.gate.promise;
+        const held = betweenTools ? options.holdBetweenToolsPolls : this.modelCalls.length === 0;
+        if (!held) return this.drain("steering");
+        const poll: Held<AgentMessage[]> = { gate: deferred<AgentMessage[]>(), released: false };
+        (betweenTools ? this.toolPolls : this.turnPolls).push(poll);
+        return poll.gate.promise;
+      },
+      shouldStopAfterTurn: () => {
+        const decision: Held<boolean> = { gate: deferred<boolean>(), released: false };
+        this.stopDecisions.push(decision);
+        return decision.gate.promise;
       },
       getFollowUpMessages: () => this.drain("followUp"),
       restoreQueuedMessages: (queue, messages) => this.queues[queue].unshift(...messages),
@@ -152,7 +161,7 @@ export class LoopRig {
     else this.actor.send({ type: "DENY_TOOL", toolCallId, reason });
   }
 
-  /** Takes every message of a queue (the follow-up poll keeps the rest: it takes one). */
+  /** Drains a queue as an Agent would: all steering messages, one follow-up ("one-at-a-time"). */
   drain(queue: "steering" | "followUp"): AgentMessage[] {
     const taken = this.queues[queue].splice(0);
     if (queue === "followUp") this.queues.followUp.push(...taken.splice(1));
@@ -188,11 +197,17 @@ export class LoopRig {
 
   /** Answers the one open poll of `polls` with the steering queue, or makes it fail. */
   answerPoll(polls: Held<AgentMessage[]>[], outcome: "answer" | "throw"): void {
-    const open = polls.filter((poll) => !poll.released);
-    if (open.length !== 1) throw new Error(`expected one open steering poll, found ${open.length}`);
-    open[0]!.released = true;
-    if (outcome === "answer") open[0]!.gate.resolve(this.drain("steering"));
-    else open[0]!.gate.reject(new Error("steering queue unavailable"));
+    const poll = onlyOpen(polls, "steering poll");
+    if (outcome === "answer") poll.gate.resolve(this.drain("steering"));
+    else poll.gate.reject(new Error("steering queue unavailable"));
+  }
+
+  /** Lets the loop decide what follows: at run start its steering poll, after a turn shouldStopAfterTurn. */
+  decide(outcome: "answer" | "stop" | "throw"): void {
+    if (this.modelCalls.length === 0 && outcome !== "stop") return this.answerPoll(this.turnPolls, outcome);
+    const decision = onlyOpen(this.stopDecisions, "shouldStopAfterTurn call");
+    if (outcome === "throw") decision.gate.reject(new Error("shouldStopAfterTurn failed"));
+    else decision.gate.resolve(outcome === "stop");
   }
 
   /** Completes a held piece of work; throws if the loop never started it. */
@@ -211,6 +226,10 @@ export class LoopRig {
     for (const poll of [...this.turnPolls, ...this.toolPolls].filter((p) => !p.released)) {
       poll.released = true;
       poll.gate.resolve(this.drain("steering"));
+    }
+    for (const decision of this.stopDecisions.filter((d) => !d.released)) {
+      decision.released = true;
+      decision.gate.resolve(false);
     }
     for (const call of this.modelCalls.filter((c) => !c.answer.released)) {
       call.answer.released = true;
@@ -242,6 +261,13 @@ export class LoopRig {
     map.set(id, held);
     return held.gate;
   }
+}
+
+function onlyOpen<T>(held: Held<T>[], what: string): Held<T> {
+  const open = held.filter((item) => !item.released);
+  if (open.length !== 1) throw new Error(`expected one open ${what}, found ${open.length}`);
+  open[0]!.released = true;
+  return open[0]!;
 }
 
 async function* eventStream(events: AssistantMessageEvent[]) {

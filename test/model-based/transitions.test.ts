@@ -1,3 +1,12 @@
+/**
+ * Model-based tests of the loop statecharts. `loop.model.ts` and `tool-call.model.ts` mirror
+ * `agentLoopMachine` and `toolCallMachine` without actors; for every edge of a model's adjacency map
+ * (xstate/graph), a test drives the real loop (`real-loop.ts`: real machines and actors, a scripted
+ * model, tools and hooks the test completes) along the shortest path to the edge's source state and
+ * across the edge, comparing the real actor with the model after every step, then ends the run and
+ * checks the run invariants (`invariants.ts`). An inspection observer records which transitions of the
+ * real machines were taken; the last test requires all of them but the documented unreachable ones.
+ */
 import { afterAll, describe, expect, it } from "vitest";
 import type { SnapshotFrom } from "xstate";
 import { agentLoopMachine } from "../../src/machines/agent-loop.machine.js";
