@@ -204,7 +204,10 @@ export class LoopRig {
 
   /** Lets the loop decide what follows: at run start its steering poll, after a turn shouldStopAfterTurn. */
   decide(outcome: "answer" | "stop" | "throw"): void {
-    if (this.modelCalls.length === 0 && outcome !== "stop") return this.answerPoll(this.turnPolls, outcome);
+    if (this.modelCalls.length === 0 && outcome !== "stop") {
+      this.answerPoll(this.turnPolls, outcome);
+      return;
+    }
     const decision = onlyOpen(this.stopDecisions, "shouldStopAfterTurn call");
     if (outcome === "throw") decision.gate.reject(new Error("shouldStopAfterTurn failed"));
     else decision.gate.resolve(outcome === "stop");
