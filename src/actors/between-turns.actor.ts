@@ -9,7 +9,10 @@ export interface BetweenTurnsInput {
   turnEnd?: TurnEndContext;
   /** The last turn ran tools whose batch did not ask to terminate, so the model must be called again. */
   toolsWantReply: boolean;
-  /** Messages already drained (steering that arrived between tools). */
+  /**
+   * Messages the run already holds (steering that arrived between tools). They stay the run's until a
+   * decision to stream delivers them; the run restores them to their queue if it ends instead.
+   */
   pending: AgentMessage[];
   turnsDone: number;
 }
@@ -21,16 +24,13 @@ export type BetweenTurnsDecision =
 /**
  * Decides what follows a turn (or the run start), calling the user's callbacks in pi's order:
  * `prepareNextTurn` → `shouldStopAfterTurn` → `maxTurns` → steering poll → (only when the loop would
- * stop) follow-up poll. Drained messages that cannot be delivered because the run was aborted are handed
- * back through `restoreQueuedMessages`. Rejects when a callback throws.
+ * stop) follow-up poll. Messages it drains itself but cannot deliver because the run was aborted are
+ * handed back through `restoreQueuedMessages`. Rejects when a callback throws.
  */
 export async function decideNextTurn(input: BetweenTurnsInput): Promise<BetweenTurnsDecision> {
   const { config, signal, turnEnd } = input;
   let update: NextTurnUpdate | undefined;
-  const stop = (): BetweenTurnsDecision => {
-    if (input.pending.length > 0) config.restoreQueuedMessages?.("steering", input.pending);
-    return { next: "stop", update };
-  };
+  const stop = (): BetweenTurnsDecision => ({ next: "stop", update });
   if (turnEnd) {
     update = (await config.prepareNextTurn?.(turnEnd)) ?? undefined;
     const after = update?.context ? { ...turnEnd, context: update.context } : turnEnd;
@@ -40,11 +40,8 @@ export async function decideNextTurn(input: BetweenTurnsInput): Promise<BetweenT
   if (signal.aborted) return stop();
 
   const steering = await drain(config, "steering", signal, config.getSteeringMessages);
+  if (signal.aborted) return stop(); // drain() already restored what it took
   const pending = [...input.pending, ...steering];
-  if (signal.aborted) {
-    config.restoreQueuedMessages?.("steering", pending);
-    return { next: "stop", update };
-  }
   if (!turnEnd || input.toolsWantReply || pending.length > 0) return { next: "stream", pending, update };
 
   const followUps = await drain(config, "followUp", signal, config.getFollowUpMessages);

@@ -9,6 +9,7 @@ import {
   batchTerminates,
   createToolBatch,
   errorOutcome,
+  FAILED_REPLY_CALL_TEXT,
   isBatchSettled,
   nextBatchStep,
   SKIPPED_CALL_TEXT,
@@ -94,8 +95,9 @@ export function callbackErrorText(error: unknown): string {
 }
 
 export function betweenTurnsInput(ctx: AgentLoopContext): BetweenTurnsInput {
-  const pending = ctx.pending;
-  ctx.pending = []; // handed over: the decision returns them, or restores them when it stops
+  // A copy: the run keeps its pending messages until a decision to stream delivers them, so an abort
+  // or a failing callback meanwhile still hands them back to their queue (endRun).
+  const pending = [...ctx.pending];
   return {
     config: ctx.config,
     signal: ctx.controller.signal,
@@ -116,7 +118,9 @@ export function applyUpdate(ctx: AgentLoopContext, decision: BetweenTurnsDecisio
 
 export function startNextTurn(ctx: AgentLoopContext, decision: BetweenTurnsDecision): void {
   openTurn(ctx);
-  if (decision.next === "stream") for (const message of decision.pending) appendMessage(ctx, message);
+  if (decision.next !== "stream") return;
+  for (const message of decision.pending) appendMessage(ctx, message);
+  ctx.pending = ctx.pending.filter((message) => !decision.pending.includes(message));
 }
 
 export function streamReplyInput(ctx: AgentLoopContext): StreamReplyInput & { controller: AbortController } {
@@ -131,20 +135,28 @@ export function streamReplyInput(ctx: AgentLoopContext): StreamReplyInput & { co
   };
 }
 
-/** Records the finished reply; a reply with tool calls opens a tool batch. */
+/**
+ * Records the finished reply; a reply with tool calls opens a tool batch. Calls that will never run
+ * (truncated, or part of a failed or aborted reply) are settled at once with an error result.
+ */
 export function recordReply(ctx: AgentLoopContext, message: AssistantMessage, started: boolean): void {
   appendMessage(ctx, message, !started);
   ctx.turns++;
   ctx.batch = undefined;
-  if (message.stopReason === "error" || message.stopReason === "aborted") return;
   const batch = createToolBatch(message, ctx.context.tools, ctx.config.toolExecution);
   if (batch.calls.length === 0) return;
   ctx.batch = batch;
-  if (message.stopReason === "length") {
-    for (const call of batch.calls) {
-      startToolCall(ctx, call.id, call.name, call.arguments);
-      endToolCall(ctx, errorOutcome(call, TRUNCATED_CALL_TEXT(call.name)));
-    }
+  const reason = message.stopReason;
+  if (reason !== "length" && reason !== "error" && reason !== "aborted") return;
+  for (const call of batch.calls) {
+    startToolCall(ctx, call.id, call.name, call.arguments);
+    const text =
+      reason === "length"
+        ? TRUNCATED_CALL_TEXT(call.name)
+        : reason === "aborted"
+          ? ABORTED_CALL_TEXT
+          : FAILED_REPLY_CALL_TEXT;
+    endToolCall(ctx, errorOutcome(call, text));
   }
 }
 
@@ -215,6 +227,12 @@ export function advanceToolBatch(ctx: AgentLoopContext): ToolBatchCommand[] {
     });
     return commands;
   }
+}
+
+/** Whether the call has a running child actor (spawned and not yet settled). */
+export function hasToolCallChild(ctx: AgentLoopContext, toolCallId: string): boolean {
+  const phase = ctx.batch?.phases.get(toolCallId);
+  return phase !== undefined && phase !== "pending" && phase !== "settled";
 }
 
 export function markPrepared(ctx: AgentLoopContext, toolCallId: string): void {

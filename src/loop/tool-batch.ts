@@ -29,6 +29,7 @@ export const TRUNCATED_CALL_TEXT = (name: string) =>
   `Tool call "${name}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.`;
 export const SKIPPED_CALL_TEXT = "Tool call skipped: the user sent a new message";
 export const ABORTED_CALL_TEXT = "Tool call aborted";
+export const FAILED_REPLY_CALL_TEXT = "Tool call not executed: the model reply failed";
 
 /** A batch for the tool calls of `message`, sequential when configured or when any called tool asks for it. */
 export function createToolBatch(

@@ -96,6 +96,8 @@ export const agentLoopMachine = setup({
     replyHasToolCalls: (_, output: { message: { content: { type: string }[] } }) =>
       output.message.content.some((block) => block.type === "toolCall"),
     batchSettled: ({ context }) => context.batch !== undefined && isBatchSettled(context.batch),
+    // A decision for a call that has no child (unknown, or already settled) is ignored.
+    toolCallRunning: ({ context }, toolCallId: string) => run.hasToolCallChild(context, toolCallId),
   },
 }).createMachine({
   id: "agentLoop",
@@ -108,7 +110,15 @@ export const agentLoopMachine = setup({
     idle: {
       on: {
         START: { target: "preparingTurn", actions: "beginRun" },
-        ABORT: { target: "done", actions: ["beginRun", "abortRun", "endRun"] },
+        ABORT: {
+          target: "done",
+          actions: [
+            "beginRun",
+            "abortRun",
+            { type: "failTurn", params: { reason: "aborted", text: "Run was aborted" } },
+            "endRun",
+          ],
+        },
       },
     },
     preparingTurn: {
@@ -161,7 +171,12 @@ export const agentLoopMachine = setup({
           {
             guard: { type: "replyFailed", params: ({ event }) => event.output },
             target: "done",
-            actions: [{ type: "recordReply", params: ({ event }) => event.output }, "closeTurn", "endRun"],
+            actions: [
+              { type: "recordReply", params: ({ event }) => event.output },
+              "finishToolBatch",
+              "closeTurn",
+              "endRun",
+            ],
           },
           {
             guard: { type: "replyHasToolCalls", params: ({ event }) => event.output },
@@ -216,12 +231,14 @@ export const agentLoopMachine = setup({
           actions: [{ type: "skipRemainingTools", params: ({ event }) => event.messages }],
         },
         APPROVE_TOOL: {
+          guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
           actions: {
             type: "forwardDecision",
             params: ({ event }) => ({ id: event.toolCallId, approved: true }),
           },
         },
         DENY_TOOL: {
+          guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
           actions: {
             type: "forwardDecision",
             params: ({ event }) => ({ id: event.toolCallId, approved: false, reason: event.reason }),

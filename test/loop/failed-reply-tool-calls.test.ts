@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { createAgentLoopActor } from "../../src/loop/agent-loop.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import type { AgentEvent } from "../../src/types/events.js";
+import type { AgentMessage, ToolResultMessage } from "../../src/types/messages.js";
+import { echoTool, emptyContext, runToEnd, testModel, user } from "../support/loop-harness.js";
+
+const toolCall = { name: "echo", arguments: { text: "x" }, id: "c1" };
+
+function resultsOf(events: AgentEvent[]): ToolResultMessage[] {
+  const end = events.at(-1);
+  const messages: AgentMessage[] = end?.type === "agent_end" ? end.messages : [];
+  return messages.filter((m): m is ToolResultMessage => (m as ToolResultMessage).role === "toolResult");
+}
+
+describe("tool calls of a reply that did not finish", () => {
+  it("get an 'aborted' error result when the run is aborted mid-reply", async () => {
+    const events: AgentEvent[] = [];
+    const streamFn = scriptedModel([{ toolCalls: [toolCall], hang: true }]);
+    const actor = createAgentLoopActor(
+      [user("hi")],
+      emptyContext({ tools: [echoTool()] }),
+      { model: testModel, streamFn },
+      (e) => events.push(e),
+    );
+    const ended = new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
+    actor.start();
+    actor.send({ type: "START" });
+    // Let the scripted stream run until it waits for an abort (it uses no timers).
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(actor.getSnapshot().value).toBe("streaming");
+    expect(events.some((e) => e.type === "message_update")).toBe(true);
+    actor.send({ type: "ABORT" });
+    await ended;
+    const results = resultsOf(events);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ toolCallId: "c1", isError: true });
+    expect(results[0]!.content).toEqual([{ type: "text", text: "Tool call aborted" }]);
+    expect(events.filter((e) => e.type === "tool_execution_start")).toHaveLength(1);
+    expect(events.filter((e) => e.type === "tool_execution_end")).toHaveLength(1);
+    const turnEnd = events.find((e) => e.type === "turn_end");
+    expect(turnEnd?.type === "turn_end" && turnEnd.toolResults).toEqual(results);
+  });
+
+  it("get an error result when the provider fails after streaming them", async () => {
+    const streamFn = scriptedModel([{ toolCalls: [toolCall], error: "overloaded" }]);
+    const events = await runToEnd([user("hi")], emptyContext({ tools: [echoTool()] }), {
+      model: testModel,
+      streamFn,
+    });
+    const results = resultsOf(events);
+    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([["c1", true]]);
+    expect(results[0]!.content).toEqual([
+      { type: "text", text: "Tool call not executed: the model reply failed" },
+    ]);
+    expect(streamFn.calls).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe("agent_end");
+  });
+});
