@@ -1,6 +1,7 @@
 import type {
   AgentMessage,
   AssistantMessage,
+  LlmContext,
   Model,
   SessionEntry,
   StopReason,
@@ -9,7 +10,7 @@ import type {
   Usage,
 } from "../../src/index.js";
 import { emptyUsage } from "../../src/index.js";
-import type { ScriptedTurn } from "../../src/providers/scripted/scripted-model.js";
+import type { ScriptedReply } from "../../src/testing.js";
 
 /** A model for summary requests. */
 export const summaryModel: Model = {
@@ -103,7 +104,7 @@ export function markersIn(text: string): string[] {
  * markers of the `<conversation>` block, whether a `<previous-summary>` came along (and its markers),
  * and the additional focus — so tests can prove what each request contained.
  */
-export function summariser(name = "summary"): ScriptedTurn {
+export function summariser(name = "summary"): (context: LlmContext) => ScriptedReply {
   return (context) => {
     const text = requestText(context);
     const conversation = /<conversation>\n([\s\S]*?)\n<\/conversation>/.exec(text)?.[1] ?? "";
