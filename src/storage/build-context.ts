@@ -6,8 +6,8 @@ function toMillis(iso: string): number {
   return Number.isNaN(ms) ? 0 : ms;
 }
 
-/** The message an entry contributes to the model context, if any. */
-function entryToMessage(entry: SessionEntry): AgentMessage | undefined {
+/** The message an entry contributes to the model context, if any (message, custom_message, branch_summary). */
+export function entryToMessage(entry: SessionEntry): AgentMessage | undefined {
   switch (entry.type) {
     case "message":
       return entry.message;
