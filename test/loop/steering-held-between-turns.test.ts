@@ -53,7 +53,7 @@ describe("steering held by the run between turns", () => {
     const { agent, run, streamFn } = await steeringHeldBetweenTurns(() => nextTurn.promise);
     agent.abort();
     await run; // prepareNextTurn has not returned yet
-    expect(agent.queued.steering.map((m) => m.content)).toEqual(["change of plan"]);
+    expect(agent.queued.steering.map((m) => (m as { content: unknown }).content)).toEqual(["change of plan"]);
     expect(streamFn.calls).toHaveLength(1);
     nextTurn.resolve(undefined);
     await settle();
@@ -65,7 +65,7 @@ describe("steering held by the run between turns", () => {
     const { agent, run, streamFn } = await steeringHeldBetweenTurns(() => nextTurn.promise);
     nextTurn.reject(new Error("compaction failed"));
     await run;
-    expect(agent.queued.steering.map((m) => m.content)).toEqual(["change of plan"]);
+    expect(agent.queued.steering.map((m) => (m as { content: unknown }).content)).toEqual(["change of plan"]);
     expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "error" });
     expect(streamFn.calls).toHaveLength(1);
   });
