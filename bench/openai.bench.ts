@@ -6,7 +6,8 @@
  * and once through the StreamFn (every event consumed). Runs alternate; the table shows the median
  * of the measured runs. Run: `npx tsx bench/openai.bench.ts [runs]`.
  */
-import OpenAI from "openai";
+// The project's own SDK (bench/node_modules holds an older copy pulled in by pi-ai).
+import OpenAI from "../node_modules/openai/index.mjs";
 import { openai } from "../src/openai.js";
 import type { LlmContext } from "../src/types/stream.js";
 import { chatModel, chunk, usageChunk } from "../test/support/openai-fixtures.js";

@@ -1,4 +1,3 @@
-export type { ToolCallOutcome } from "./actors/tool-call.actors.js";
 export { Agent, type AgentListener, type AgentOptions } from "./agent/agent.js";
 export type { AgentState } from "./agent/agent-state.js";
 export type { QueueMode } from "./agent/message-queues.js";
@@ -10,6 +9,7 @@ export {
 } from "./loop/agent-loop.js";
 export type { AgentLoopInput } from "./loop/loop-context.js";
 export { defaultConvertToLlm } from "./loop/messages.js";
+export type { ToolCallOutcome } from "./loop/tool-call-steps.js";
 export { type AgentLoopEvent, agentLoopMachine } from "./machines/agent-loop.machine.js";
 export { type ToolCallEvent, toolCallMachine } from "./machines/tool-call.machine.js";
 export * from "./storage/index.js";

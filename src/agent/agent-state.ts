@@ -36,7 +36,9 @@ export function reduceAgentState(
       return false;
     case "message_end":
       state.streamingMessage = undefined;
-      state.messages.push(event.message);
+      // The loop appends to the Agent's own array (appendInPlace); only a run whose context was
+      // replaced by prepareNextTurn leaves the Agent to append itself.
+      if (state.messages.at(-1) !== event.message) state.messages.push(event.message);
       return true;
     case "tool_execution_start":
       state.pendingToolCalls = new Set(state.pendingToolCalls).add(event.toolCallId);

@@ -1,4 +1,4 @@
-import { BehaviorSubject, type Observable, Subject } from "rxjs";
+import { Observable, Subject } from "rxjs";
 import { type AgentLoopActor, createAgentLoopActor } from "../loop/agent-loop.js";
 import { errorText, failedAssistantMessage } from "../loop/messages.js";
 import type { AgentEvent } from "../types/events.js";
@@ -64,7 +64,7 @@ export class Agent {
   readonly #state: AgentState & { messages: AgentMessage[]; tools: AgentTool[] };
   readonly #queues = createMessageQueues();
   readonly #events = new Subject<AgentEvent>();
-  readonly #stateSubject: BehaviorSubject<AgentState>;
+  readonly #stateChanges = new Subject<void>();
   readonly #listeners = new Set<AgentListener>();
   #listenerWork: Promise<void>[] = [];
   #run: ActiveRun | undefined;
@@ -86,7 +86,6 @@ export class Agent {
       pendingToolCalls: new Set(),
       errorMessage: undefined,
     };
-    this.#stateSubject = new BehaviorSubject<AgentState>(this.state);
   }
 
   /** A snapshot of the state (the `messages` and `tools` arrays are the live ones: do not mutate). */
@@ -101,7 +100,10 @@ export class Agent {
 
   /** The state, now and after every change (not on each streamed delta: use `events$` for those). */
   get state$(): Observable<AgentState> {
-    return this.#stateSubject.asObservable();
+    return new Observable<AgentState>((subscriber) => {
+      subscriber.next(this.state);
+      return this.#stateChanges.subscribe(() => subscriber.next(this.state));
+    });
   }
 
   /** The running loop actor, or the last one after a run; undefined before the first run. */
@@ -234,10 +236,15 @@ export class Agent {
     return actor;
   }
 
+  /** Snapshots are built only when someone watches `state$`. */
+  #publishState(): void {
+    if (this.#stateChanges.observed) this.#stateChanges.next();
+  }
+
   #change(patch: Partial<AgentState>): void {
     Object.assign(this.#state, patch);
     this.#revision++;
-    this.#stateSubject.next(this.state);
+    this.#publishState();
   }
 
   #start(prompts: AgentMessage[]): Promise<void> {
@@ -249,6 +256,7 @@ export class Agent {
       { systemPrompt: this.#state.systemPrompt, messages: this.#state.messages, tools: this.#state.tools },
       config,
       (event) => this.#dispatch(event, controller.signal),
+      { appendInPlace: true },
     );
     let finish!: () => void;
     const done = new Promise<void>((resolve) => {
@@ -305,22 +313,32 @@ export class Agent {
       getSteeringMessages: () => drainQueue(queues, "steering", this.steeringMode),
       getFollowUpMessages: () => drainQueue(queues, "followUp", this.followUpMode),
       restoreQueuedMessages: (queue, messages) => queues.trigger.restore({ queue, messages }),
-      prepareNextTurn: async (ctx: TurnEndContext): Promise<NextTurnUpdate | undefined> => {
-        const update = (await options.prepareNextTurn?.(ctx)) ?? {};
-        if (this.#revision === startRevision) return update;
-        // Setters called during the run take effect on the next request.
-        const context = update.context ?? ctx.context;
-        return {
-          model: update.model ?? this.#state.model,
-          thinkingLevel: update.thinkingLevel ?? this.#state.thinkingLevel,
-          context: { ...context, systemPrompt: this.#state.systemPrompt, tools: this.#state.tools },
-        };
+      prepareNextTurn: (ctx: TurnEndContext) => {
+        const update = options.prepareNextTurn?.(ctx);
+        return update instanceof Promise
+          ? update.then((resolved) => this.#withSetterChanges(ctx, resolved, startRevision))
+          : this.#withSetterChanges(ctx, update, startRevision);
       },
     };
   }
 
+  /** Setters called during a run take effect on the next request. */
+  #withSetterChanges(
+    ctx: TurnEndContext,
+    update: NextTurnUpdate | undefined,
+    startRevision: number,
+  ): NextTurnUpdate | undefined {
+    if (this.#revision === startRevision) return update;
+    const context = update?.context ?? ctx.context;
+    return {
+      model: update?.model ?? this.#state.model,
+      thinkingLevel: update?.thinkingLevel ?? this.#state.thinkingLevel,
+      context: { ...context, systemPrompt: this.#state.systemPrompt, tools: this.#state.tools },
+    };
+  }
+
   #dispatch(event: AgentEvent, signal: AbortSignal): void {
-    if (reduceAgentState(this.#state, event)) this.#stateSubject.next(this.state);
+    if (reduceAgentState(this.#state, event)) this.#publishState();
     this.#events.next(event);
     for (const listener of this.#listeners) {
       try {

@@ -31,6 +31,7 @@ export type MessageQueues = ReturnType<typeof createMessageQueues>;
 /** Removes and returns the messages due at a drain point. */
 export function drainQueue(queues: MessageQueues, queue: QueueName, mode: QueueMode): AgentMessage[] {
   const waiting = queues.get().context[queue];
+  if (waiting.length === 0) return [];
   const taken = mode === "all" ? waiting : waiting.slice(0, 1);
   queues.trigger.take({ queue, count: taken.length });
   return taken;

@@ -4,6 +4,7 @@ import { agentLoopMachine } from "../machines/agent-loop.machine.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentContext, AgentEventSink, AgentLoopConfig } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";
+import type { AgentLoopInput } from "./loop-context.js";
 
 export type AgentLoopActor = Actor<typeof agentLoopMachine>;
 
@@ -11,15 +12,17 @@ export type AgentLoopActor = Actor<typeof agentLoopMachine>;
  * Creates (does not start) the loop actor for a run, like XState's `createActor`. Send `START` after
  * `start()` to begin; `ABORT` ends it at any moment. AgentEvents go to `onEvent`, synchronously and in
  * order. `config.signal` aborting sends `ABORT`; `config.inspect` observes the actor and its children.
+ * With `appendInPlace`, the run appends to `context.messages` directly instead of to a copy.
  */
 export function createAgentLoopActor(
   prompts: AgentMessage[],
   context: AgentContext,
   config: AgentLoopConfig,
   onEvent: AgentEventSink = () => {},
+  options: Pick<AgentLoopInput, "appendInPlace"> = {},
 ): AgentLoopActor {
   const actor = createActor(agentLoopMachine, {
-    input: { prompts, context, config, sink: onEvent },
+    input: { prompts, context, config, sink: onEvent, ...options },
     ...(config.inspect ? { inspect: config.inspect } : {}),
   });
   const signal = config.signal;

@@ -11,6 +11,11 @@ export interface AgentLoopInput {
   config: AgentLoopConfig;
   /** Receives every AgentEvent synchronously, in order. */
   sink: AgentEventSink;
+  /**
+   * Append the run's messages to `context.messages` itself instead of to a copy, so a run costs the
+   * same with 10 or 10,000 messages of history. The caller hands the array to the run until it ends.
+   */
+  appendInPlace?: boolean;
 }
 
 /**

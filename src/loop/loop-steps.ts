@@ -1,7 +1,6 @@
-import type { BetweenTurnsDecision, BetweenTurnsInput } from "../actors/between-turns.actor.js";
 import type { StreamReplyInput } from "../actors/stream-reply.actor.js";
-import type { ToolCallInput, ToolCallOutcome } from "../actors/tool-call.actors.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
+import type { BetweenTurnsDecision, BetweenTurnsInput } from "./between-turns.js";
 import type { AgentLoopContext, AgentLoopInput } from "./loop-context.js";
 import { errorText, failedAssistantMessage } from "./messages.js";
 import {
@@ -18,6 +17,7 @@ import {
   takeResultMessages,
   unsettledCalls,
 } from "./tool-batch.js";
+import type { ToolCallInput, ToolCallOutcome } from "./tool-call-steps.js";
 
 // The steps the loop machine's actions perform. Each takes the run's context and emits AgentEvents
 // through its sink in the order ARCHITECTURE.md §4 prescribes.
@@ -38,7 +38,9 @@ export function createLoopContext(input: AgentLoopInput): AgentLoopContext {
     controller,
     model: input.config.model,
     thinkingLevel: input.config.thinkingLevel ?? "off",
-    context: { ...input.context, messages: [...input.context.messages] },
+    context: input.appendInPlace
+      ? input.context
+      : { ...input.context, messages: [...input.context.messages] },
     prompts: input.prompts,
     newMessages: [],
     pending: [],
@@ -52,9 +54,9 @@ export function createLoopContext(input: AgentLoopInput): AgentLoopContext {
 
 function appendMessage(ctx: AgentLoopContext, message: AgentMessage, emitStart = true): void {
   if (emitStart) ctx.sink({ type: "message_start", message });
-  ctx.sink({ type: "message_end", message });
   ctx.context.messages.push(message);
   ctx.newMessages.push(message);
+  ctx.sink({ type: "message_end", message });
 }
 
 function openTurn(ctx: AgentLoopContext): void {
@@ -111,7 +113,13 @@ export function betweenTurnsInput(ctx: AgentLoopContext): BetweenTurnsInput {
 export function applyUpdate(ctx: AgentLoopContext, decision: BetweenTurnsDecision): void {
   const update = decision.update;
   if (!update) return;
-  if (update.context) ctx.context = { ...update.context, messages: [...update.context.messages] };
+  if (update.context) {
+    const sameHistory = update.context.messages === ctx.context.messages;
+    ctx.context = {
+      ...update.context,
+      messages: sameHistory ? ctx.context.messages : [...update.context.messages],
+    };
+  }
   if (update.model) ctx.model = update.model;
   if (update.thinkingLevel) ctx.thinkingLevel = update.thinkingLevel;
 }
@@ -212,6 +220,9 @@ export function advanceToolBatch(ctx: AgentLoopContext): ToolBatchCommand[] {
     }
     const call = step.call;
     batch.phases.set(call.id, "preparing");
+    const controller = new AbortController();
+    batch.controllers.set(call.id, controller);
+    ctx.controller.signal.addEventListener("abort", () => controller.abort(), { once: true });
     startToolCall(ctx, call.id, call.name, call.arguments);
     commands.push({
       kind: "spawn",
@@ -223,6 +234,7 @@ export function advanceToolBatch(ctx: AgentLoopContext): ToolBatchCommand[] {
         context: ctx.context,
         config: ctx.config,
         sink: ctx.sink,
+        signal: controller.signal,
       },
     });
     return commands;
@@ -284,7 +296,10 @@ function settleRemaining(ctx: AgentLoopContext, text: string): string[] {
   for (const call of unsettledCalls(batch)) {
     if ((batch.phases.get(call.id) ?? "pending") === "pending")
       startToolCall(ctx, call.id, call.name, call.arguments);
-    else running.push(call.id);
+    else {
+      batch.controllers.get(call.id)?.abort();
+      running.push(call.id);
+    }
     endToolCall(ctx, errorOutcome(call, text));
   }
   return running;

@@ -1,7 +1,7 @@
-import type { ToolCallOutcome } from "../actors/tool-call.actors.js";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";
 import { errorToolResult, toolCallsOf, toolResultMessage } from "./messages.js";
+import type { ToolCallOutcome } from "./tool-call-steps.js";
 
 export type ToolCallPhase = "pending" | "preparing" | "prepared" | "executing" | "settled";
 
@@ -15,6 +15,8 @@ export interface ToolBatch {
   sequential: boolean;
   phases: Map<string, ToolCallPhase>;
   outcomes: Map<string, ToolCallOutcome>;
+  /** One controller per spawned call: aborting it stops that call's tool. */
+  controllers: Map<string, AbortController>;
   /** Tool result messages emitted so far, in source order. */
   results: ToolResultMessage[];
 }
@@ -41,7 +43,15 @@ export function createToolBatch(
   const sequential =
     mode === "sequential" ||
     calls.some((call) => tools.find((tool) => tool.name === call.name)?.executionMode === "sequential");
-  return { message, calls, sequential, phases: new Map(), outcomes: new Map(), results: [] };
+  return {
+    message,
+    calls,
+    sequential,
+    phases: new Map(),
+    outcomes: new Map(),
+    controllers: new Map(),
+    results: [],
+  };
 }
 
 /** The next step: preflights run one at a time in source order; then all calls run (parallel) or one by one. */

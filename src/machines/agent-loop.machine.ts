@@ -1,10 +1,10 @@
 import { type DoneActorEvent, type ErrorActorEvent, enqueueActions, setup } from "xstate";
-import { type BetweenTurnsDecision, betweenTurnsActor } from "../actors/between-turns.actor.js";
 import { type StreamReplyOutput, streamReplyActor } from "../actors/stream-reply.actor.js";
-import type { ToolCallOutcome } from "../actors/tool-call.actors.js";
+import { type BetweenTurnsDecision, decideNextTurn } from "../loop/between-turns.js";
 import type { AgentLoopContext, AgentLoopInput } from "../loop/loop-context.js";
 import * as run from "../loop/loop-steps.js";
 import { isBatchSettled } from "../loop/tool-batch.js";
+import type { ToolCallOutcome } from "../loop/tool-call-steps.js";
 import type { AgentMessage } from "../types/messages.js";
 import {
   type ToolAwaitingApprovalEvent,
@@ -18,6 +18,8 @@ export type AgentLoopEvent =
   | { type: "APPROVE_TOOL"; toolCallId: string }
   | { type: "DENY_TOOL"; toolCallId: string; reason?: string }
   | { type: "STEERING.ARRIVED"; messages: AgentMessage[] }
+  | { type: "DECIDED"; decision: BetweenTurnsDecision }
+  | { type: "DECISION_FAILED"; error: unknown }
   | ToolPreparedEvent
   | ToolAwaitingApprovalEvent
   | DoneActorEvent<ToolCallOutcome, string>
@@ -37,9 +39,30 @@ export const agentLoopMachine = setup({
     input: {} as AgentLoopInput,
     output: {} as AgentMessage[],
   },
-  actors: { streamReply: streamReplyActor, betweenTurns: betweenTurnsActor, toolCall: toolCallMachine },
+  actors: { streamReply: streamReplyActor, toolCall: toolCallMachine },
   actions: {
     beginRun: ({ context }) => run.beginRun(context),
+    // Synchronous callbacks decide within this macrostep; async ones answer with an event later.
+    decideNextTurn: enqueueActions(({ context, enqueue, self }) => {
+      let decision: ReturnType<typeof decideNextTurn>;
+      try {
+        decision = decideNextTurn(run.betweenTurnsInput(context));
+      } catch (error) {
+        enqueue.raise({ type: "DECISION_FAILED", error });
+        return;
+      }
+      if (!(decision instanceof Promise)) {
+        enqueue.raise({ type: "DECIDED", decision });
+        return;
+      }
+      const answer = (event: AgentLoopEvent) => {
+        if (self.getSnapshot().status === "active") self.send(event);
+      };
+      decision.then(
+        (settled) => answer({ type: "DECIDED", decision: settled }),
+        (error: unknown) => answer({ type: "DECISION_FAILED", error }),
+      );
+    }),
     abortRun: ({ context }) => context.controller.abort(),
     endRun: ({ context }) => run.endRun(context),
     failTurn: ({ context }, params: { reason: "error" | "aborted"; text: string }) =>
@@ -122,25 +145,23 @@ export const agentLoopMachine = setup({
       },
     },
     preparingTurn: {
-      invoke: {
-        id: "betweenTurns",
-        src: "betweenTurns",
-        input: ({ context }) => run.betweenTurnsInput(context),
-        onDone: [
+      entry: "decideNextTurn",
+      on: {
+        DECIDED: [
           {
-            guard: { type: "decidedToStream", params: ({ event }) => event.output },
+            guard: { type: "decidedToStream", params: ({ event }) => event.decision },
             target: "streaming",
             actions: [
-              { type: "applyUpdate", params: ({ event }) => event.output },
-              { type: "startNextTurn", params: ({ event }) => event.output },
+              { type: "applyUpdate", params: ({ event }) => event.decision },
+              { type: "startNextTurn", params: ({ event }) => event.decision },
             ],
           },
           {
             target: "done",
-            actions: [{ type: "applyUpdate", params: ({ event }) => event.output }, "endRun"],
+            actions: [{ type: "applyUpdate", params: ({ event }) => event.decision }, "endRun"],
           },
         ],
-        onError: {
+        DECISION_FAILED: {
           target: "done",
           actions: [
             {
@@ -150,8 +171,6 @@ export const agentLoopMachine = setup({
             "endRun",
           ],
         },
-      },
-      on: {
         ABORT: {
           target: "done",
           actions: [

@@ -1,13 +1,13 @@
-import { assign, sendParent, setup } from "xstate";
+import { type ActorRef, assign, enqueueActions, type Snapshot, sendParent, setup } from "xstate";
+import { errorToolResult } from "../loop/messages.js";
 import {
-  executeActor,
-  finalizeActor,
+  executeToolCall,
+  finalizeToolCall,
   type PreflightOutput,
-  preflightActor,
+  preflightToolCall,
   type ToolCallInput,
   type ToolCallOutcome,
-} from "../actors/tool-call.actors.js";
-import { errorText, errorToolResult } from "../loop/messages.js";
+} from "../loop/tool-call-steps.js";
 
 export interface ToolCallContext {
   input: ToolCallInput;
@@ -16,7 +16,13 @@ export interface ToolCallContext {
   outcome: ToolCallOutcome | undefined;
 }
 
-export type ToolCallEvent = { type: "EXECUTE" } | { type: "APPROVE" } | { type: "DENY"; reason?: string };
+export type ToolCallEvent =
+  | { type: "EXECUTE" }
+  | { type: "APPROVE" }
+  | { type: "DENY"; reason?: string }
+  | { type: "PREFLIGHT.DONE"; output: PreflightOutput }
+  | { type: "EXECUTED"; outcome: ToolCallOutcome }
+  | { type: "FINALIZED"; outcome: ToolCallOutcome };
 
 /** Sent to the parent loop when the preflight passed and the call waits for `EXECUTE`. */
 export interface ToolPreparedEvent {
@@ -32,16 +38,33 @@ export interface ToolAwaitingApprovalEvent {
   args: unknown;
 }
 
-const errorOutcome = (input: ToolCallInput, text: string): ToolCallOutcome => ({
-  toolCall: input.toolCall,
-  result: errorToolResult(text),
-  isError: true,
-});
+type Self = ActorRef<Snapshot<unknown>, ToolCallEvent>;
+
+/**
+ * Delivers a step's result as an event: at once (raised within this macrostep) when the step answered
+ * synchronously, else when its promise settles — unless the call was stopped meanwhile.
+ */
+function deliver<TValue>(
+  result: TValue | Promise<TValue>,
+  toEvent: (value: TValue) => ToolCallEvent,
+  raise: (event: ToolCallEvent) => void,
+  self: Self,
+): void {
+  if (!(result instanceof Promise)) {
+    raise(toEvent(result));
+    return;
+  }
+  void result.then((value) => {
+    if (self.getSnapshot().status === "active") self.send(toEvent(value));
+  });
+}
 
 /**
  * One tool call, spawned by the loop with the tool call id as actor id:
  * `preparing` (preflight, then wait for the loop's `EXECUTE`) → `awaitingApproval` (tools that require
- * it) → `executing` → `finalizing` (`afterToolCall`) → `settled` (output: the outcome).
+ * it) → `executing` → `finalizing` (`afterToolCall`) → `settled` (output: the outcome). Steps that
+ * answer synchronously (validation, absent hooks) move on within the same macrostep; nothing here can
+ * throw, so the call always settles with an outcome.
  */
 export const toolCallMachine = setup({
   types: {
@@ -50,8 +73,30 @@ export const toolCallMachine = setup({
     input: {} as ToolCallInput,
     output: {} as ToolCallOutcome,
   },
-  actors: { preflight: preflightActor, execute: executeActor, finalize: finalizeActor },
   actions: {
+    runPreflight: enqueueActions(({ context: { input }, enqueue, self }) =>
+      deliver(
+        preflightToolCall(input, input.signal),
+        (output) => ({ type: "PREFLIGHT.DONE", output }),
+        enqueue.raise,
+        self,
+      ),
+    ),
+    runExecution: ({ context: { input, args }, self }) =>
+      deliver(
+        executeToolCall({ ...input, args }, input.signal),
+        (outcome) => ({ type: "EXECUTED", outcome }),
+        () => {},
+        self,
+      ),
+    runFinalizer: enqueueActions(({ context: { input, args, outcome }, enqueue, self }) =>
+      deliver(
+        finalizeToolCall({ ...input, args, outcome: outcome! }, input.signal),
+        (finalOutcome) => ({ type: "FINALIZED", outcome: finalOutcome }),
+        enqueue.raise,
+        self,
+      ),
+    ),
     requestApproval: sendParent(
       ({ context: { input, args } }): ToolAwaitingApprovalEvent => ({
         type: "TOOL.AWAITING_APPROVAL",
@@ -74,10 +119,9 @@ export const toolCallMachine = setup({
       initial: "checking",
       states: {
         checking: {
-          invoke: {
-            src: "preflight",
-            input: ({ context }) => context.input,
-            onDone: [
+          entry: "runPreflight",
+          on: {
+            "PREFLIGHT.DONE": [
               {
                 guard: { type: "preflightFailed", params: ({ event }) => event.output },
                 target: "#toolCall.settled",
@@ -102,12 +146,6 @@ export const toolCallMachine = setup({
                 ],
               },
             ],
-            onError: {
-              target: "#toolCall.settled",
-              actions: assign({
-                outcome: ({ context, event }) => errorOutcome(context.input, errorText(event.error)),
-              }),
-            },
           },
         },
         ready: {
@@ -127,39 +165,24 @@ export const toolCallMachine = setup({
         DENY: {
           target: "settled",
           actions: assign({
-            outcome: ({ context, event }) =>
-              errorOutcome(context.input, `Tool call denied${event.reason ? `: ${event.reason}` : ""}`),
+            outcome: ({ context, event }) => ({
+              toolCall: context.input.toolCall,
+              result: errorToolResult(`Tool call denied${event.reason ? `: ${event.reason}` : ""}`),
+              isError: true,
+            }),
           }),
         },
       },
     },
     executing: {
-      invoke: {
-        src: "execute",
-        input: ({ context }) => ({ ...context.input, args: context.args }),
-        onDone: { target: "finalizing", actions: assign({ outcome: ({ event }) => event.output }) },
-        onError: {
-          target: "finalizing",
-          actions: assign({
-            outcome: ({ context, event }) => errorOutcome(context.input, errorText(event.error)),
-          }),
-        },
-      },
+      entry: "runExecution",
+      on: { EXECUTED: { target: "finalizing", actions: assign({ outcome: ({ event }) => event.outcome }) } },
     },
     finalizing: {
-      invoke: {
-        src: "finalize",
-        input: ({ context }) => ({ ...context.input, args: context.args, outcome: context.outcome! }),
-        onDone: { target: "settled", actions: assign({ outcome: ({ event }) => event.output }) },
-        onError: {
-          target: "settled",
-          actions: assign({
-            outcome: ({ context, event }) => errorOutcome(context.input, errorText(event.error)),
-          }),
-        },
-      },
+      entry: "runFinalizer",
+      on: { FINALIZED: { target: "settled", actions: assign({ outcome: ({ event }) => event.outcome }) } },
     },
     settled: { type: "final" },
   },
-  output: ({ context }) => context.outcome ?? errorOutcome(context.input, "Tool call ended without a result"),
+  output: ({ context }) => context.outcome!,
 });

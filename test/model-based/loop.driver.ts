@@ -36,7 +36,7 @@ export function projectLoop(state: SnapshotFrom<LoopModel>): LoopObservation {
   const value = state.value as string;
   const children: Record<string, unknown> =
     value === "preparingTurn"
-      ? { betweenTurns: "active" }
+      ? {} // the decision between turns runs as a step of the loop itself, not as a child actor
       : value === "streaming"
         ? { stream: "active" }
         : Object.fromEntries(

@@ -1,6 +1,6 @@
-import { fromPromise } from "xstate";
 import type { AgentLoopConfig, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";
+import { type MaybeAsyncSteps, runMaybeAsync } from "./maybe-async.js";
 
 export interface BetweenTurnsInput {
   config: AgentLoopConfig;
@@ -24,38 +24,46 @@ export type BetweenTurnsDecision =
 /**
  * Decides what follows a turn (or the run start), calling the user's callbacks in pi's order:
  * `prepareNextTurn` → `shouldStopAfterTurn` → `maxTurns` → steering poll → (only when the loop would
- * stop) follow-up poll. Messages it drains itself but cannot deliver because the run was aborted are
- * handed back through `restoreQueuedMessages`. Rejects when a callback throws.
+ * stop) follow-up poll. Runs synchronously when every callback answers synchronously, else returns a
+ * promise. Messages it drains itself but cannot deliver because the run was aborted are handed back
+ * through `restoreQueuedMessages`. Throws (or rejects) when a callback throws.
  */
-export async function decideNextTurn(input: BetweenTurnsInput): Promise<BetweenTurnsDecision> {
+export function decideNextTurn(
+  input: BetweenTurnsInput,
+): BetweenTurnsDecision | Promise<BetweenTurnsDecision> {
+  return runMaybeAsync(decisionSteps(input));
+}
+
+function* decisionSteps(input: BetweenTurnsInput): MaybeAsyncSteps<BetweenTurnsDecision> {
   const { config, signal, turnEnd } = input;
   let update: NextTurnUpdate | undefined;
   const stop = (): BetweenTurnsDecision => ({ next: "stop", update });
   if (turnEnd) {
-    update = (await config.prepareNextTurn?.(turnEnd)) ?? undefined;
+    update = ((yield config.prepareNextTurn?.(turnEnd)) as NextTurnUpdate | undefined) ?? undefined;
     const after = update?.context ? { ...turnEnd, context: update.context } : turnEnd;
-    if (await config.shouldStopAfterTurn?.(after)) return stop();
+    if (yield config.shouldStopAfterTurn?.(after)) return stop();
     if (config.maxTurns !== undefined && input.turnsDone >= config.maxTurns) return stop();
   }
   if (signal.aborted) return stop();
 
-  const steering = await drain(config, "steering", signal, config.getSteeringMessages);
-  if (signal.aborted) return stop(); // drain() already restored what it took
+  const steering = checkedDrain(config, "steering", signal, yield config.getSteeringMessages?.());
+  if (signal.aborted) return stop(); // checkedDrain() already restored what it took
   const pending = [...input.pending, ...steering];
   if (!turnEnd || input.toolsWantReply || pending.length > 0) return { next: "stream", pending, update };
 
-  const followUps = await drain(config, "followUp", signal, config.getFollowUpMessages);
+  const followUps = checkedDrain(config, "followUp", signal, yield config.getFollowUpMessages?.());
   if (followUps.length === 0 || signal.aborted) return { next: "stop", update };
   return { next: "stream", pending: followUps, update };
 }
 
-async function drain(
+/** Validates what a queue poll returned; hands it back to its queue when the run was aborted meanwhile. */
+function checkedDrain(
   config: AgentLoopConfig,
   queue: "steering" | "followUp",
   signal: AbortSignal,
-  poll: (() => AgentMessage[] | Promise<AgentMessage[]>) | undefined,
-): Promise<AgentMessage[]> {
-  const messages = (await poll?.()) ?? [];
+  polled: unknown,
+): AgentMessage[] {
+  const messages = polled ?? [];
   if (!Array.isArray(messages))
     throw new TypeError(`The ${queue} queue callback must return an array of messages`);
   if (signal.aborted && messages.length > 0) {
@@ -64,8 +72,3 @@ async function drain(
   }
   return messages;
 }
-
-/** The actor invoked by the `preparingTurn` state. */
-export const betweenTurnsActor = fromPromise<BetweenTurnsDecision, BetweenTurnsInput>(({ input }) =>
-  decideNextTurn(input),
-);

@@ -1,8 +1,14 @@
-import { fromPromise } from "xstate";
-import { errorText, errorToolResult } from "../loop/messages.js";
-import type { AgentContext, AgentEventSink, AgentLoopConfig } from "../types/loop.js";
+import type {
+  AfterToolCallResult,
+  AgentContext,
+  AgentEventSink,
+  AgentLoopConfig,
+  BeforeToolCallResult,
+} from "../types/loop.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
+import { type MaybeAsyncSteps, runMaybeAsync } from "./maybe-async.js";
+import { errorText, errorToolResult } from "./messages.js";
 
 /** Everything a tool call child needs; fixed when the child is spawned. */
 export interface ToolCallInput {
@@ -12,6 +18,8 @@ export interface ToolCallInput {
   context: AgentContext;
   config: Pick<AgentLoopConfig, "beforeToolCall" | "afterToolCall" | "toolContext">;
   sink: AgentEventSink;
+  /** This call's signal; the loop aborts it on abort, or when steering skips the call. */
+  signal: AbortSignal;
 }
 
 /** How a tool call ended. */
@@ -51,38 +59,48 @@ export function validationErrorText(
 
 /**
  * Preflight of one call: find the tool → `prepareArguments` → zod validation → `beforeToolCall`.
- * Never rejects: every failure is an error outcome.
+ * Synchronous unless `beforeToolCall` returns a promise. Never throws or rejects: every failure is an
+ * error outcome.
  */
-export async function preflightToolCall(input: ToolCallInput, signal: AbortSignal): Promise<PreflightOutput> {
-  const { toolCall, tool, config } = input;
-  if (!tool) return { ok: false, outcome: failed(toolCall, `Tool ${toolCall.name} not found`) };
+export function preflightToolCall(
+  input: ToolCallInput,
+  signal: AbortSignal,
+): PreflightOutput | Promise<PreflightOutput> {
+  const { toolCall } = input;
   try {
-    const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
-    const parsed = tool.parameters.safeParse(raw);
-    if (!parsed.success) {
-      return {
-        ok: false,
-        outcome: failed(toolCall, validationErrorText(tool.name, parsed.error.issues, raw)),
-      };
-    }
-    const hookContext = {
-      assistantMessage: input.assistantMessage,
-      toolCall,
-      args: parsed.data,
-      context: input.context,
-    };
-    const verdict = config.beforeToolCall ? await config.beforeToolCall(hookContext, signal) : undefined;
-    if (signal.aborted) return { ok: false, outcome: failed(toolCall, "Operation aborted") };
-    if (verdict?.block) {
-      return { ok: false, outcome: failed(toolCall, verdict.reason ?? "Tool execution was blocked") };
-    }
-    const { requiresApproval } = tool;
-    const needsApproval =
-      typeof requiresApproval === "function" ? requiresApproval(hookContext.args) : requiresApproval === true;
-    return { ok: true, args: hookContext.args, needsApproval };
+    const result = runMaybeAsync(preflightSteps(input, signal));
+    return result instanceof Promise
+      ? result.catch((error: unknown) => ({ ok: false, outcome: failed(toolCall, errorText(error)) }))
+      : result;
   } catch (error) {
     return { ok: false, outcome: failed(toolCall, errorText(error)) };
   }
+}
+
+function* preflightSteps(input: ToolCallInput, signal: AbortSignal): MaybeAsyncSteps<PreflightOutput> {
+  const { toolCall, tool, config } = input;
+  if (!tool) return { ok: false, outcome: failed(toolCall, `Tool ${toolCall.name} not found`) };
+  const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
+  const parsed = tool.parameters.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, outcome: failed(toolCall, validationErrorText(tool.name, parsed.error.issues, raw)) };
+  }
+  const hookContext = {
+    assistantMessage: input.assistantMessage,
+    toolCall,
+    args: parsed.data,
+    context: input.context,
+  };
+  const verdict = (config.beforeToolCall ? yield config.beforeToolCall(hookContext, signal) : undefined) as
+    | BeforeToolCallResult
+    | undefined;
+  if (signal.aborted) return { ok: false, outcome: failed(toolCall, "Operation aborted") };
+  if (verdict?.block)
+    return { ok: false, outcome: failed(toolCall, verdict.reason ?? "Tool execution was blocked") };
+  const { requiresApproval } = tool;
+  const needsApproval =
+    typeof requiresApproval === "function" ? requiresApproval(hookContext.args) : requiresApproval === true;
+  return { ok: true, args: hookContext.args, needsApproval };
 }
 
 /**
@@ -123,15 +141,19 @@ export async function executeToolCall(
   }
 }
 
-/** Applies `afterToolCall`: returned fields replace the result's. A throw becomes an error outcome. */
-export async function finalizeToolCall(
+/**
+ * Applies `afterToolCall`: returned fields replace the result's. Synchronous unless the hook returns a
+ * promise. Never throws or rejects: a throwing hook becomes an error outcome.
+ */
+export function finalizeToolCall(
   input: ToolCallInput & { args: unknown; outcome: ToolCallOutcome },
   signal: AbortSignal,
-): Promise<ToolCallOutcome> {
+): ToolCallOutcome | Promise<ToolCallOutcome> {
   const { outcome, config } = input;
   if (!config.afterToolCall) return outcome;
+  const fail = (error: unknown) => failed(input.toolCall, `afterToolCall failed: ${errorText(error)}`);
   try {
-    const patch = await config.afterToolCall(
+    const patch = config.afterToolCall(
       {
         assistantMessage: input.assistantMessage,
         toolCall: input.toolCall,
@@ -142,24 +164,19 @@ export async function finalizeToolCall(
       },
       signal,
     );
-    if (!patch) return outcome;
-    const result: ToolResult = { ...outcome.result };
-    if (patch.content !== undefined) result.content = patch.content;
-    if (patch.details !== undefined) result.details = patch.details;
-    if (patch.terminate !== undefined) result.terminate = patch.terminate;
-    return { toolCall: outcome.toolCall, result, isError: patch.isError ?? outcome.isError };
+    return patch instanceof Promise
+      ? patch.then((p) => applyPatch(outcome, p), fail)
+      : applyPatch(outcome, patch);
   } catch (error) {
-    return failed(input.toolCall, `afterToolCall failed: ${errorText(error)}`);
+    return fail(error);
   }
 }
 
-export const preflightActor = fromPromise<PreflightOutput, ToolCallInput>(({ input, signal }) =>
-  preflightToolCall(input, signal),
-);
-export const executeActor = fromPromise<ToolCallOutcome, ToolCallInput & { args: unknown }>(
-  ({ input, signal }) => executeToolCall(input, signal),
-);
-export const finalizeActor = fromPromise<
-  ToolCallOutcome,
-  ToolCallInput & { args: unknown; outcome: ToolCallOutcome }
->(({ input, signal }) => finalizeToolCall(input, signal));
+function applyPatch(outcome: ToolCallOutcome, patch: AfterToolCallResult | undefined): ToolCallOutcome {
+  if (!patch) return outcome;
+  const result: ToolResult = { ...outcome.result };
+  if (patch.content !== undefined) result.content = patch.content;
+  if (patch.details !== undefined) result.details = patch.details;
+  if (patch.terminate !== undefined) result.terminate = patch.terminate;
+  return { toolCall: outcome.toolCall, result, isError: patch.isError ?? outcome.isError };
+}
