@@ -3,10 +3,14 @@ import type { SessionSink } from "../actors/session-writer.js";
 import type { Durability } from "./jsonl-files.js";
 import type { WriteFault } from "./session-repo.js";
 
+/** Writes all of `text`: one `write(2)` in the common case, more only if the OS took part of it. */
 function writeAll(fd: number, text: string): void {
+  const written = writeSync(fd, text);
+  const length = Buffer.byteLength(text);
+  if (written === length) return;
   const data = Buffer.from(text);
-  let offset = 0;
-  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+  let offset = written;
+  while (offset < length) offset += writeSync(fd, data, offset, length - offset);
 }
 
 /**

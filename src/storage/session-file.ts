@@ -31,8 +31,15 @@ function stripSecrets(key: string, value: unknown, topLevel: boolean): unknown {
  */
 export function serializeLine(value: SessionEntry | SessionHeader): string {
   const json = JSON.stringify(value);
-  if (!json.includes('"apiKey"') && !json.includes('"headers"')) return `${json}\n`;
-  const holders = new Set<unknown>([value, (value as { message?: unknown }).message]);
+  const message = (value as { message?: unknown }).message;
+  // Cheap superset of the cases that need stripping: `Key"` is rare in JSON text (a one-byte scan that
+  // rarely stops) and every "apiKey" key contains it; `headers` only counts on the entry or its message.
+  const maybeSecret =
+    json.includes('Key"') ||
+    "headers" in value ||
+    (typeof message === "object" && message !== null && "headers" in message);
+  if (!maybeSecret) return `${json}\n`;
+  const holders = new Set<unknown>([value, message]);
   const safe = JSON.stringify(value, function (this: unknown, key, inner) {
     return stripSecrets(key, inner, holders.has(this));
   });

@@ -2,6 +2,7 @@ import { buildSessionContext } from "./build-context.js";
 import type { EntryDraft, SessionContext, SessionEntry, SessionTreeNode } from "./entries.js";
 import { createEntryId } from "./ids.js";
 import { SessionError } from "./session-error.js";
+import { isoNow } from "./timestamps.js";
 
 /** Read-only queries over a session tree. */
 export interface SessionTreeView {
@@ -38,7 +39,8 @@ export function normalizeSessionName(name: string | undefined): string | undefin
 export class SessionTree implements SessionTreeView {
   private readonly byId = new Map<string, SessionEntry>();
   private readonly ordered: SessionEntry[] = [];
-  private readonly children = new Map<string | null, SessionEntry[]>();
+  /** Parent id → its child, or its children once it has several (most entries have one child). */
+  private readonly children = new Map<string | null, SessionEntry | SessionEntry[]>();
   private readonly labels = new Map<string, string>();
   private currentName: string | undefined;
   private leaf: string | null = null;
@@ -84,8 +86,9 @@ export class SessionTree implements SessionTreeView {
     this.byId.set(entry.id, entry);
     this.ordered.push(entry);
     const siblings = this.children.get(entry.parentId);
-    if (siblings) siblings.push(entry);
-    else this.children.set(entry.parentId, [entry]);
+    if (siblings === undefined) this.children.set(entry.parentId, entry);
+    else if (Array.isArray(siblings)) siblings.push(entry);
+    else this.children.set(entry.parentId, [siblings, entry]);
     if (entry.type === "label") {
       const label = entry.label?.trim();
       if (label) this.labels.set(entry.targetId, label);
@@ -106,7 +109,7 @@ export class SessionTree implements SessionTreeView {
       type: draft.type,
       id: createEntryId(this.byId),
       parentId,
-      timestamp: new Date().toISOString(),
+      timestamp: isoNow(),
     };
     const entry = Object.assign(head, draft) as TDraft & {
       id: string;
@@ -142,7 +145,9 @@ export class SessionTree implements SessionTreeView {
   }
 
   getChildren(id: string | null): SessionEntry[] {
-    return this.children.get(id)?.slice() ?? [];
+    const children = this.children.get(id);
+    if (children === undefined) return [];
+    return Array.isArray(children) ? children.slice() : [children];
   }
 
   getTree(): SessionTreeNode[] {

@@ -7,6 +7,7 @@ import type { SessionError } from "./session-error.js";
 export type SessionWriterStatus = "open" | "failed" | "closed";
 
 const ignore = () => {};
+const resolved = Promise.resolve();
 
 /** A write waiting for the writer, with the promise handed to the caller. */
 class QueuedWrite<TValue> implements PendingWrite {
@@ -80,7 +81,8 @@ export class SessionWriteQueue {
    */
   write<TValue = void>(text: string | undefined, value?: TValue): Promise<TValue> {
     const write = new QueuedWrite(text, value as TValue);
-    if (this.buffered.push(write) === 1) queueMicrotask(this.deliver);
+    // A plain promise job, not queueMicrotask (which wraps every callback in an async resource).
+    if (this.buffered.push(write) === 1) resolved.then(this.deliver);
     return write.promise;
   }
 
