@@ -1,49 +1,38 @@
-import { assign, setup } from "xstate";
-import { closeSinkActor, type SessionSink, writeBatchActor } from "../actors/session-writer.js";
-import { SessionError } from "../storage/session-error.js";
+import { assign, sendTo, setup } from "xstate";
+import {
+  type PendingWrite,
+  type SessionSink,
+  type SessionWriterReport,
+  sessionWriterActor,
+} from "../actors/session-writer.js";
+import type { SessionError } from "../storage/session-error.js";
 
-/** One queued write; `text: undefined` is a flush marker that settles once everything before it is written. */
-export interface PendingWrite {
-  text: string | undefined;
-  settle(error?: SessionError): void;
-}
+export type { PendingWrite } from "../actors/session-writer.js";
 
 export interface SessionWriterContext {
   sink: SessionSink;
-  /** Writes waiting for the next group commit. Mutated in place: this machine is its only owner. */
-  queue: PendingWrite[];
-  /** Writes of the batch being written. */
-  inFlight: PendingWrite[];
   error: SessionError | undefined;
   closeWaiters: (() => void)[];
 }
 
-/** `write` carries every write queued since the last event (in order), so a burst of appends costs one event. */
+/**
+ * `write` carries every write queued since the last event (in order); it is handed to the `writer`
+ * child. Promise-based handles may send `write` straight to that child (`snapshot.children.writer`):
+ * the result is the same, without a machine step per write.
+ */
 export type SessionWriterEvent =
   | { type: "write"; writes: PendingWrite[] }
-  | { type: "close"; done: () => void };
-
-function joinBatch(batch: readonly PendingWrite[]): string {
-  let text = "";
-  for (const write of batch) if (write.text !== undefined) text += write.text;
-  return text;
-}
-
-function settleAll(batch: readonly PendingWrite[], error?: SessionError): void {
-  for (const write of batch) write.settle(error);
-}
-
-function closedError(): SessionError {
-  return new SessionError("storage", "The session is closed; open it again to append.");
-}
+  | { type: "close"; done: () => void }
+  | SessionWriterReport;
 
 /**
- * The session actor: owns one session's sink and applies writes strictly in order.
+ * The session actor: owns one session's lifecycle and its single writer (`writer`, a long-lived child
+ * holding the sink and the queue, see {@link sessionWriterActor}).
  *
- * `idle` → `writing` on the first write; while a batch is in flight, new writes queue up and are
- * written together as the next batch (group commit). A failed write moves to `failed`: the failing
- * and all queued writes are rejected with `SessionError("storage")`, and so is every later write.
- * `close` drains the queue, closes the sink and ends in `closed`.
+ * `idle` while nothing is in flight — a synchronous sink writes and acknowledges inside `idle`;
+ * `writing` while an asynchronous group commit (e.g. `fdatasync`) is in flight; `failed` after a write
+ * failed (the writer rejected the failing and all queued writes with `SessionError("storage")`, and
+ * rejects every later one); `closing` while the writer drains its queue and closes the sink; `closed`.
  */
 export const sessionWriterMachine = setup({
   types: {
@@ -51,41 +40,13 @@ export const sessionWriterMachine = setup({
     events: {} as SessionWriterEvent,
     input: {} as { sink: SessionSink },
   },
-  actors: { writeBatch: writeBatchActor, closeSink: closeSinkActor },
+  actors: { writer: sessionWriterActor },
   actions: {
-    enqueue: ({ context, event }) => {
-      if (event.type === "write") for (const write of event.writes) context.queue.push(write);
-    },
-    takeBatch: assign({
-      inFlight: ({ context }) => context.queue,
-      queue: () => [],
+    forwardToWriter: sendTo("writer", ({ event }) => event as { type: "write"; writes: PendingWrite[] }),
+    closeWriter: sendTo("writer", { type: "close" }),
+    recordError: assign({
+      error: ({ context, event }) => (event.type === "FAILED" ? event.error : context.error),
     }),
-    settleInFlight: ({ context }) => settleAll(context.inFlight),
-    fail: assign({
-      error: ({ event }) => {
-        const cause = (event as { error?: unknown }).error;
-        const reason = cause instanceof Error ? cause.message : String(cause);
-        return new SessionError(
-          "storage",
-          `Writing the session failed (${reason}); the session is read-only now — reopen it to continue.`,
-          { cause },
-        );
-      },
-    }),
-    rejectPending: ({ context }) => {
-      settleAll(context.inFlight, context.error);
-      settleAll(context.queue, context.error);
-      context.queue.length = 0;
-    },
-    rejectWrite: ({ context, event }) => {
-      if (event.type === "write") settleAll(event.writes, context.error ?? closedError());
-    },
-    rejectClosed: ({ context, event }) => {
-      if (event.type !== "write") return;
-      // A flush after close reports only an earlier failure; a write after close is refused.
-      for (const write of event.writes)
-        write.settle(write.text === undefined ? context.error : closedError());
-    },
     addCloseWaiter: ({ context, event }) => {
       if (event.type === "close") context.closeWaiters.push(event.done);
     },
@@ -93,60 +54,40 @@ export const sessionWriterMachine = setup({
       for (const done of context.closeWaiters.splice(0)) done();
     },
   },
-  guards: {
-    hasQueued: ({ context }) => context.queue.length > 0,
-    closeRequested: ({ context }) => context.closeWaiters.length > 0,
-  },
 }).createMachine({
   id: "sessionWriter",
-  context: ({ input }) => ({ sink: input.sink, queue: [], inFlight: [], error: undefined, closeWaiters: [] }),
+  context: ({ input }) => ({ sink: input.sink, error: undefined, closeWaiters: [] }),
+  invoke: { id: "writer", src: "writer", input: ({ context }) => ({ sink: context.sink }) },
+  on: { write: { actions: "forwardToWriter" } },
   initial: "idle",
   states: {
     idle: {
       on: {
-        write: { target: "writing", actions: ["enqueue", "takeBatch"] },
+        WRITING: "writing",
+        FAILED: { target: "failed", actions: "recordError" },
         close: { target: "closing", actions: "addCloseWaiter" },
       },
     },
     writing: {
-      invoke: {
-        src: "writeBatch",
-        input: ({ context }) => ({ sink: context.sink, text: joinBatch(context.inFlight) }),
-        onDone: [
-          { guard: "hasQueued", target: "writing", reenter: true, actions: ["settleInFlight", "takeBatch"] },
-          { guard: "closeRequested", target: "closing", actions: "settleInFlight" },
-          { target: "idle", actions: "settleInFlight" },
-        ],
-        onError: { target: "failed", actions: ["fail", "rejectPending"] },
-      },
       on: {
-        write: { actions: "enqueue" },
-        close: { actions: "addCloseWaiter" },
-      },
-    },
-    failed: {
-      on: {
-        write: { actions: "rejectWrite" },
+        WRITTEN: "idle",
+        FAILED: { target: "failed", actions: "recordError" },
         close: { target: "closing", actions: "addCloseWaiter" },
       },
     },
+    failed: {
+      on: { close: { target: "closing", actions: "addCloseWaiter" } },
+    },
     closing: {
-      invoke: {
-        src: "closeSink",
-        input: ({ context }) => ({ sink: context.sink }),
-        onDone: { target: "closed", actions: "notifyClosed" },
-        onError: { target: "closed", actions: "notifyClosed" },
-      },
+      entry: "closeWriter",
       on: {
-        write: { actions: "rejectClosed" },
+        FAILED: { actions: "recordError" },
+        CLOSED: { target: "closed", actions: "notifyClosed" },
         close: { actions: "addCloseWaiter" },
       },
     },
     closed: {
-      on: {
-        write: { actions: "rejectClosed" },
-        close: { actions: ({ event }) => event.done() },
-      },
+      on: { close: { actions: ({ event }) => event.done() } },
     },
   },
 });

@@ -7,13 +7,33 @@ export function createSessionId(): string {
   return globalThis.crypto.randomUUID();
 }
 
+/** Random bytes drawn in bulk: one `getRandomValues` call serves 256 entry ids. */
+const randomBytes = new Uint8Array(1024);
+let nextByte = randomBytes.length;
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+function randomHex8(): string {
+  if (nextByte === randomBytes.length) {
+    globalThis.crypto.getRandomValues(randomBytes);
+    nextByte = 0;
+  }
+  const at = nextByte;
+  nextByte += 4;
+  return (
+    HEX[randomBytes[at]!]! +
+    HEX[randomBytes[at + 1]!]! +
+    HEX[randomBytes[at + 2]!]! +
+    HEX[randomBytes[at + 3]!]!
+  );
+}
+
 /**
  * A fresh entry id: 8 random hex characters, retried against `taken` until unique
  * (then widened to a full UUID, which cannot realistically collide).
  */
 export function createEntryId(taken: { has(id: string): boolean }): string {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const id = globalThis.crypto.randomUUID().slice(-8);
+    const id = randomHex8();
     if (!taken.has(id)) return id;
   }
   return globalThis.crypto.randomUUID();

@@ -1,18 +1,23 @@
-import { close, fdatasync, writeSync } from "node:fs";
+import { closeSync, fdatasync, writeSync } from "node:fs";
 import type { SessionSink } from "../actors/session-writer.js";
 import type { Durability } from "./jsonl-files.js";
 import type { WriteFault } from "./session-repo.js";
 
+/** Writes all of `text`: one `write(2)` in the common case, more only if the OS took part of it. */
 function writeAll(fd: number, text: string): void {
+  const written = writeSync(fd, text);
+  const length = Buffer.byteLength(text);
+  if (written === length) return;
   const data = Buffer.from(text);
-  let offset = 0;
-  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+  let offset = written;
+  while (offset < length) offset += writeSync(fd, data, offset, length - offset);
 }
 
 /**
  * A session file opened for appending through one file descriptor. Each `write` is one group commit:
- * a single `write(2)` of all lines (plus `fdatasync` with `durability: "fsync"`). The `write(2)` is
- * synchronous — a page-cache copy, cheaper than a thread-pool round trip — while the fsync is not.
+ * a single synchronous `write(2)` of all lines — a page-cache copy, cheaper than a thread-pool round
+ * trip — so with `durability: "none"` it returns once the OS has the bytes. With `"fsync"` it returns
+ * a promise that resolves after `fdatasync`, which runs off the main thread.
  */
 export class JsonlFileSink implements SessionSink {
   constructor(
@@ -23,27 +28,21 @@ export class JsonlFileSink implements SessionSink {
     private readonly writeFault?: WriteFault,
   ) {}
 
-  write(text: string): Promise<void> {
+  write(text: string): void | Promise<void> {
+    const fault = this.writeFault?.(this.sessionId);
+    if (fault) throw fault;
+    writeAll(this.fd, text);
+    if (this.durability !== "fsync") return;
     return new Promise((resolve, reject) => {
-      const fault = this.writeFault?.(this.sessionId);
-      if (fault) return reject(fault);
-      try {
-        writeAll(this.fd, text);
-      } catch (error) {
-        return reject(error);
-      }
-      if (this.durability !== "fsync") return resolve();
-      fdatasync(this.fd, (syncError) => (syncError ? reject(syncError) : resolve()));
+      fdatasync(this.fd, (error) => (error ? reject(error) : resolve()));
     });
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      close(this.fd, (error) => {
-        this.releaseLock();
-        if (error) reject(error);
-        else resolve();
-      });
-    });
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } finally {
+      this.releaseLock();
+    }
   }
 }

@@ -122,7 +122,7 @@ export class MemorySessionRepo implements SessionRepo {
 
   private sink(id: string, stored: StoredSession): SessionSink {
     return {
-      write: async (text) => {
+      write: (text) => {
         const fault = this.options.writeFault?.(id);
         if (fault) throw fault;
         stored.chunks.push(text);
@@ -133,7 +133,7 @@ export class MemorySessionRepo implements SessionRepo {
           stored.name = parsed.tree.name;
         }
       },
-      close: async () => {
+      close: () => {
         stored.locked = false;
       },
     };

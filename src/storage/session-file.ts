@@ -31,8 +31,15 @@ function stripSecrets(key: string, value: unknown, topLevel: boolean): unknown {
  */
 export function serializeLine(value: SessionEntry | SessionHeader): string {
   const json = JSON.stringify(value);
-  if (!json.includes('"apiKey"') && !json.includes('"headers"')) return `${json}\n`;
-  const holders = new Set<unknown>([value, (value as { message?: unknown }).message]);
+  const message = (value as { message?: unknown }).message;
+  // Cheap superset of the cases that need stripping: `Key"` is rare in JSON text (a one-byte scan that
+  // rarely stops) and every "apiKey" key contains it; `headers` only counts on the entry or its message.
+  const maybeSecret =
+    json.includes('Key"') ||
+    "headers" in value ||
+    (typeof message === "object" && message !== null && "headers" in message);
+  if (!maybeSecret) return `${json}\n`;
+  const holders = new Set<unknown>([value, message]);
   const safe = JSON.stringify(value, function (this: unknown, key, inner) {
     return stripSecrets(key, inner, holders.has(this));
   });
@@ -67,17 +74,35 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 }
 
 /**
- * Parses the text of a session file (pi format v1, v2 or v3) into a header and a tree.
+ * Parses the text of a session file (pi format v1, v2 or v3) into a header and a tree, in one pass:
+ * each line is parsed once and a v3 entry goes straight into the tree's indexes.
  *
  * - An unparsable last line is a torn write: it is returned as `tornTail` (the caller repairs the file).
- * - Any other bad line throws `SessionError("invalid_entry")` naming the line, or with `recover`
+ * - Any other bad line throws `SessionError("invalid_entry")` naming the first one, or with `recover`
  *   is skipped and listed in `skipped`.
- * - v1/v2 content is migrated in memory (ids, linear parents, `firstKeptEntryId`, `hookMessage`).
+ * - v1/v2 content is migrated in memory (ids, linear parents, `firstKeptEntryId`, `hookMessage`); its
+ *   entries are collected first, since migration needs all of them.
  */
 export function parseSessionText(text: string, options: { recover?: boolean } = {}): ParsedSession {
-  const raw: RawLine[] = [];
+  const tree = new SessionTree();
   const skipped: RecoveredLine[] = [];
+  const addEntry = (line: number, value: Record<string, unknown>) => {
+    let problem = entryProblem(value);
+    if (problem === undefined) {
+      try {
+        tree.insert(value as unknown as SessionEntry);
+        return;
+      } catch (error) {
+        problem = (error as Error).message;
+      }
+    }
+    if (!options.recover) throw fail(line, problem);
+    skipped.push({ line, reason: problem, text: JSON.stringify(value) });
+  };
+
   let header: Record<string, unknown> | undefined;
+  let sourceVersion = 3;
+  let toMigrate: RawLine[] | undefined;
   let tornTail: ParsedSession["tornTail"];
   let lastKeptEnd = 0;
   let lineNo = 0;
@@ -87,18 +112,21 @@ export function parseSessionText(text: string, options: { recover?: boolean } = 
     let end = text.indexOf("\n", start);
     if (end === -1) end = length;
     lineNo++;
-    const lineText = text.slice(start, end);
     const lineStart = start;
     start = end + 1;
-    if (lineText.length === 0 || (lineText.charCodeAt(0) <= 32 && lineText.trim() === "")) continue;
+    if (end === lineStart) continue;
+    const lineText = text.slice(lineStart, end);
+    if (lineText.charCodeAt(0) <= 32 && lineText.trim() === "") continue;
     const value = parseObject(lineText);
     if (header === undefined) {
       if (value?.type !== "session" || typeof value.id !== "string" || typeof value.cwd !== "string") {
         throw fail(lineNo, 'not a session header (expected {type:"session", id, cwd, …})');
       }
-      if (headerVersion(value) > 3) {
+      sourceVersion = headerVersion(value);
+      if (sourceVersion > 3) {
         throw fail(lineNo, `unsupported session version ${String(value.version)} (this library reads 1–3)`);
       }
+      if (sourceVersion < 3) toMigrate = [];
       header = value;
       lastKeptEnd = end;
       continue;
@@ -117,28 +145,16 @@ export function parseSessionText(text: string, options: { recover?: boolean } = 
       skipped.push({ line: lineNo, reason: "not a JSON object", text: lineText });
       continue;
     }
-    raw.push({ line: lineNo, value });
+    if (toMigrate) toMigrate.push({ line: lineNo, value });
+    else addEntry(lineNo, value);
     lastKeptEnd = end;
   }
   if (header === undefined) throw fail(1, "the file is empty (no session header)");
 
-  const sourceVersion = headerVersion(header);
-  if (sourceVersion < 2) migrateV1Entries(raw);
-  if (sourceVersion < 3) migrateV2Entries(raw);
-
-  const tree = new SessionTree();
-  for (const { line, value } of raw) {
-    let problem = entryProblem(value);
-    if (problem === undefined) {
-      try {
-        tree.insert(value as unknown as SessionEntry);
-      } catch (error) {
-        problem = (error as Error).message;
-      }
-    }
-    if (problem === undefined) continue;
-    if (!options.recover) throw fail(line, problem);
-    skipped.push({ line, reason: problem, text: JSON.stringify(value) });
+  if (toMigrate) {
+    if (sourceVersion < 2) migrateV1Entries(toMigrate);
+    migrateV2Entries(toMigrate);
+    for (const { line, value } of toMigrate) addEntry(line, value);
   }
   const result: ParsedSession = {
     header: migrateHeader(header),

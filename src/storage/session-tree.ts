@@ -2,6 +2,7 @@ import { buildSessionContext } from "./build-context.js";
 import type { EntryDraft, SessionContext, SessionEntry, SessionTreeNode } from "./entries.js";
 import { createEntryId } from "./ids.js";
 import { SessionError } from "./session-error.js";
+import { isoNow } from "./timestamps.js";
 
 /** Read-only queries over a session tree. */
 export interface SessionTreeView {
@@ -15,7 +16,7 @@ export interface SessionTreeView {
   getEntries(): SessionEntry[];
   /** Entries from the root to `leafId` (default: the current leaf), inclusive. O(path). */
   getBranch(leafId?: string | null): SessionEntry[];
-  /** Direct children of an entry (`null` = the roots), in append order. O(children). */
+  /** Direct children of an entry (`null` = the roots), in append order. O(children) (the first call O(n)). */
   getChildren(id: string | null): SessionEntry[];
   /** The whole tree as nested nodes, roots first. O(n). */
   getTree(): SessionTreeNode[];
@@ -31,14 +32,27 @@ export function normalizeSessionName(name: string | undefined): string | undefin
   return cleaned ? cleaned : undefined;
 }
 
+type ChildIndex = Map<string | null, SessionEntry | SessionEntry[]>;
+
+function addChild(children: ChildIndex, entry: SessionEntry): void {
+  const siblings = children.get(entry.parentId);
+  if (siblings === undefined) children.set(entry.parentId, entry);
+  else if (Array.isArray(siblings)) siblings.push(entry);
+  else children.set(entry.parentId, [siblings, entry]);
+}
+
 /**
- * In-memory tree of session entries with O(1) indexes (id → entry, parent → children,
- * target → label). Knows nothing about persistence.
+ * In-memory tree of session entries with O(1) indexes (id → entry, target → label, and parent →
+ * children once first asked for). Knows nothing about persistence.
  */
 export class SessionTree implements SessionTreeView {
   private readonly byId = new Map<string, SessionEntry>();
   private readonly ordered: SessionEntry[] = [];
-  private readonly children = new Map<string | null, SessionEntry[]>();
+  /**
+   * Parent id → its child, or its children once it has several (most entries have one child). Built
+   * on the first `getChildren` and kept up to date from then on: opening and appending do not pay for it.
+   */
+  private children: ChildIndex | undefined;
   private readonly labels = new Map<string, string>();
   private currentName: string | undefined;
   private leaf: string | null = null;
@@ -83,9 +97,7 @@ export class SessionTree implements SessionTreeView {
     }
     this.byId.set(entry.id, entry);
     this.ordered.push(entry);
-    const siblings = this.children.get(entry.parentId);
-    if (siblings) siblings.push(entry);
-    else this.children.set(entry.parentId, [entry]);
+    if (this.children) addChild(this.children, entry);
     if (entry.type === "label") {
       const label = entry.label?.trim();
       if (label) this.labels.set(entry.targetId, label);
@@ -106,7 +118,7 @@ export class SessionTree implements SessionTreeView {
       type: draft.type,
       id: createEntryId(this.byId),
       parentId,
-      timestamp: new Date().toISOString(),
+      timestamp: isoNow(),
     };
     const entry = Object.assign(head, draft) as TDraft & {
       id: string;
@@ -142,7 +154,13 @@ export class SessionTree implements SessionTreeView {
   }
 
   getChildren(id: string | null): SessionEntry[] {
-    return this.children.get(id)?.slice() ?? [];
+    if (this.children === undefined) {
+      this.children = new Map();
+      for (const entry of this.ordered) addChild(this.children, entry);
+    }
+    const children = this.children.get(id);
+    if (children === undefined) return [];
+    return Array.isArray(children) ? children.slice() : [children];
   }
 
   getTree(): SessionTreeNode[] {

@@ -230,7 +230,12 @@ export class Session implements SessionTreeView {
   }
 
   private append<TDraft extends EntryDraft>(draft: TDraft): Promise<TDraft & SessionEntry> {
-    return this.guarded(() => this.write(this.tree.append(draft) as TDraft & SessionEntry));
+    try {
+      this.assertWritable();
+      return this.write(this.tree.append(draft) as TDraft & SessionEntry);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   private guarded<T>(run: () => Promise<T>): Promise<T> {

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { createActor } from "xstate";
+import { type SessionError, type SessionSink, sessionWriterMachine } from "../../src/index.js";
+import { SessionWriteQueue } from "../../src/storage/write-queue.js";
+
+/** A sink whose writes stay pending until the test settles them (like `fdatasync`). */
+function asyncSink() {
+  const writes: { text: string; resolve: () => void; reject: (error: Error) => void }[] = [];
+  let closes = 0;
+  const sink: SessionSink = {
+    write: (text) => new Promise<void>((resolve, reject) => writes.push({ text, resolve, reject })),
+    close: () => {
+      closes++;
+    },
+  };
+  return { sink, writes, closes: () => closes };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe("session writer", () => {
+  it("acknowledges a synchronous sink's write without leaving idle", async () => {
+    const written: string[] = [];
+    const actor = createActor(sessionWriterMachine, {
+      input: { sink: { write: (text) => void written.push(text), close: () => {} } },
+    });
+    const states: unknown[] = [];
+    actor.subscribe((snapshot) => states.push(snapshot.value));
+    actor.start();
+    let settled: SessionError | undefined | "pending" = "pending";
+    actor.send({ type: "write", writes: [{ text: "a\n", settle: (error) => (settled = error) }] });
+    expect(settled).toBeUndefined();
+    expect(written).toEqual(["a\n"]);
+    expect(new Set(states)).toEqual(new Set(["idle"]));
+  });
+
+  it("is writing while an asynchronous write is in flight and group-commits what queued meanwhile", async () => {
+    const { sink, writes } = asyncSink();
+    const queue = new SessionWriteQueue(sink);
+    const first = queue.write("a\n", "a");
+    await tick();
+    expect(writes.map((write) => write.text)).toEqual(["a\n"]);
+    const second = queue.write("b\n", "b");
+    const third = queue.write("c\n", "c");
+    const flushed = queue.flush();
+    await tick();
+    expect(writes).toHaveLength(1);
+    writes[0]!.resolve();
+    expect(await first).toBe("a");
+    await tick();
+    expect(writes.map((write) => write.text)).toEqual(["a\n", "b\nc\n"]);
+    writes[1]!.resolve();
+    expect(await Promise.all([second, third, flushed])).toEqual(["b", "c", undefined]);
+    expect(queue.status).toBe("open");
+  });
+
+  it("fails on an asynchronous write error: the failing and queued writes, flush and later writes reject", async () => {
+    const { sink, writes, closes } = asyncSink();
+    const queue = new SessionWriteQueue(sink);
+    const first = queue.write("a\n");
+    await tick();
+    const queued = queue.write("b\n");
+    await tick();
+    writes[0]!.reject(new Error("disk full"));
+    const error = (await first.catch((caught: unknown) => caught)) as SessionError;
+    expect(error).toMatchObject({ code: "storage" });
+    expect(error.message).toContain("disk full");
+    await expect(queued).rejects.toBe(error);
+    expect(queue.status).toBe("failed");
+    expect(queue.error).toBe(error);
+    await expect(queue.flush()).rejects.toBe(error);
+    await expect(queue.write("c\n")).rejects.toBe(error);
+    expect(writes).toHaveLength(1);
+    await queue.close();
+    expect(closes()).toBe(1);
+    await expect(queue.flush()).rejects.toBe(error);
+  });
+
+  it("closes after the write in flight and what queued behind it, then refuses text", async () => {
+    const { sink, writes, closes } = asyncSink();
+    const queue = new SessionWriteQueue(sink);
+    const first = queue.write("a\n");
+    await tick();
+    const second = queue.write("b\n");
+    let closed = false;
+    const closing = queue.close().then(() => (closed = true));
+    expect(queue.status).toBe("closed");
+    await tick();
+    expect(closed).toBe(false);
+    writes[0]!.resolve();
+    await first;
+    await tick();
+    expect(closes()).toBe(0);
+    writes[1]!.resolve();
+    await second;
+    await closing;
+    expect(closes()).toBe(1);
+    await expect(queue.flush()).resolves.toBeUndefined();
+    await queue.close();
+    expect(closes()).toBe(1);
+  });
+});
