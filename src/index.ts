@@ -2,6 +2,7 @@ export type { ToolCallOutcome } from "./actors/tool-call.actors.js";
 export { Agent, type AgentListener, type AgentOptions } from "./agent/agent.js";
 export type { AgentState } from "./agent/agent-state.js";
 export type { QueueMode } from "./agent/message-queues.js";
+export * from "./harness/index.js";
 export {
   type AgentLoopActor,
   agentLoop,
