@@ -109,6 +109,7 @@ export class AgentHarness {
       streamFn: options.streamFn,
       sessionId: () => session.id,
       streamOptions: () => this.#streamOptions,
+      systemPrompt: () => this.#operations.requestSystemPrompt(),
       failRun: (error) => this.#failRun(error),
       takeRunFailure: () => {
         const failure = this.#runFailure;
@@ -124,7 +125,6 @@ export class AgentHarness {
       tools: this.#settings.activeTools(),
       messages: context.messages,
       convertToLlm: convertHarnessMessagesToLlm,
-      prepareNextTurn: () => this.#operations.refreshTurn(),
       // Read when a run starts (the Agent copies its options per run).
       get toolContext() {
         return harness.#toolContext;

@@ -16,6 +16,8 @@ export interface LoopHookHost {
   streamFn: StreamFn;
   sessionId(): string;
   streamOptions(): HarnessStreamOptions;
+  /** The system prompt of this request (resolved per request; see `HarnessOperations`). */
+  systemPrompt(): Promise<string>;
   /**
    * Records a hook failure that must end the run. The loop turns a throwing tool hook into an error
    * tool result and goes on; the harness then fails the run's next model request with this error, so
@@ -47,6 +49,7 @@ export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
     const failure = host.takeRunFailure();
     if (failure) throw failure;
     const sessionId = host.sessionId();
+    const requestContext: LlmContext = { ...context, systemPrompt: await host.systemPrompt() };
     let streamOptions = host.streamOptions();
     if (hooks.has("before_provider_request")) {
       streamOptions = await hooks.run(
@@ -81,7 +84,7 @@ export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
         );
       };
     }
-    return host.streamFn(model, context, request);
+    return host.streamFn(model, requestContext, request);
   };
 
   const transformContext = async (messages: AgentMessage[], signal: AbortSignal) => {

@@ -75,6 +75,8 @@ export class HarnessOperations {
   readonly phase = new BehaviorSubject<HarnessPhase>("idle");
   readonly #core: HarnessCore;
   #operation: (Operation & { settle: () => void }) | undefined;
+  /** The prompt resolved at run start (possibly replaced by `before_agent_start`), for its first request. */
+  #firstRequestPrompt: string | undefined;
 
   constructor(core: HarnessCore) {
     this.#core = core;
@@ -152,18 +154,26 @@ export class HarnessOperations {
     await firstValueFrom(this.phase.pipe(filter((phase) => phase === "idle" && !this.#operation)));
   }
 
-  /** Resolves the system prompt of a turn; also called between the turns of a run. */
-  async refreshTurn(): Promise<undefined> {
+  /**
+   * The system prompt of a request: the first request of a run uses the prompt resolved at run start
+   * (or what `before_agent_start` made of it); every later request resolves it again, so a prompt
+   * function sees the current model, thinking level, tools and resources.
+   */
+  async requestSystemPrompt(): Promise<string> {
+    const first = this.#firstRequestPrompt;
+    this.#firstRequestPrompt = undefined;
+    return first ?? this.#resolveSystemPrompt();
+  }
+
+  #resolveSystemPrompt(): Promise<string> {
     const { agent, settings, session } = this.#core;
-    const systemPrompt = await resolveSystemPrompt(this.#core.systemPrompt, {
+    return resolveSystemPrompt(this.#core.systemPrompt, {
       session,
       model: agent.state.model,
       thinkingLevel: agent.state.thinkingLevel,
       activeTools: settings.activeTools(),
       resources: settings.resources(),
     });
-    agent.setSystemPrompt(systemPrompt);
-    return undefined;
   }
 
   #onPhase(phase: HarnessPhase): void {
@@ -179,11 +189,12 @@ export class HarnessOperations {
     const core = this.#core;
     const { agent } = core;
     const operation = this.#operation!;
+    this.#firstRequestPrompt = undefined;
     try {
       core.setToolContext(await core.settings.resolveToolContext());
-      await this.refreshTurn();
+      agent.setSystemPrompt(await this.#resolveSystemPrompt());
     } catch (error) {
-      core.failRun(wrapError("hook", "Preparing the turn failed", error));
+      core.failRun(wrapError("hook", "Preparing the run failed", error));
     }
     let messages = operation.messages;
     if (mode === "prompt") {
@@ -203,6 +214,7 @@ export class HarnessOperations {
     } else {
       agent.setMessages(withoutTrailingFailures(agent.state.messages));
     }
+    this.#firstRequestPrompt = agent.state.systemPrompt;
     core.recorder.running = true;
     const run = mode === "prompt" ? agent.prompt(messages) : agent.continue();
     if (operation.controller.signal.aborted) agent.abort();
