@@ -250,7 +250,7 @@ export class HarnessOperations {
       delayMs,
       errorMessage: last?.errorMessage ?? "",
     });
-    await abortableDelay(delayMs, signal);
+    await (retry.sleep ?? abortableDelay)(delayMs, signal);
   }
 
   /** Manual compactions fail the operation; automatic ones report `compaction_failed` and go on. */

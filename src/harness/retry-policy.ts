@@ -9,6 +9,8 @@ export interface RetryPolicy {
   maxRetries: number;
   baseDelayMs: number;
   maxDelayMs: number;
+  /** How to wait (default `abortableDelay`); must reject promptly when the signal aborts. For tests and custom schedulers. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** 3 retries after 2 s, 4 s, 8 s (at most 30 s each). */

@@ -208,7 +208,7 @@ describe("harness hooks", () => {
     harness.setThinkingLevel("high");
     expect(seen).toEqual(["off->high"]);
     expect(reported).toEqual(["thinking_level_update"]);
-    expect(() => harness.on("no_such_hook" as never, () => {})).toThrow(/Unknown hook/);
+    expect(() => harness.on("no_such_hook" as never, (() => {}) as never)).toThrow(/Unknown hook/);
   });
 
   it("handlers can be removed and run in registration order", async () => {
