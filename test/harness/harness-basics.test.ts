@@ -128,6 +128,7 @@ describe("AgentHarness prompts", () => {
       disableModelInvocation: false,
       userInvocable: true,
     };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a prompt template placeholder, not JS
     const template = { name: "fix", description: "Fix", content: "Fix $1 in ${@:2}", filePath: "/p/fix.md" };
     const { harness, model } = await createHarness([{ text: "a" }, { text: "b" }], {
       resources: { skills: [skill], promptTemplates: [template] },
