@@ -1,6 +1,7 @@
 export { Agent, type AgentListener, type AgentOptions } from "./agent/agent.js";
 export type { AgentState } from "./agent/agent-state.js";
 export type { QueueMode } from "./agent/message-queues.js";
+export * from "./harness/index.js";
 export {
   type AgentLoopActor,
   agentLoop,

@@ -30,8 +30,25 @@ export interface CustomMessage<TDetails = unknown> {
   timestamp: number;
 }
 
+/** A shell command the user ran themselves (e.g. `!ls` in a CLI); the model sees its output as a user message. */
+export interface BashExecutionMessage {
+  role: "bashExecution";
+  command: string;
+  output: string;
+  /** Exit code; `undefined` when the command did not exit normally. */
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated: boolean;
+  /** Where the full output was saved when `truncated`. */
+  fullOutputPath?: string;
+  /** Keep it in the transcript but never send it to the model. */
+  excludeFromContext?: boolean;
+  timestamp: number;
+}
+
 declare module "./messages.js" {
   interface CustomAgentMessages {
+    bashExecution: BashExecutionMessage;
     compactionSummary: CompactionSummaryMessage;
     branchSummary: BranchSummaryMessage;
     custom: CustomMessage;

@@ -12,8 +12,9 @@ function importGraph(entry: string): Map<string, string[]> {
     const file = pending.pop()!;
     if (graph.has(file)) continue;
     const source = readFileSync(file, "utf8");
+    // Type-only imports vanish at run time, so they do not count.
     const specifiers = [
-      ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+["']([^"']+)["']/g),
+      ...source.matchAll(/(?:^|\n)\s*(?:import|export)(?!\s+type\s)[^'"]*?from\s+["']([^"']+)["']/g),
     ].map((match) => match[1]!);
     const bare: string[] = [];
     for (const specifier of specifiers) {

@@ -1,0 +1,414 @@
+import { distinctUntilChanged, type Observable, Subject } from "rxjs";
+import type { Actor } from "xstate";
+import { Agent } from "../agent/agent.js";
+import type { QueueMode } from "../agent/message-queues.js";
+import type { HarnessPhase, harnessMachine } from "../machines/harness.machine.js";
+import type { Session } from "../storage/session.js";
+import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../types/messages.js";
+import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
+import type { StreamFn } from "../types/stream.js";
+import type { AgentTool } from "../types/tool.js";
+import {
+  type CompactionPort,
+  type CompactionResult,
+  type CompactionSettings,
+  DEFAULT_COMPACTION_SETTINGS,
+  defaultCompactionPort,
+} from "./compaction-port.js";
+import { AgentHarnessError } from "./harness-errors.js";
+import {
+  HARNESS_HANDLER_NAMES,
+  type HarnessEvent,
+  type HarnessHandler,
+  type HarnessOwnEvent,
+  type HarnessResources,
+  type HarnessStreamOptions,
+  type HookName,
+  HookRegistry,
+  type ObservedEventName,
+} from "./harness-hooks.js";
+import { createLoopCallbacks } from "./harness-loop-hooks.js";
+import { convertHarnessMessagesToLlm } from "./harness-messages-convert.js";
+import { type HarnessCore, HarnessOperations } from "./harness-operations.js";
+import { HarnessSettings, type ToolsChange } from "./harness-settings.js";
+import type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
+import { SessionRecorder } from "./session-recorder.js";
+import type { SystemPromptOption } from "./system-prompt.js";
+import { expandPromptTemplate } from "./template-args.js";
+
+/** Options of `new AgentHarness(...)`. */
+export interface AgentHarnessOptions {
+  /** The open session: the transcript comes from `session.buildContext()`; everything is appended to it. */
+  session: Session;
+  model: Model;
+  streamFn: StreamFn;
+  /** Default: the session's last thinking level. */
+  thinkingLevel?: ThinkingLevel;
+  /** Names must be unique. */
+  tools?: AgentTool[];
+  /** Default: the session's last active tools that still exist, else all tools. Unique, known names. */
+  activeToolNames?: string[];
+  resources?: Partial<HarnessResources>;
+  /** Default "You are a helpful assistant." (+ the visible skills); see `resolveSystemPrompt`. */
+  systemPrompt?: SystemPromptOption;
+  /** Passed to every tool's `execute` as `context`; a function is called at the start of every run. */
+  toolContext?: unknown;
+  /** Timeout, retries, headers, metadata…; patched per request by `before_provider_request`. */
+  streamOptions?: HarnessStreamOptions;
+  /** Turn-level retry of transient provider errors (default 3 retries, 2 s doubling, 30 s cap). */
+  retry?: Partial<RetryPolicy>;
+  compaction?: Partial<CompactionSettings>;
+  /** The compaction/branch-summary implementation (default: `defaultCompactionPort`). */
+  compactionPort?: CompactionPort;
+  steeringMode?: QueueMode;
+  followUpMode?: QueueMode;
+  toolExecution?: "parallel" | "sequential";
+  /** Receives errors thrown by observed-event handlers and listeners (default `console.error`). */
+  onHandlerError?: (error: unknown, eventType: string) => void;
+}
+
+/**
+ * An Agent bound to a Session, with resources, hooks, retries and compaction. Its phases
+ * (`idle | turn | compaction | branchSummary | retry`) are the states of `harnessMachine` (`actor`,
+ * `phase$`). Every message, model, thinking-level and active-tools change is appended to the session in
+ * order, so reopening the session rebuilds the same context. One operation (`prompt`, `skill`,
+ * `promptFromTemplate`, `compact`, `navigateTree`) runs at a time; the others reject with `busy`.
+ *
+ * ```ts
+ * const session = await new MemorySessionRepo().create();
+ * const harness = new AgentHarness({ session, model, streamFn: scriptedModel([{ text: "Hi!" }]) });
+ * const reply = await harness.prompt("Hello");
+ * ```
+ */
+export class AgentHarness {
+  readonly session: Session;
+  readonly #agent: Agent;
+  readonly #hooks: HookRegistry;
+  readonly #settings: HarnessSettings;
+  readonly #recorder: SessionRecorder;
+  readonly #operations: HarnessOperations;
+  readonly #events = new Subject<HarnessEvent>();
+  #streamOptions: HarnessStreamOptions;
+  #toolContext: unknown;
+  #runFailure: AgentHarnessError | undefined;
+  #nextTurn: AgentMessage[] = [];
+  #lastQueues: unknown;
+
+  constructor(options: AgentHarnessOptions) {
+    const session = options.session;
+    this.session = session;
+    const onError = options.onHandlerError ?? defaultHandlerError;
+    this.#hooks = new HookRegistry(onError);
+    this.#recorder = new SessionRecorder(session);
+    this.#streamOptions = { ...options.streamOptions };
+    const context = session.buildContext();
+    this.#settings = new HarnessSettings(options, context.activeToolNames);
+    const callbacks = createLoopCallbacks({
+      hooks: this.#hooks,
+      streamFn: options.streamFn,
+      sessionId: () => session.id,
+      streamOptions: () => this.#streamOptions,
+      systemPrompt: () => this.#operations.requestSystemPrompt(),
+      failRun: (error) => this.#failRun(error),
+      takeRunFailure: () => {
+        const failure = this.#runFailure;
+        this.#runFailure = undefined;
+        return failure;
+      },
+    });
+    const harness = this;
+    this.#agent = new Agent({
+      ...callbacks,
+      model: options.model,
+      thinkingLevel: options.thinkingLevel ?? context.thinkingLevel,
+      tools: this.#settings.activeTools(),
+      messages: context.messages,
+      convertToLlm: convertHarnessMessagesToLlm,
+      // Read when a run starts (the Agent copies its options per run).
+      get toolContext() {
+        return harness.#toolContext;
+      },
+      ...(options.steeringMode ? { steeringMode: options.steeringMode } : {}),
+      ...(options.followUpMode ? { followUpMode: options.followUpMode } : {}),
+      ...(options.toolExecution ? { toolExecution: options.toolExecution } : {}),
+      onListenerError: (error, event) => onError(error, event.type),
+    });
+    this.#lastQueues = this.#agent.queued;
+    this.#agent.subscribe((event) => this.#onAgentEvent(event));
+    const core: HarnessCore = {
+      session,
+      agent: this.#agent,
+      hooks: this.#hooks,
+      settings: this.#settings,
+      recorder: this.#recorder,
+      port: options.compactionPort ?? defaultCompactionPort,
+      compaction: { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction },
+      retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+      systemPrompt: options.systemPrompt,
+      streamFn: options.streamFn,
+      streamOptions: () => this.#streamOptions,
+      setToolContext: (value) => {
+        this.#toolContext = value;
+      },
+      failRun: (error) => this.#failRun(error),
+      emit: (event) => this.#emit(event),
+    };
+    this.#operations = new HarnessOperations(core);
+  }
+
+  /** The phase machine's actor (`harnessMachine`). */
+  get actor(): Actor<typeof harnessMachine> {
+    return this.#operations.actor;
+  }
+  /** The current phase, now and on every change. */
+  get phase$(): Observable<HarnessPhase> {
+    return this.#operations.phase.pipe(distinctUntilChanged());
+  }
+  get phase(): HarnessPhase {
+    return this.#operations.phase.value;
+  }
+  /** AgentEvents of every run plus the harness's own events. */
+  get events$(): Observable<HarnessEvent> {
+    return this.#events.asObservable();
+  }
+  /** The Agent that runs the turns: read its `state`, drive it through the harness. */
+  get agent(): Agent {
+    return this.#agent;
+  }
+  get messages(): readonly AgentMessage[] {
+    return this.#agent.state.messages;
+  }
+  get model(): Model {
+    return this.#agent.state.model;
+  }
+  get thinkingLevel(): ThinkingLevel {
+    return this.#agent.state.thinkingLevel;
+  }
+  get tools(): AgentTool[] {
+    return this.#settings.tools();
+  }
+  get activeToolNames(): string[] {
+    return this.#settings.activeToolNames();
+  }
+  get resources(): HarnessResources {
+    return this.#settings.resources();
+  }
+  get streamOptions(): HarnessStreamOptions {
+    return { ...this.#streamOptions };
+  }
+  /** Messages queued by `nextTurn`. */
+  get nextTurnMessages(): AgentMessage[] {
+    return [...this.#nextTurn];
+  }
+
+  /**
+   * Registers a handler for a hook or an observed event; returns the function that removes it.
+   * Handlers run in registration order; see docs/harness.md for the combination rule.
+   */
+  on<K extends HookName | ObservedEventName>(name: K, handler: HarnessHandler<K>): () => void {
+    if (!HARNESS_HANDLER_NAMES.has(name)) {
+      throw new AgentHarnessError("invalid_argument", `Unknown hook or event: ${name}`);
+    }
+    return this.#hooks.on(name, handler as never);
+  }
+
+  /**
+   * Runs a prompt; resolves with the run's last assistant message — also when it failed
+   * (`stopReason: "error"`, e.g. after a hook threw) or was aborted. Rejects with `busy` unless idle,
+   * with `session` when the session could not persist the run.
+   */
+  prompt(text: string, options: { images?: ImageContent[] } = {}): Promise<AssistantMessage> {
+    return this.#startPrompt(text, options.images ?? []);
+  }
+
+  /** Runs a prompt made of the skill's content (and `extra` instructions after it). */
+  skill(name: string, extra?: string): Promise<AssistantMessage> {
+    const skill = this.#settings.resources().skills.find((candidate) => candidate.name === name);
+    if (!skill) return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown skill: ${name}`));
+    const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${skill.content}\n</skill>`;
+    return this.#startPrompt(extra ? `${block}\n\n${extra}` : block, []);
+  }
+
+  /** Runs a prompt template expanded with `args` (`$1`, `$@`, `${@:N}`…). */
+  promptFromTemplate(name: string, args: string[] = []): Promise<AssistantMessage> {
+    const template = this.#settings.resources().promptTemplates.find((candidate) => candidate.name === name);
+    if (!template) {
+      return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown prompt template: ${name}`));
+    }
+    return this.#startPrompt(expandPromptTemplate(template, args), []);
+  }
+
+  /** Queues a message delivered after the current turn. `invalid_state` while idle. */
+  steer(text: string | AgentMessage, options: { images?: ImageContent[] } = {}): void {
+    if (this.phase === "idle") throw new AgentHarnessError("invalid_state", "Cannot steer while idle");
+    this.#agent.steer(toMessage(text, options.images));
+    this.#checkQueues();
+  }
+
+  /** Queues a message delivered when the agent would stop. `invalid_state` while idle. */
+  followUp(text: string | AgentMessage, options: { images?: ImageContent[] } = {}): void {
+    if (this.phase === "idle") throw new AgentHarnessError("invalid_state", "Cannot follow up while idle");
+    this.#agent.followUp(toMessage(text, options.images));
+    this.#checkQueues();
+  }
+
+  /** Queues a message sent (and persisted) before the next prompt's user message; survives `abort()`. */
+  nextTurn(text: string | AgentMessage, options: { images?: ImageContent[] } = {}): void {
+    this.#nextTurn.push(toMessage(text, options.images));
+    this.#emitQueues();
+  }
+
+  /** Compacts the current branch now (`compaction` error: unavailable, nothing to compact, cancelled…). */
+  compact(customInstructions?: string): Promise<CompactionResult> {
+    const fields = customInstructions === undefined ? {} : { instructions: customInstructions };
+    return this.#operations.begin("compact", fields) as Promise<CompactionResult>;
+  }
+
+  /** Moves the session to another entry, optionally summarising the branch being left. */
+  navigateTree(targetId: string, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
+    if (this.#operations.busy()) return this.#operations.begin("navigate", {}) as Promise<never>;
+    if (!this.session.getEntry(targetId)) {
+      return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown entry: ${targetId}`));
+    }
+    if (targetId === this.session.leafId) return Promise.resolve({ cancelled: false });
+    const navigation = { targetId, options };
+    return this.#operations.begin("navigate", { navigation }) as Promise<NavigateTreeResult>;
+  }
+
+  /** Switches the model from the next request on; persisted as `model_change`. */
+  setModel(model: Model): void {
+    const previousModel = this.model;
+    this.#recorder.assertWritable();
+    this.#agent.setModel(model);
+    this.#recorder.writeSetting(() => this.session.appendModelChange(model.provider, model.id));
+    this.#emit({ type: "model_update", model, previousModel });
+  }
+
+  /** Switches the thinking level from the next request on; persisted. */
+  setThinkingLevel(level: ThinkingLevel): void {
+    if (!THINKING_LEVELS.includes(level)) {
+      throw new AgentHarnessError("invalid_argument", `Unknown thinking level: ${String(level)}`);
+    }
+    const previousLevel = this.thinkingLevel;
+    this.#recorder.assertWritable();
+    this.#agent.setThinkingLevel(level);
+    this.#recorder.writeSetting(() => this.session.appendThinkingLevelChange(level));
+    this.#emit({ type: "thinking_level_update", level, previousLevel });
+  }
+
+  /** Replaces the tools and the active set (default: all). `invalid_argument` on bad names. */
+  setTools(tools: AgentTool[], activeToolNames?: string[]): void {
+    this.#recorder.assertWritable();
+    this.#applyTools(this.#settings.replaceTools(tools, activeToolNames));
+  }
+
+  /** Chooses which tools the model sees. `invalid_argument` for unknown or duplicate names. */
+  setActiveTools(names: string[]): void {
+    this.#recorder.assertWritable();
+    this.#applyTools(this.#settings.replaceActive(names));
+  }
+
+  /** Replaces skills and/or prompt templates; the system prompt picks them up at the next turn. */
+  setResources(resources: Partial<HarnessResources>): void {
+    const previousResources = this.#settings.resources();
+    this.#settings.setResources(resources);
+    this.#emit({ type: "resources_update", resources: this.#settings.resources(), previousResources });
+  }
+
+  /** Replaces the stream options used from the next request on. */
+  setStreamOptions(streamOptions: HarnessStreamOptions): void {
+    this.#streamOptions = { ...streamOptions };
+  }
+
+  /**
+   * Aborts what runs (turn, retry wait, compaction, navigation), clears the steering and follow-up
+   * queues (not `nextTurn`), and resolves once idle with what it cleared. Emits `abort`.
+   */
+  async abort(): Promise<{ clearedSteer: AgentMessage[]; clearedFollowUp: AgentMessage[] }> {
+    const clearedSteer = [...this.#agent.queued.steering];
+    const clearedFollowUp = [...this.#agent.queued.followUp];
+    this.#agent.clearQueues();
+    this.#operations.abort();
+    this.#checkQueues();
+    await this.waitForIdle();
+    // Messages a queue poll had taken when the abort landed come back to the queues: clear them too.
+    clearedSteer.push(...this.#agent.queued.steering);
+    clearedFollowUp.push(...this.#agent.queued.followUp);
+    this.#agent.clearQueues();
+    this.#checkQueues();
+    this.#emit({ type: "abort", clearedSteer, clearedFollowUp });
+    return { clearedSteer, clearedFollowUp };
+  }
+
+  /** Resolves when the harness is idle and the last operation has settled. */
+  waitForIdle(): Promise<void> {
+    return this.#operations.waitForIdle();
+  }
+
+  #startPrompt(text: string, images: ImageContent[]): Promise<AssistantMessage> {
+    if (this.#operations.busy()) return this.#operations.begin("prompt", {}) as Promise<never>;
+    const messages = [...this.#nextTurn, toMessage(text, images)];
+    const drained = this.#nextTurn.length > 0;
+    this.#nextTurn = [];
+    if (drained) this.#emitQueues();
+    return this.#operations.begin("prompt", { messages, prompt: text, images }) as Promise<AssistantMessage>;
+  }
+
+  #failRun(error: AgentHarnessError): void {
+    this.#runFailure ??= error;
+  }
+
+  #onAgentEvent(event: HarnessEvent): void {
+    if (event.type === "message_end") this.#recorder.write(() => this.session.appendMessage(event.message));
+    else if (event.type === "turn_end") this.#recorder.turnBoundary();
+    else if (event.type === "agent_end") {
+      this.#recorder.running = false;
+      this.#runFailure = undefined;
+      this.#recorder.turnBoundary();
+    }
+    this.#checkQueues();
+    this.#events.next(event);
+  }
+
+  #applyTools(change: ToolsChange): void {
+    this.#agent.setTools(this.#settings.activeTools());
+    const names = change.activeToolNames;
+    this.#recorder.writeSetting(() => this.session.appendActiveToolsChange(names));
+    this.#emit({ type: "tools_update", ...change });
+  }
+
+  #checkQueues(): void {
+    if (this.#agent.queued !== this.#lastQueues) this.#emitQueues();
+  }
+
+  #emitQueues(): void {
+    const queued = this.#agent.queued;
+    this.#lastQueues = queued;
+    this.#emit({
+      type: "queue_update",
+      steer: [...queued.steering],
+      followUp: [...queued.followUp],
+      nextTurn: [...this.#nextTurn],
+    });
+  }
+
+  #emit(event: HarnessOwnEvent): void {
+    this.#events.next(event);
+    this.#hooks.notify(event);
+  }
+}
+
+function toMessage(input: string | AgentMessage, images: ImageContent[] = []): AgentMessage {
+  if (typeof input !== "string") return input;
+  const message: UserMessage = {
+    role: "user",
+    content: images.length > 0 ? [{ type: "text", text: input }, ...images] : input,
+    timestamp: Date.now(),
+  };
+  return message;
+}
+
+function defaultHandlerError(error: unknown, eventType: string): void {
+  console.error(`agentchart: a harness handler threw while handling "${eventType}":`, error);
+}

@@ -1,0 +1,221 @@
+import type { BranchSummaryEntry, CompactionEntry } from "../storage/entries.js";
+import type { Session } from "../storage/session.js";
+import type { ImageContent, TextContent } from "../types/messages.js";
+import type { Model } from "../types/model.js";
+import type { StreamFn } from "../types/stream.js";
+import {
+  type BranchSummaryResult,
+  type CompactionPort,
+  type CompactionResult,
+  type CompactionSettings,
+  entriesOf,
+} from "./compaction-port.js";
+import { AgentHarnessError, wrapError } from "./harness-errors.js";
+import type { CompactionReason, HarnessOwnEvent, HookRegistry, TreePreparation } from "./harness-hooks.js";
+
+/** What compaction and tree navigation need from the harness. */
+export interface SummaryHost {
+  session: Session;
+  port: CompactionPort | undefined;
+  hooks: HookRegistry;
+  settings: CompactionSettings;
+  model: Model;
+  /** The StreamFn for summary requests (the harness's stream options, no provider hooks). */
+  streamFn: StreamFn;
+  /** Replaces the agent transcript with the session's context. */
+  reloadTranscript(): void;
+  emit(event: HarnessOwnEvent): void;
+}
+
+/** Options of `AgentHarness.navigateTree`. */
+export interface NavigateTreeOptions {
+  /** Summarise the branch being left (needs a compaction port, or a hook that supplies the summary). */
+  summarize?: boolean;
+  customInstructions?: string;
+  /** Label for the new branch summary entry (or the target entry when there is no summary). */
+  label?: string;
+}
+
+/** What `navigateTree` did. `editorText`: the text of a user message that was navigated "into". */
+export interface NavigateTreeResult {
+  cancelled: boolean;
+  editorText?: string;
+  summaryEntry?: BranchSummaryEntry;
+}
+
+/**
+ * Compacts the current branch: prepare → `session_before_compact` (cancel, or supply the result) →
+ * summarise → `appendCompaction` → reload the transcript → `session_compact`. Throws
+ * `AgentHarnessError` ("compaction": nothing to compact, cancelled, aborted or failed; "hook";
+ * "session").
+ */
+export async function compactSession(
+  host: SummaryHost,
+  reason: CompactionReason,
+  customInstructions: string | undefined,
+  signal: AbortSignal,
+): Promise<CompactionResult> {
+  const { session, port, hooks } = host;
+  if (!port) {
+    throw new AgentHarnessError(
+      "compaction",
+      "Compaction is not available: the harness has no compaction port",
+    );
+  }
+  const branchEntries = session.getBranch();
+  let preparation: unknown;
+  try {
+    preparation = port.prepareCompaction(branchEntries, host.settings);
+  } catch (error) {
+    throw wrapError("compaction", "Compaction failed", error);
+  }
+  if (preparation === undefined) throw new AgentHarnessError("compaction", "Nothing to compact");
+  const decision = await hooks.run(
+    "session_before_compact",
+    {} as { cancel?: boolean; compaction?: CompactionResult },
+    () => ({ type: "session_before_compact", preparation, branchEntries, customInstructions, reason }),
+    (_, result) => ({ state: result, stop: result.cancel === true || result.compaction !== undefined }),
+    signal,
+  );
+  if (decision.cancel) throw new AgentHarnessError("compaction", "Compaction cancelled");
+  const fromHook = decision.compaction !== undefined;
+  let result = decision.compaction;
+  if (!result) {
+    try {
+      result = await port.compact(preparation, summaryRequest(host, signal, customInstructions));
+    } catch (error) {
+      throw wrapError("compaction", signal.aborted ? "Compaction was aborted" : "Compaction failed", error);
+    }
+  }
+  if (signal.aborted) throw new AgentHarnessError("compaction", "Compaction was aborted");
+  let entry: CompactionEntry;
+  try {
+    entry = await session.appendCompaction({
+      summary: result.summary,
+      firstKeptEntryId: result.firstKeptEntryId,
+      tokensBefore: result.tokensBefore,
+      ...(result.details !== undefined ? { details: result.details } : {}),
+    });
+  } catch (error) {
+    throw wrapError("compaction", "Could not record the compaction", error);
+  }
+  host.reloadTranscript();
+  host.emit({ type: "session_compact", compactionEntry: entry, fromHook, reason });
+  return result;
+}
+
+/**
+ * Moves the session to `targetId`: `session_before_tree` (cancel, supply a summary or a label) →
+ * optional branch summary → `moveTo` (a user or custom message target moves to its parent and
+ * returns its text as `editorText`) → optional label → reload the transcript → `session_tree`.
+ * An abort while summarising cancels the navigation.
+ */
+export async function navigateSession(
+  host: SummaryHost,
+  targetId: string,
+  options: NavigateTreeOptions,
+  signal: AbortSignal,
+): Promise<NavigateTreeResult> {
+  const { session, port, hooks } = host;
+  const target = session.getEntry(targetId);
+  if (!target) throw new AgentHarnessError("invalid_argument", `Unknown entry: ${targetId}`);
+  const oldLeafId = session.leafId;
+  let entriesToSummarize: TreePreparation["entriesToSummarize"] = [];
+  if (port) {
+    try {
+      entriesToSummarize = entriesOf(port.collectEntriesForBranchSummary(session, oldLeafId, targetId));
+    } catch (error) {
+      throw wrapError("branch_summary", "Could not collect the branch", error);
+    }
+  }
+  const preparation: TreePreparation = {
+    targetId,
+    oldLeafId,
+    entriesToSummarize,
+    userWantsSummary: options.summarize === true,
+    ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+    ...(options.label !== undefined ? { label: options.label } : {}),
+  };
+  const decision = await hooks.run(
+    "session_before_tree",
+    {} as { cancel?: boolean; summary?: BranchSummaryResult; label?: string },
+    () => ({ type: "session_before_tree", preparation }),
+    (current, result) => ({
+      state: { ...current, ...result },
+      stop: result.cancel === true || result.summary !== undefined,
+    }),
+    signal,
+  );
+  if (decision.cancel) return { cancelled: true };
+  let summary = decision.summary;
+  const fromHook = summary !== undefined;
+  if (!summary && options.summarize && entriesToSummarize.length > 0) {
+    if (!port)
+      throw new AgentHarnessError("branch_summary", "Branch summaries are not available: no compaction port");
+    try {
+      summary = await port.generateBranchSummary(
+        entriesToSummarize,
+        summaryRequest(host, signal, options.customInstructions),
+      );
+    } catch (error) {
+      if (signal.aborted) return { cancelled: true };
+      throw wrapError("branch_summary", "Branch summary failed", error);
+    }
+  }
+  if (signal.aborted) return { cancelled: true };
+
+  let newLeafId: string | null = targetId;
+  let editorText: string | undefined;
+  if (target.type === "message" && target.message.role === "user") {
+    newLeafId = target.parentId;
+    editorText = textOf(target.message.content);
+  } else if (target.type === "custom_message") {
+    newLeafId = target.parentId;
+    editorText = textOf(target.content);
+  }
+  let summaryEntry: BranchSummaryEntry | undefined;
+  let newLeaf: string | null;
+  try {
+    summaryEntry = await session.moveTo(
+      newLeafId,
+      summary
+        ? { summary: summary.summary, ...(summary.details !== undefined ? { details: summary.details } : {}) }
+        : {},
+    );
+    newLeaf = session.leafId;
+    const label = decision.label ?? options.label;
+    if (label) await session.setLabel(summaryEntry?.id ?? targetId, label);
+  } catch (error) {
+    throw wrapError("session", "Could not move the session", error);
+  }
+  host.reloadTranscript();
+  host.emit({
+    type: "session_tree",
+    newLeafId: newLeaf,
+    oldLeafId,
+    ...(summaryEntry ? { summaryEntry } : {}),
+    fromHook,
+  });
+  return {
+    cancelled: false,
+    ...(editorText !== undefined ? { editorText } : {}),
+    ...(summaryEntry ? { summaryEntry } : {}),
+  };
+}
+
+function summaryRequest(host: SummaryHost, signal: AbortSignal, customInstructions: string | undefined) {
+  return {
+    model: host.model,
+    streamFn: host.streamFn,
+    signal,
+    ...(customInstructions !== undefined ? { customInstructions } : {}),
+  };
+}
+
+function textOf(content: string | (TextContent | ImageContent)[]): string {
+  if (typeof content === "string") return content;
+  return content
+    .filter((part): part is TextContent => part.type === "text")
+    .map((part) => part.text)
+    .join("\n");
+}

@@ -1,0 +1,69 @@
+// The browser-safe harness: AgentHarness and its pieces. Nothing here imports a `node:` module;
+// loading skills and prompt templates from disk and the built-in tools live in `agentchart/node`.
+
+export {
+  type BackoffInput,
+  type CompactionInput,
+  type CompactionOutcome,
+  type HarnessMachineContext,
+  type HarnessMachineEvent,
+  type HarnessMachineInput,
+  type HarnessPhase,
+  harnessMachine,
+  type TurnInput,
+  type TurnOutcome,
+} from "../machines/harness.machine.js";
+export { AgentHarness, type AgentHarnessOptions } from "./agent-harness.js";
+export {
+  type BranchSummaryResult,
+  type CompactionPort,
+  type CompactionResult,
+  type CompactionSettings,
+  DEFAULT_COMPACTION_SETTINGS,
+  defaultCompactionPort,
+  type SummaryRequest,
+} from "./compaction-port.js";
+export { AgentHarnessError, type AgentHarnessErrorCode, isAgentHarnessError } from "./harness-errors.js";
+export {
+  applyStreamOptionsPatch,
+  type CompactionReason,
+  HARNESS_HANDLER_NAMES,
+  type HarnessEvent,
+  type HarnessHandler,
+  type HarnessHookMap,
+  type HarnessOwnEvent,
+  type HarnessResources,
+  type HarnessStreamOptions,
+  type HookName,
+  type ObservedEventName,
+  type StreamOptionsPatch,
+  type TreePreparation,
+} from "./harness-hooks.js";
+export {
+  BRANCH_SUMMARY_PREFIX,
+  BRANCH_SUMMARY_SUFFIX,
+  bashExecutionToText,
+  COMPACTION_SUMMARY_PREFIX,
+  COMPACTION_SUMMARY_SUFFIX,
+  convertHarnessMessagesToLlm,
+} from "./harness-messages-convert.js";
+export type { ToolsChange } from "./harness-settings.js";
+export type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
+export type { PromptTemplate } from "./prompt-templates.js";
+export {
+  abortableDelay,
+  DEFAULT_RETRY_POLICY,
+  isContextOverflow,
+  isRetryableError,
+  type RetryPolicy,
+  retryDelayMs,
+} from "./retry-policy.js";
+export type { Skill } from "./skill-types.js";
+export { escapeXml, formatSkillsForSystemPrompt, type PromptSkill } from "./skills-prompt.js";
+export {
+  DEFAULT_SYSTEM_PROMPT,
+  resolveSystemPrompt,
+  type SystemPromptContext,
+  type SystemPromptOption,
+} from "./system-prompt.js";
+export { expandPromptTemplate, parseTemplateArgs } from "./template-args.js";
