@@ -2,6 +2,7 @@ import * as compaction from "./compaction/index.js";
 import type { CompactionSettings } from "./compaction/settings.js";
 
 export { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./compaction/settings.js";
+
 import type { SessionEntry } from "../storage/entries.js";
 import type { Session } from "../storage/session.js";
 import type { AgentMessage } from "../types/messages.js";
