@@ -25,7 +25,13 @@ import {
   type Variant,
 } from "./common.js";
 import { buildHistory, type Script } from "./faux.js";
-import { allRunners, PI_MISSING_MESSAGE, piInstalled, type Runner } from "./loop-runners.js";
+import {
+  AGENTCHART_BUILD,
+  allRunners,
+  PI_MISSING_MESSAGE,
+  piInstalled,
+  type Runner,
+} from "./loop-runners.js";
 
 const OURS = "agentchart Agent";
 const OURS_LOOP = "agentchart agentLoop";
@@ -602,7 +608,7 @@ async function main() {
   const summary = summaryTable();
   console.log(`\n### Summary (medians; ratios are medians of paired per-round ratios)\n\n${summary}\n`);
   console.log(
-    `Faux LLM: bench/faux.ts, pushed into pi-ai's createAssistantMessageEventStream() for pi and emitted\nthrough an rxjs Observable for agentchart (one microtask per answer for both).\n\nMachine:\n${machineFacts()}\n- started ${startedAt}, load average then ${load}\n`,
+    `agentchart build: ${AGENTCHART_BUILD}.\nFaux LLM: bench/faux.ts, pushed into pi-ai's createAssistantMessageEventStream() for pi and emitted\nthrough an rxjs Observable for agentchart (one microtask per answer for both).\n\nMachine:\n${machineFacts()}\n- started ${startedAt}, load average then ${load}\n`,
   );
   const out = arg("json");
   if (out) writeFileSync(out, JSON.stringify({ startedAt, figures, raw, sections, summary }, null, 2));

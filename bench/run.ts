@@ -16,6 +16,11 @@ if (!existsSync(peer)) {
   process.exit(1);
 }
 
+// The benches measure the compiled library, as users run it.
+console.log("building dist/ (npm run build) …");
+if (spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" }).status !== 0)
+  process.exit(1);
+
 let failed = 0;
 for (const name of BENCHES) {
   const file = fileURLToPath(new URL(`./${name}.bench.ts`, import.meta.url));
