@@ -1,4 +1,7 @@
-export type { ToolCallOutcome } from "./actors/tool-call.actors.js";
+export type { BetweenTurnsDecision, BetweenTurnsInput } from "./actors/between-turns.actor.js";
+export type { WriteBatchInput } from "./actors/session-writer.js";
+export type { StreamReplyInput, StreamReplyOutput } from "./actors/stream-reply.actor.js";
+export type { PreflightOutput, ToolCallInput, ToolCallOutcome } from "./actors/tool-call.actors.js";
 export { Agent, type AgentListener, type AgentOptions } from "./agent/agent.js";
 export type { AgentState } from "./agent/agent-state.js";
 export type { QueueMode } from "./agent/message-queues.js";
@@ -8,10 +11,18 @@ export {
   agentLoopContinue,
   createAgentLoopActor,
 } from "./loop/agent-loop.js";
-export type { AgentLoopInput } from "./loop/loop-context.js";
+export type { AgentLoopContext, AgentLoopInput } from "./loop/loop-context.js";
 export { defaultConvertToLlm } from "./loop/messages.js";
+export type { ToolBatch, ToolCallPhase } from "./loop/tool-batch.js";
 export { type AgentLoopEvent, agentLoopMachine } from "./machines/agent-loop.machine.js";
-export { type ToolCallEvent, toolCallMachine } from "./machines/tool-call.machine.js";
+export type { PendingWrite, SessionWriterContext } from "./machines/session.machine.js";
+export {
+  type ToolAwaitingApprovalEvent,
+  type ToolCallContext,
+  type ToolCallEvent,
+  type ToolPreparedEvent,
+  toolCallMachine,
+} from "./machines/tool-call.machine.js";
 export * from "./storage/index.js";
 export { defineTool, type ToolDefinition, toToolSpec } from "./tools/define-tool.js";
 export * from "./types/index.js";

@@ -12,7 +12,7 @@ export interface SessionSink {
   close(): Promise<void>;
 }
 
-/** Input of {@link writeBatchActor}: the joined lines of one group commit. */
+/** Input of the session writer's `writeBatch` actor: the joined lines of one group commit. */
 export interface WriteBatchInput {
   sink: SessionSink;
   text: string;
