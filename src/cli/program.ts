@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -17,7 +18,10 @@ import {
 } from "./sessions-command.js";
 import { terminalStyle } from "./terminal-style.js";
 
-const VERSION = "0.1.0";
+/** The package version; `package.json` is two folders up from both `src/cli/` and `dist/cli/`. */
+const VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
 
 /**
  * Runs the `agentchart` command line with `argv` (without the node and script paths) and resolves
