@@ -86,7 +86,7 @@ export async function runAgentCommand(
     streamFn: choice.streamFn,
     thinkingLevel,
     systemPrompt: systemPromptFor(io.cwd, resources),
-    tools: createBuiltinTools() as AgentTool[],
+    tools: createBuiltinTools(),
     toolContext: { cwd: io.cwd },
     session,
     repo,
