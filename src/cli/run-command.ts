@@ -5,7 +5,6 @@ import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
 import type { Session } from "../storage/session.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import type { ThinkingLevel } from "../types/model.js";
-import type { AgentTool } from "../types/tool.js";
 import { CliError } from "./cli-error.js";
 import { EventRenderer } from "./event-renderer.js";
 import { DEFAULT_INSPECTOR_PORT } from "./inspect-command.js";
