@@ -19,13 +19,13 @@ export interface ModelChoiceOptions {
 }
 
 /**
- * Online when `OPENAI_API_KEY` is set or a base URL is given (local servers need no key): the
- * `openai()` provider. Otherwise the offline script (`offlineModel`), which the banner says.
+ * Online when `OPENAI_API_KEY` is set or a server URL is given (`--base-url` or `OPENAI_BASE_URL`;
+ * local servers need no key): the `openai()` provider. Otherwise the offline script (`offlineModel`), which the banner says.
  */
 export async function chooseModel(options: ModelChoiceOptions): Promise<ModelChoice> {
   const baseUrl = options.baseUrl ?? options.env.OPENAI_BASE_URL;
   const modelId = options.modelId ?? options.env.AGENTCHART_MODEL;
-  if (options.env.OPENAI_API_KEY || options.baseUrl !== undefined) {
+  if (options.env.OPENAI_API_KEY || baseUrl !== undefined) {
     const id = modelId ?? "gpt-4o-mini";
     const model: Model = {
       id,
@@ -48,7 +48,7 @@ export async function chooseModel(options: ModelChoiceOptions): Promise<ModelCho
     model: modelId === undefined ? OFFLINE_MODEL : { ...OFFLINE_MODEL, id: modelId },
     streamFn: offlineModel(),
     offline: true,
-    banner: "offline: scripted model (set OPENAI_API_KEY to use a real one)",
+    banner: "offline: scripted model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)",
   };
 }
 

@@ -1,8 +1,12 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { REPL_PROMPT } from "../../src/cli/repl.js";
 import type { AgentEvent } from "../../src/index.js";
 import { type CliSandbox, createCliSandbox, ProcessDriver, runTs, spawnTs } from "../support/cli-process.js";
+import { chunk, usageChunk } from "../support/openai-fixtures.js";
+import { OpenAITestServer, streamReply } from "../support/openai-server.js";
 
 // Every case starts the CLI as a child process (tsx transpiles on start): generous timeouts under load.
 vi.setConfig({ testTimeout: 90_000 });
@@ -202,8 +206,6 @@ describe("REPL", () => {
   });
 
   it("lists skills and prompt templates and sends a template with its arguments", async () => {
-    const { mkdirSync, writeFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
     mkdirSync(join(sandbox.cwd, ".agentchart", "skills", "greet"), { recursive: true });
     writeFileSync(
       join(sandbox.cwd, ".agentchart", "skills", "greet", "SKILL.md"),
@@ -276,5 +278,52 @@ describe("inspector", () => {
 
     server.child.kill("SIGINT");
     expect(await server.exited).toBe(0);
+  });
+});
+
+describe("online", () => {
+  it("talks to an OpenAI-compatible server given by OPENAI_BASE_URL, with the built-in tools", async () => {
+    const server = await OpenAITestServer.start();
+    try {
+      server.enqueue(
+        streamReply([
+          chunk({ role: "assistant", content: "Looking." }),
+          chunk({
+            tool_calls: [
+              { index: 0, id: "call_a", type: "function", function: { name: "ls", arguments: "" } },
+            ],
+          }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":"."}' } }] }),
+          chunk({}, "tool_calls"),
+          usageChunk(100, 10),
+        ]),
+        streamReply([
+          chunk({ role: "assistant", content: "Three entries." }),
+          chunk({}, "stop"),
+          usageChunk(200, 5),
+        ]),
+      );
+      const result = await runTs(MAIN, ["--model", "served-model", "--no-session", "what is here?"], {
+        cwd: sandbox.cwd,
+        env: { ...sandbox.env, OPENAI_BASE_URL: server.baseURL },
+      });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`model served-model via ${server.baseURL}`);
+      expect(result.stdout).toContain('✓ ls {"path":"."} → 3 lines');
+      expect(result.stdout).toContain("Three entries.");
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests[0]?.body.model).toBe("served-model");
+      expect(server.requests[0]?.body.tools.map((tool: any) => tool.function.name)).toEqual([
+        "read",
+        "write",
+        "edit",
+        "bash",
+        "ls",
+      ]);
+      const toolMessage = server.requests[1]?.body.messages.find((message: any) => message.role === "tool");
+      expect(toolMessage.content).toContain("notes.txt");
+    } finally {
+      await server.close();
+    }
   });
 });
