@@ -1,3 +1,9 @@
 export { type ScriptedModel, type ScriptedTurn, scriptedModel } from "./providers/scripted/scripted-model.js";
 export type { ScriptedBlock, ScriptedReply } from "./providers/scripted/scripted-reply.js";
-export { sessionRepoConformance } from "./storage/conformance.js";
+export {
+  type ConformanceMatchers,
+  type ConformanceTestApi,
+  type SessionRepoFactory,
+  type SessionRepoFixture,
+  sessionRepoConformance,
+} from "./storage/conformance.js";

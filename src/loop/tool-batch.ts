@@ -3,6 +3,7 @@ import type { AgentTool } from "../types/tool.js";
 import { errorToolResult, toolCallsOf, toolResultMessage } from "./messages.js";
 import type { ToolCallOutcome } from "./tool-call-steps.js";
 
+/** Where one tool call of a batch is: waiting, in preflight, ready, running, or answered. */
 export type ToolCallPhase = "pending" | "preparing" | "prepared" | "executing" | "settled";
 
 /**

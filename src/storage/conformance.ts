@@ -1,4 +1,3 @@
-import { describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage } from "../types/index.js";
 import { emptyUsage } from "../types/index.js";
 import type { Session } from "./session.js";
@@ -30,7 +29,34 @@ const assistant = (text: string, provider = "p", model = "m"): AssistantMessage 
   timestamp: 2,
 });
 
-async function expectCode(
+/** The assertions the suite uses; vitest's and Jest's `expect` provide them. */
+export interface ConformanceMatchers {
+  toBe(expected: unknown): void;
+  toEqual(expected: unknown): void;
+  toMatchObject(expected: object): void;
+  toContain(expected: unknown): void;
+  toBeNull(): void;
+  toBeUndefined(): void;
+  toBeTruthy(): void;
+  toHaveLength(length: number): void;
+  // biome-ignore lint/suspicious/noExplicitAny: a class constructor of any shape
+  toBeInstanceOf(expected: abstract new (...args: any[]) => unknown): void;
+  readonly not: Omit<ConformanceMatchers, "not">;
+}
+
+/**
+ * The test functions the suite registers its cases with. Pass vitest's (or Jest's) own, so that
+ * `agentchart/testing` does not depend on a test runner:
+ * `import { describe, expect, it } from "vitest"`.
+ */
+export interface ConformanceTestApi {
+  describe(name: string, body: () => void): void;
+  it(name: string, body: () => Promise<void>): void;
+  expect(actual: unknown): ConformanceMatchers;
+}
+
+async function checkCode(
+  expect: ConformanceTestApi["expect"],
   promise: Promise<unknown> | (() => unknown),
   code: SessionErrorCode,
 ): Promise<SessionError> {
@@ -54,12 +80,26 @@ const texts = (session: Session, leafId?: string | null) =>
   });
 
 /**
- * Runs the session repository contract against `factory` (vitest `describe`/`it`).
+ * Registers the session repository contract as test cases against `factory`, with the test
+ * runner's own `describe`, `it` and `expect` (vitest or Jest).
+ *
  * ```ts
- * sessionRepoConformance("MemorySessionRepo", ({ writeFault }) => ({ repo: new MemorySessionRepo({ writeFault }) }));
+ * import { describe, expect, it } from "vitest";
+ * sessionRepoConformance(
+ *   "MemorySessionRepo",
+ *   ({ writeFault }) => ({ repo: new MemorySessionRepo({ writeFault }) }),
+ *   { describe, it, expect },
+ * );
  * ```
  */
-export function sessionRepoConformance(name: string, factory: SessionRepoFactory): void {
+export function sessionRepoConformance(
+  name: string,
+  factory: SessionRepoFactory,
+  testApi: ConformanceTestApi,
+): void {
+  const { describe, it, expect } = testApi;
+  const expectCode = (promise: Promise<unknown> | (() => unknown), code: SessionErrorCode) =>
+    checkCode(expect, promise, code);
   describe(`${name} conforms to SessionRepo`, () => {
     const faults = new Map<string, Error>();
     const withRepo = (test: (fixture: SessionRepoFixture) => Promise<void>) => async () => {

@@ -53,7 +53,8 @@ export interface NextTurnUpdate {
   thinkingLevel?: ThinkingLevel;
 }
 
-type MaybePromise<T> = T | Promise<T>;
+/** A value, or a promise of it: every loop callback may be sync or async. */
+export type MaybePromise<T> = T | Promise<T>;
 
 /** Where steering arrives: after the whole tool batch (default) or after each settled tool. */
 export type SteeringPolicy = "afterToolBatch" | "betweenTools";

@@ -1,0 +1,147 @@
+import type { AgentEvent } from "../types/events.js";
+import type { ToolResult } from "../types/tool.js";
+import type { TerminalStyle } from "./terminal-style.js";
+
+const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** Where the renderer writes; `isTTY` switches the spinner on. */
+export interface RenderTarget {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+/**
+ * Renders AgentEvents for a person: streamed text, thinking dimmed, one line per tool call with a
+ * spinner while it runs (on a terminal) and a short result summary when it settles, and a note
+ * for error and aborted replies.
+ */
+export class EventRenderer {
+  readonly #out: RenderTarget;
+  readonly #style: TerminalStyle;
+  readonly #running = new Map<string, string>();
+  #atLineStart = true;
+  #spinner: ReturnType<typeof setInterval> | undefined;
+  #frame = 0;
+
+  constructor(out: RenderTarget, style: TerminalStyle) {
+    this.#out = out;
+    this.#style = style;
+  }
+
+  render(event: AgentEvent): void {
+    switch (event.type) {
+      case "message_update": {
+        const update = event.assistantMessageEvent;
+        if (update.type === "thinking_start" || update.type === "text_start") this.#newLine();
+        else if (update.type === "thinking_delta") this.#write(this.#style.dim(update.delta));
+        else if (update.type === "text_delta") this.#write(update.delta);
+        break;
+      }
+      case "message_end": {
+        const message = event.message as { role?: string; stopReason?: string; errorMessage?: string };
+        if (message.role !== "assistant") break;
+        this.#newLine();
+        if (message.stopReason === "aborted") this.#line(this.#style.yellow("(aborted)"));
+        else if (message.stopReason === "error") {
+          this.#line(this.#style.red(`error: ${message.errorMessage ?? "the model failed"}`));
+        }
+        break;
+      }
+      case "tool_execution_start":
+        this.#newLine();
+        this.#running.set(
+          event.toolCallId,
+          `${event.toolName} ${abbreviate(JSON.stringify(event.args), 80)}`,
+        );
+        if (this.#out.isTTY) this.#startSpinner();
+        else this.#line(this.#style.yellow(`⚙ ${this.#running.get(event.toolCallId)}`));
+        break;
+      case "tool_execution_end": {
+        const label = this.#running.get(event.toolCallId) ?? event.toolName;
+        this.#running.delete(event.toolCallId);
+        this.#clearSpinnerLine();
+        const summary = summarizeResult(event.result as ToolResult, event.isError);
+        const mark = event.isError ? this.#style.red("✗") : this.#style.green("✓");
+        this.#line(`${mark} ${label} ${this.#style.dim(`→ ${summary}`)}`);
+        if (this.#running.size === 0) this.#stopSpinner();
+        else this.#drawSpinner();
+        break;
+      }
+      case "agent_end":
+        this.#stopSpinner();
+        this.#newLine();
+        break;
+    }
+  }
+
+  /** Stops the spinner (e.g. before the process exits). */
+  dispose(): void {
+    this.#stopSpinner();
+  }
+
+  #write(text: string): void {
+    if (text === "") return;
+    this.#out.write(text);
+    this.#atLineStart = text.endsWith("\n");
+  }
+
+  #line(text: string): void {
+    this.#newLine();
+    this.#write(`${text}\n`);
+  }
+
+  #newLine(): void {
+    if (!this.#atLineStart) this.#write("\n");
+  }
+
+  #startSpinner(): void {
+    this.#drawSpinner();
+    this.#spinner ??= setInterval(() => {
+      this.#frame = (this.#frame + 1) % SPINNER_FRAMES.length;
+      this.#drawSpinner();
+    }, 80);
+  }
+
+  #drawSpinner(): void {
+    if (!this.#out.isTTY || this.#running.size === 0) return;
+    const labels = [...this.#running.values()].join(", ");
+    this.#out.write(
+      `\r\x1b[2K${this.#style.yellow(SPINNER_FRAMES[this.#frame] ?? "")} ${abbreviate(labels, 100)}`,
+    );
+    this.#atLineStart = false;
+  }
+
+  #clearSpinnerLine(): void {
+    if (!this.#out.isTTY || this.#spinner === undefined) return;
+    this.#out.write("\r\x1b[2K");
+    this.#atLineStart = true;
+  }
+
+  #stopSpinner(): void {
+    if (this.#spinner === undefined) return;
+    clearInterval(this.#spinner);
+    this.#spinner = undefined;
+    this.#clearSpinnerLine();
+  }
+}
+
+/** "12 lines", "error: <first line>", "image" — what a tool returned, in a few words. */
+export function summarizeResult(result: ToolResult | undefined, isError: boolean): string {
+  const blocks = result?.content ?? [];
+  const text = blocks
+    .map((block) => (block.type === "text" ? block.text : ""))
+    .join("\n")
+    .trim();
+  if (isError) return `error: ${abbreviate(text.split("\n")[0] ?? "", 100)}`;
+  const images = blocks.filter((block) => block.type === "image").length;
+  const lines = text === "" ? 0 : text.split("\n").length;
+  const parts = [`${lines} line${lines === 1 ? "" : "s"}`];
+  if (images > 0) parts.push(`${images} image${images === 1 ? "" : "s"}`);
+  return parts.join(", ");
+}
+
+/** Cuts `text` to `max` characters (one line), marking the cut with "…". */
+export function abbreviate(text: string, max: number): string {
+  const oneLine = text.replace(/\s*\n\s*/g, " ⏎ ");
+  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
+}

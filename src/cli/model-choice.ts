@@ -1,0 +1,59 @@
+import type { Model } from "../types/model.js";
+import type { StreamFn } from "../types/stream.js";
+import { OFFLINE_MODEL, offlineModel } from "./offline-model.js";
+
+/** The model the CLI talks to, how to reach it, and a one-line description for the banner. */
+export interface ModelChoice {
+  model: Model;
+  streamFn: StreamFn;
+  offline: boolean;
+  banner: string;
+}
+
+export interface ModelChoiceOptions {
+  /** `--model`; else `AGENTCHART_MODEL`; else `gpt-4o-mini` (online) / `offline`. */
+  modelId?: string;
+  /** `--base-url`; else `OPENAI_BASE_URL`. */
+  baseUrl?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Online when `OPENAI_API_KEY` is set or a server URL is given (`--base-url` or `OPENAI_BASE_URL`;
+ * local servers need no key): the `openai()` provider. Otherwise the offline script (`offlineModel`), which the banner says.
+ */
+export async function chooseModel(options: ModelChoiceOptions): Promise<ModelChoice> {
+  const baseUrl = options.baseUrl ?? options.env.OPENAI_BASE_URL;
+  const modelId = options.modelId ?? options.env.AGENTCHART_MODEL;
+  if (options.env.OPENAI_API_KEY || baseUrl !== undefined) {
+    const id = modelId ?? "gpt-4o-mini";
+    const model: Model = {
+      id,
+      api: "openai-chat",
+      provider: "openai",
+      contextWindow: 128_000,
+      maxTokens: 8_192,
+    };
+    if (baseUrl !== undefined) model.baseUrl = baseUrl;
+    // Loaded only when needed: the offline path does not pay for the SDK.
+    const { openai } = await import("../providers/openai/openai-provider.js");
+    return {
+      model,
+      streamFn: openai({ apiKey: options.env.OPENAI_API_KEY, baseURL: baseUrl }),
+      offline: false,
+      banner: `model ${id} via ${baseUrl ?? "api.openai.com"}`,
+    };
+  }
+  return {
+    model: modelId === undefined ? OFFLINE_MODEL : { ...OFFLINE_MODEL, id: modelId },
+    streamFn: offlineModel(),
+    offline: true,
+    banner: "offline: scripted model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)",
+  };
+}
+
+/** The same model with another id (for `/model` and sessions that recorded another model). */
+export function withModelId(model: Model, id: string): Model {
+  const { name: _name, ...rest } = model;
+  return { ...rest, id };
+}

@@ -1,0 +1,150 @@
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
+import { isSessionError } from "../storage/session-error.js";
+import { THINKING_LEVELS } from "../types/model.js";
+import { CliError } from "./cli-error.js";
+import { DEFAULT_INSPECTOR_PORT, runInspector } from "./inspect-command.js";
+import { type RunIo, type RunOptions, runAgentCommand } from "./run-command.js";
+import {
+  deleteSession,
+  forkSession,
+  listSessions,
+  type SessionsCommandContext,
+  showSession,
+  showSessionTree,
+} from "./sessions-command.js";
+import { terminalStyle } from "./terminal-style.js";
+
+/** The package version; `package.json` is two folders up from both `src/cli/` and `dist/cli/`. */
+const VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+/**
+ * Runs the `agentchart` command line with `argv` (without the node and script paths) and resolves
+ * with the exit code. Errors a user can act on are printed as `agentchart: <message>`.
+ */
+export async function runCli(argv: readonly string[], io: RunIo): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    // Commander has printed its message; help and version exit 0, usage errors 2.
+    if (isCommanderExit(error)) return error.exitCode === 0 ? 0 : 2;
+    const code = error instanceof CliError ? error.exitCode : 1;
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`agentchart: ${message}\n`);
+    if (!(error instanceof CliError) && !isSessionError(error) && io.env.AGENTCHART_DEBUG) {
+      io.stderr.write(`${(error as Error).stack ?? ""}\n`);
+    }
+    return code;
+  }
+}
+
+function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
+  const defaultSessionsDir = join(io.env.HOME ?? homedir(), ".agentchart", "sessions");
+  const program = new Command("agentchart")
+    .description("Run an LLM agent (statechart-driven) with the built-in tools in the current folder")
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .argument("[prompt]", "run this prompt and exit; without it, start the interactive REPL")
+    .option("-m, --model <id>", "model id (default: $AGENTCHART_MODEL, else gpt-4o-mini online)")
+    .option("--base-url <url>", "OpenAI-compatible server URL (default: $OPENAI_BASE_URL)")
+    .addOption(new Option("--thinking <level>", "thinking level").choices(THINKING_LEVELS))
+    .option("-s, --session <id>", "continue the session with this id (or a unique prefix)")
+    .option("-c, --continue", "continue the latest session of this folder")
+    .option("--no-session", "do not store the conversation")
+    .option("--sessions-dir <dir>", "where sessions are stored", defaultSessionsDir)
+    .option("--json", "print AgentEvents as JSON lines on stdout (needs a prompt)")
+    .option(
+      "--inspect [url]",
+      `stream the actors' inspection events to a running inspector (default http://127.0.0.1:${DEFAULT_INSPECTOR_PORT}/)`,
+    )
+    .action(async (prompt: string | undefined, options: RunOptions) => {
+      const repo = new JsonlSessionRepo({ root: resolve(options.sessionsDir) });
+      setExitCode(await runAgentCommand(prompt, options, repo, io));
+    });
+
+  const sessions = program
+    .command("sessions")
+    .description("list, show, fork and delete stored sessions (in --sessions-dir)");
+  const context = (): SessionsCommandContext => {
+    const root = resolve(program.opts<{ sessionsDir: string }>().sessionsDir);
+    return {
+      repo: new JsonlSessionRepo({ root }),
+      root,
+      print: (line) => io.stdout.write(`${line}\n`),
+      style: terminalStyle(io.stdout),
+    };
+  };
+  sessions
+    .command("list")
+    .description("stored sessions, newest first")
+    .action(() => listSessions(context()));
+  sessions
+    .command("show")
+    .argument("<id>", "session id or unique prefix")
+    .description("print the current branch of a session")
+    .action((id: string) => showSession(context(), id));
+  sessions
+    .command("tree")
+    .argument("<id>", "session id or unique prefix")
+    .description("draw the session's tree of branches")
+    .action((id: string) => showSessionTree(context(), id));
+  sessions
+    .command("fork")
+    .argument("<id>", "session id or unique prefix")
+    .option("--at <entry>", "entry id to fork at (default: the session's leaf)")
+    .option("--before", "keep only the ancestors of --at (to ask its prompt again)")
+    .description("copy a session up to an entry into a new session; prints the new id")
+    .action((id: string, options: { at?: string; before?: boolean }) => forkSession(context(), id, options));
+  sessions
+    .command("delete")
+    .argument("<id>", "session id or unique prefix")
+    .description("delete a session")
+    .action((id: string) => deleteSession(context(), id));
+
+  program
+    .command("inspect")
+    .description("start the local inspector and print its URL; runs until Ctrl-C")
+    .option("-p, --port <port>", "port (0 picks a free one)", parsePort, DEFAULT_INSPECTOR_PORT)
+    .option("--host <host>", "interface to bind", "127.0.0.1")
+    .action(async (options: { port: number; host: string }) => {
+      setExitCode(await runInspector({ ...options, print: (line) => io.stdout.write(`${line}\n`) }));
+    });
+
+  for (const command of [sessions, ...sessions.commands, ...program.commands]) {
+    command.exitOverride().configureOutput(program.configureOutput());
+  }
+  return program;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new InvalidArgumentError("expected a port number (0–65535)");
+  }
+  return port;
+}
+
+function isCommanderExit(error: unknown): error is { exitCode: number; code: string } {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    typeof (error as { code: unknown }).code === "string" &&
+    (error as { code: string }).code.startsWith("commander.") &&
+    "exitCode" in error
+  );
+}

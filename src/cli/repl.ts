@@ -1,0 +1,190 @@
+import { createInterface } from "node:readline";
+import { expandPromptTemplate, parseTemplateArgs } from "../harness/prompt-templates.js";
+import { THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
+import type { EventRenderer } from "./event-renderer.js";
+import { withModelId } from "./model-choice.js";
+import type { CliResources } from "./resources.js";
+import type { AgentRunner } from "./runner.js";
+import { renderTree } from "./session-view.js";
+import type { TerminalStyle } from "./terminal-style.js";
+
+/** The prompt the REPL prints when it is ready for the next line (tests wait for it). */
+export const REPL_PROMPT = "agentchart> ";
+
+const HELP = [
+  "/tree               the session tree (branches, labels, current leaf)",
+  "/fork [entry]       continue in a new session forked at an entry (default: the leaf)",
+  "/compact            summarise old messages to free context",
+  "/model [id]         show or switch the model",
+  "/thinking [level]   show or switch the thinking level (off, minimal, low, medium, high, xhigh)",
+  "/skills             list the loaded skills",
+  "/templates          list the prompt templates; /<name> args… sends one",
+  "/quit               leave (also Ctrl-D; Ctrl-C twice)",
+  "Ctrl-C aborts the running turn. Lines typed while a turn runs steer it (piped input runs line by line).",
+];
+
+/** What the REPL works with. */
+export interface ReplOptions {
+  runner: AgentRunner;
+  renderer: EventRenderer;
+  resources: CliResources;
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream & { isTTY?: boolean };
+  style: TerminalStyle;
+}
+
+/**
+ * The interactive loop: reads lines, sends prompts to the runner (rendered as they stream), runs
+ * slash commands. Resolves with the exit code when input ends or on `/quit`.
+ */
+export function runRepl(options: ReplOptions): Promise<number> {
+  const { runner, renderer, resources, output, style } = options;
+  const print = (line = ""): void => {
+    output.write(`${line}\n`);
+  };
+  const rl = createInterface({
+    input: options.input,
+    output,
+    prompt: REPL_PROMPT,
+    terminal: options.input.isTTY === true && output.isTTY === true,
+  });
+  const subscription = runner.events$.subscribe((event) => renderer.render(event));
+  let busy = false;
+  let interrupts = 0;
+  let work: Promise<void> = Promise.resolve();
+
+  const commands: Record<string, (arg: string) => Promise<void> | void> = {
+    help: () => {
+      for (const line of HELP) print(line);
+    },
+    tree: () => {
+      const session = runner.session;
+      if (!session) return print("no session (--no-session)");
+      if (session.getEntries().length === 0) return print("(empty)");
+      for (const line of renderTree(session, style)) print(line);
+    },
+    fork: async (arg) => {
+      const forked = await runner.fork(arg === "" ? undefined : arg);
+      print(`forked: now in session ${forked.id} (${runner.messages.length} messages)`);
+    },
+    compact: async () => {
+      const outcome = await runner.compact();
+      print(outcome.compacted ? `compacted: ${outcome.summary}` : `not compacted: ${outcome.reason}`);
+    },
+    model: async (arg) => {
+      if (arg === "") return print(`model ${runner.model.provider}/${runner.model.id}`);
+      await runner.setModel(withModelId(runner.model, arg));
+      print(`model ${runner.model.provider}/${runner.model.id}`);
+    },
+    thinking: async (arg) => {
+      if (arg === "") return print(`thinking ${runner.thinkingLevel}`);
+      if (!THINKING_LEVELS.includes(arg as ThinkingLevel)) {
+        return print(style.red(`unknown thinking level "${arg}" (use ${THINKING_LEVELS.join(", ")})`));
+      }
+      await runner.setThinkingLevel(arg as ThinkingLevel);
+      print(`thinking ${runner.thinkingLevel}`);
+    },
+    skills: () => {
+      if (resources.skills.length === 0) return print("no skills (add them to .agentchart/skills)");
+      for (const skill of resources.skills) print(`${style.bold(skill.name)}  ${skill.description}`);
+    },
+    templates: () => {
+      if (resources.templates.length === 0)
+        return print("no prompt templates (add them to .agentchart/prompts)");
+      for (const template of resources.templates) {
+        const hint = template.argumentHint === undefined ? "" : ` ${template.argumentHint}`;
+        print(`${style.bold(`/${template.name}${hint}`)}  ${template.description}`);
+      }
+    },
+  };
+
+  const sendPrompt = async (text: string) => {
+    await runner.prompt(text);
+  };
+
+  const handleLine = async (line: string) => {
+    const text = line.trim();
+    if (text === "") return;
+    if (!text.startsWith("/")) return sendPrompt(text);
+    const [, name = "", arg = ""] = /^\/(\S*)\s*(.*)$/s.exec(text) ?? [];
+    if (name === "quit" || name === "exit") {
+      rl.close();
+      return;
+    }
+    const command = commands[name];
+    if (command) return command(arg.trim());
+    const template = resources.templates.find((candidate) => candidate.name === name);
+    if (template) return sendPrompt(expandPromptTemplate(template, parseTemplateArgs(arg)));
+    print(style.red(`unknown command /${name} (/help lists the commands)`));
+  };
+
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts >= 2) {
+      print();
+      rl.close();
+      return;
+    }
+    if (runner.isRunning) {
+      runner.abort();
+      print(style.yellow("\n(aborting the turn; Ctrl-C again exits)"));
+    } else {
+      print(style.dim("\n(Ctrl-C again exits, or type /quit)"));
+      rl.prompt();
+    }
+  };
+  rl.on("SIGINT", onInterrupt);
+  process.on("SIGINT", onInterrupt);
+
+  const pending: string[] = [];
+  const steerWhileRunning = options.input.isTTY === true;
+  const drain = () => {
+    const line = pending.shift();
+    if (line === undefined) {
+      busy = false;
+      if (!closed) rl.prompt();
+      return;
+    }
+    busy = true;
+    work = handleLine(line)
+      .catch((error: unknown) =>
+        print(style.red(`error: ${error instanceof Error ? error.message : String(error)}`)),
+      )
+      .finally(() => {
+        interrupts = 0;
+        drain();
+      });
+  };
+
+  rl.on("line", (line) => {
+    interrupts = 0;
+    const text = line.trim();
+    // Typed by a person while the model works: steer the turn. Piped input runs line by line.
+    if (busy && steerWhileRunning && runner.isRunning && text !== "" && !text.startsWith("/")) {
+      runner.steer(text);
+      print(style.dim("(queued as a steering message)"));
+      return;
+    }
+    pending.push(line);
+    if (!busy) drain();
+  });
+
+  let closed = false;
+  return new Promise((resolve) => {
+    rl.on("close", () => {
+      closed = true;
+      process.off("SIGINT", onInterrupt);
+      if (runner.isRunning && interrupts >= 2) runner.abort();
+      if (interrupts >= 2) pending.length = 0;
+      const settled = async () => {
+        while (busy) await work;
+      };
+      void settled().then(() => {
+        subscription.unsubscribe();
+        renderer.dispose();
+        resolve(interrupts >= 2 ? 130 : 0);
+      });
+    });
+    rl.prompt();
+  });
+}

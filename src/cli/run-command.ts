@@ -1,0 +1,204 @@
+import { homedir } from "node:os";
+import { formatSkillsForSystemPrompt } from "../harness/skills-prompt.js";
+import { createInspectorClient, type InspectorClient } from "../inspector/inspector-client.js";
+import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
+import type { Session } from "../storage/session.js";
+import { createBuiltinTools } from "../tools/builtin/index.js";
+import type { ThinkingLevel } from "../types/model.js";
+import { CliError } from "./cli-error.js";
+import { EventRenderer } from "./event-renderer.js";
+import { DEFAULT_INSPECTOR_PORT } from "./inspect-command.js";
+import { chooseModel, withModelId } from "./model-choice.js";
+import { runRepl } from "./repl.js";
+import { type CliResources, loadCliResources } from "./resources.js";
+import { type AgentRunner, createAgentRunner } from "./runner.js";
+import { resolveSessionInfo } from "./sessions-command.js";
+import { terminalStyle } from "./terminal-style.js";
+
+/** The flags of the default command (`agentchart [prompt]`). */
+export interface RunOptions {
+  model?: string;
+  baseUrl?: string;
+  thinking?: ThinkingLevel;
+  /** An id (or unique prefix) to continue; `false` with `--no-session`. */
+  session?: string | false;
+  continue?: boolean;
+  sessionsDir: string;
+  json?: boolean;
+  /** `true` for a bare `--inspect` (default URL), else the inspector's URL. */
+  inspect?: string | true;
+}
+
+/** Where the run command reads and writes; the real process streams by default (tests pass their own). */
+export interface RunIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/**
+ * `agentchart [prompt]`: one prompt and exit when `prompt` is given (streamed, or JSON lines with
+ * `--json`), else the REPL. Resolves with the exit code: 0, 1 when the reply ended in an error,
+ * 130 when aborted.
+ */
+export async function runAgentCommand(
+  promptArg: string | undefined,
+  options: RunOptions,
+  repo: JsonlSessionRepo,
+  io: RunIo,
+): Promise<number> {
+  let prompt = promptArg;
+  let inspect = options.inspect;
+  // `--inspect "a prompt"`: commander takes the prompt as the optional URL; give it back.
+  if (typeof inspect === "string" && !/^(https?|wss?):\/\//.test(inspect)) {
+    if (prompt !== undefined) throw new CliError(`--inspect expects a URL (http://…), got "${inspect}"`, 2);
+    prompt = inspect;
+    inspect = true;
+  }
+  if (options.json && prompt === undefined) throw new CliError("--json needs a prompt", 2);
+  if (options.session === false && options.continue) {
+    throw new CliError("--continue and --no-session cannot be used together", 2);
+  }
+  if (typeof options.session === "string" && options.continue) {
+    throw new CliError("use either --session <id> or --continue", 2);
+  }
+
+  const choice = await chooseModel({ modelId: options.model, baseUrl: options.baseUrl, env: io.env });
+  const { session, resumed } = await openSession(options, repo, io);
+  let model = choice.model;
+  let thinkingLevel: ThinkingLevel = options.thinking ?? "off";
+  if (session) {
+    const recorded = session.buildContext();
+    const explicitModel = options.model ?? io.env.AGENTCHART_MODEL;
+    if (explicitModel === undefined && recorded.model?.provider === model.provider) {
+      model = withModelId(model, recorded.model.modelId);
+    }
+    if (options.thinking === undefined) thinkingLevel = recorded.thinkingLevel;
+  }
+
+  const resources = await loadCliResources(io.cwd, io.env.HOME ?? homedir());
+  const inspector = inspect === undefined ? undefined : connectInspector(inspect, io);
+  const runner = createAgentRunner({
+    model,
+    streamFn: choice.streamFn,
+    thinkingLevel,
+    systemPrompt: systemPromptFor(io.cwd, resources),
+    tools: createBuiltinTools(),
+    toolContext: { cwd: io.cwd },
+    session,
+    repo,
+    inspect: inspector?.inspect,
+  });
+
+  try {
+    if (options.json) return await runJson(runner, prompt as string, io);
+    const banner = [
+      `agentchart — ${choice.banner}`,
+      session ? `${resumed ? "continuing" : "new"} session ${session.id}` : "no session",
+    ];
+    if (prompt !== undefined) {
+      io.stderr.write(`${terminalStyle(io.stderr).dim(banner.join(" · "))}\n`);
+      return await runOnce(runner, prompt, io);
+    }
+    const style = terminalStyle(io.stdout);
+    io.stdout.write(`${style.cyan(banner.join(" · "))}\n${style.dim("/help lists the commands")}\n`);
+    for (const diagnostic of resources.diagnostics) {
+      io.stderr.write(`${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}\n`);
+    }
+    return await runRepl({
+      runner,
+      renderer: new EventRenderer(io.stdout, style),
+      resources,
+      input: io.stdin,
+      output: io.stdout,
+      style,
+    });
+  } finally {
+    await runner.close();
+    await inspector?.close();
+  }
+}
+
+async function openSession(
+  options: RunOptions,
+  repo: JsonlSessionRepo,
+  io: RunIo,
+): Promise<{ session: Session | undefined; resumed: boolean }> {
+  if (options.session === false) return { session: undefined, resumed: false };
+  if (typeof options.session === "string") {
+    const info = await resolveSessionInfo(
+      { repo, root: options.sessionsDir, print: () => {}, style: terminalStyle({}) },
+      options.session,
+    );
+    return { session: await repo.open(info.id), resumed: true };
+  }
+  if (options.continue) {
+    const latest = (await repo.list({ cwd: io.cwd }))[0];
+    if (latest) return { session: await repo.open(latest.id), resumed: true };
+    io.stderr.write("no earlier session in this folder; starting a new one\n");
+  }
+  return { session: await repo.create({ cwd: io.cwd }), resumed: false };
+}
+
+function connectInspector(target: string | true, io: RunIo): InspectorClient {
+  const url = target === true ? `http://127.0.0.1:${DEFAULT_INSPECTOR_PORT}/` : target;
+  const client = createInspectorClient(url);
+  client.ready.catch((error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`agentchart: cannot reach the inspector at ${url} (${reason}); running without it\n`);
+  });
+  return client;
+}
+
+function systemPromptFor(cwd: string, resources: CliResources): string {
+  const base =
+    `You are a coding agent working in ${cwd}. Use the tools read, write, edit, bash and ls to look ` +
+    "at and change files there; keep answers short and say what you changed.";
+  const skills = formatSkillsForSystemPrompt(resources.skills);
+  return skills === "" ? base : `${base}\n\n${skills}`;
+}
+
+/** Exit code of a finished prompt: 130 aborted, 1 error, else 0. */
+function exitCodeOf(stopReason: string | undefined): number {
+  if (stopReason === "aborted") return 130;
+  if (stopReason === "error") return 1;
+  return 0;
+}
+
+async function runOnce(runner: AgentRunner, prompt: string, io: RunIo): Promise<number> {
+  const style = terminalStyle(io.stdout);
+  const renderer = new EventRenderer(io.stdout, style);
+  const subscription = runner.events$.subscribe((event) => renderer.render(event));
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts >= 2) process.exit(130);
+    runner.abort();
+    io.stderr.write("\n(aborting; Ctrl-C again exits at once)\n");
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    const reply = await runner.prompt(prompt);
+    if (runner.session) io.stderr.write(`${terminalStyle(io.stderr).dim(`session ${runner.session.id}`)}\n`);
+    return exitCodeOf(reply?.stopReason);
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    subscription.unsubscribe();
+    renderer.dispose();
+  }
+}
+
+async function runJson(runner: AgentRunner, prompt: string, io: RunIo): Promise<number> {
+  const subscription = runner.events$.subscribe((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
+  const onInterrupt = () => runner.abort();
+  process.on("SIGINT", onInterrupt);
+  try {
+    const reply = await runner.prompt(prompt);
+    return exitCodeOf(reply?.stopReason);
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    subscription.unsubscribe();
+  }
+}

@@ -1,0 +1,161 @@
+import type { SessionEntry, SessionTreeNode } from "../storage/entries.js";
+import type { SessionTreeView } from "../storage/session-tree.js";
+import type { AgentMessage, ImageContent, TextContent } from "../types/messages.js";
+import { abbreviate } from "./event-renderer.js";
+import type { TerminalStyle } from "./terminal-style.js";
+
+/** How long message texts may get in `sessions show` before they are cut. */
+const SHOW_TEXT_LIMIT = 2_000;
+
+/** The lines `sessions show` prints for a branch (root → leaf): roles, text, abbreviated tool traffic. */
+export function renderTranscript(entries: readonly SessionEntry[], style: TerminalStyle): string[] {
+  const lines: string[] = [];
+  for (const entry of entries) {
+    if (entry.type === "message") lines.push(...renderMessage(entry.message, style));
+    else lines.push(style.dim(`· ${describeSetting(entry)}`));
+  }
+  return lines;
+}
+
+function renderMessage(message: AgentMessage, style: TerminalStyle): string[] {
+  const heading = (title: string) => style.bold(`── ${title}`);
+  switch (message.role) {
+    case "user":
+      return [heading("user"), cut(contentText(message.content))];
+    case "assistant": {
+      const lines = [heading(`assistant (${message.provider}/${message.model})`)];
+      for (const block of message.content) {
+        if (block.type === "thinking") lines.push(style.dim(`[thinking] ${abbreviate(block.thinking, 200)}`));
+        else if (block.type === "text") lines.push(cut(block.text));
+        else lines.push(style.yellow(`→ ${block.name} ${abbreviate(JSON.stringify(block.arguments), 120)}`));
+      }
+      if (message.stopReason === "error") lines.push(style.red(`error: ${message.errorMessage ?? ""}`));
+      if (message.stopReason === "aborted") lines.push(style.yellow("(aborted)"));
+      return lines;
+    }
+    case "toolResult": {
+      const text = contentText(message.content);
+      const all = text === "" ? [] : text.split("\n");
+      const shown = all.slice(0, 5).map((line) => `  ${abbreviate(line, 160)}`);
+      if (all.length > shown.length) shown.push(style.dim(`  … ${all.length - shown.length} more lines`));
+      const status = message.isError ? style.red("error") : `${all.length} lines`;
+      return [heading(`tool result ${message.toolName} (${status})`), ...shown];
+    }
+    case "compactionSummary":
+      return [heading("compaction summary"), cut(message.summary)];
+    case "branchSummary":
+      return [heading("branch summary"), cut(message.summary)];
+    case "custom":
+      return [heading(`custom ${message.customType}`), cut(contentText(message.content))];
+    default:
+      return [
+        heading((message as { role?: string }).role ?? "message"),
+        abbreviate(JSON.stringify(message), 200),
+      ];
+  }
+}
+
+/** A one-line description of an entry for `sessions tree`. */
+export function describeEntry(entry: SessionEntry): string {
+  if (entry.type !== "message") return describeSetting(entry);
+  const message = entry.message;
+  switch (message.role) {
+    case "user":
+      return `user: ${abbreviate(contentText(message.content), 60)}`;
+    case "assistant": {
+      const text = message.content
+        .map((block) => (block.type === "text" ? block.text : ""))
+        .join(" ")
+        .trim();
+      const calls = message.content.flatMap((block) => (block.type === "toolCall" ? [block.name] : []));
+      const parts = [
+        text === "" ? "" : abbreviate(text, 60),
+        calls.length > 0 ? `→ ${calls.join(", ")}` : "",
+      ];
+      const stop =
+        message.stopReason === "error" || message.stopReason === "aborted" ? ` (${message.stopReason})` : "";
+      return `assistant: ${parts.filter(Boolean).join(" ")}${stop}`;
+    }
+    case "toolResult":
+      return `toolResult ${message.toolName}${message.isError ? " (error)" : ""}`;
+    default:
+      return (message as { role?: string }).role ?? "message";
+  }
+}
+
+function describeSetting(entry: SessionEntry): string {
+  switch (entry.type) {
+    case "model_change":
+      return `model ${entry.provider}/${entry.modelId}`;
+    case "thinking_level_change":
+      return `thinking ${entry.thinkingLevel}`;
+    case "active_tools_change":
+      return `tools ${entry.activeToolNames.join(", ")}`;
+    case "compaction":
+      return `compaction (${entry.tokensBefore} tokens before)`;
+    case "branch_summary":
+      return `branch summary: ${abbreviate(entry.summary, 60)}`;
+    case "custom":
+      return `custom ${entry.customType}`;
+    case "custom_message":
+      return `custom message ${entry.customType}`;
+    case "label":
+      return entry.label === undefined
+        ? `label cleared on ${entry.targetId}`
+        : `label "${entry.label}" on ${entry.targetId}`;
+    case "session_info":
+      return `name "${entry.name ?? ""}"`;
+    case "message":
+      return describeEntry(entry);
+    default:
+      return (entry as { type: string }).type;
+  }
+}
+
+/**
+ * The session tree in ASCII: a chain of single children stays in one column, each branch point
+ * opens `+--`/`` `-- `` arms; entries show their id, a summary and their label, and the current leaf
+ * is marked `<- leaf`.
+ */
+export function renderTree(view: SessionTreeView, style: TerminalStyle): string[] {
+  const lines: string[] = [];
+  const leafId = view.leafId;
+  const describe = (node: SessionTreeNode) => {
+    const label = node.label === undefined ? "" : ` ${style.cyan(`[${node.label}]`)}`;
+    const leaf = node.entry.id === leafId ? ` ${style.green("<- leaf")}` : "";
+    return `${style.dim(node.entry.id)} ${describeEntry(node.entry)}${label}${leaf}`;
+  };
+  const walk = (node: SessionTreeNode, prefix: string, arm: string, rest: string) => {
+    lines.push(`${prefix}${arm}${describe(node)}`);
+    const below = prefix + rest;
+    let current = node;
+    while (current.children.length === 1) {
+      current = current.children[0] as SessionTreeNode;
+      lines.push(`${below}${describe(current)}`);
+    }
+    current.children.forEach((child, index) => {
+      const last = index === current.children.length - 1;
+      walk(child, below, last ? "`-- " : "+-- ", last ? "    " : "|   ");
+    });
+  };
+  const roots = view.getTree();
+  if (roots.length === 1) walk(roots[0] as SessionTreeNode, "", "", "");
+  else {
+    roots.forEach((root, index) => {
+      const last = index === roots.length - 1;
+      walk(root, "", last ? "`-- " : "+-- ", last ? "    " : "|   ");
+    });
+  }
+  return lines;
+}
+
+function contentText(content: string | (TextContent | ImageContent)[]): string {
+  if (typeof content === "string") return content;
+  return content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n");
+}
+
+function cut(text: string): string {
+  return text.length <= SHOW_TEXT_LIMIT
+    ? text
+    : `${text.slice(0, SHOW_TEXT_LIMIT)}… (${text.length} characters)`;
+}

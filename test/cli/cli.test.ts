@@ -1,0 +1,329 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { WebSocket } from "ws";
+import { REPL_PROMPT } from "../../src/cli/repl.js";
+import type { AgentEvent } from "../../src/index.js";
+import { type CliSandbox, createCliSandbox, ProcessDriver, runTs, spawnTs } from "../support/cli-process.js";
+import { chunk, usageChunk } from "../support/openai-fixtures.js";
+import { OpenAITestServer, streamReply } from "../support/openai-server.js";
+
+// Every case starts the CLI as a child process (tsx transpiles on start): generous timeouts under load.
+vi.setConfig({ testTimeout: 90_000 });
+
+const MAIN = "src/cli/main.ts";
+let sandbox: CliSandbox;
+
+beforeEach(() => {
+  sandbox = createCliSandbox();
+});
+afterEach(() => sandbox.cleanup());
+
+const cli = (...args: string[]) =>
+  runTs(MAIN, [...args, "--sessions-dir", sandbox.sessionsDir], { cwd: sandbox.cwd, env: sandbox.env });
+
+async function onlySessionId(): Promise<string> {
+  const listed = await cli("sessions", "list");
+  const ids = listed.stdout
+    .trim()
+    .split("\n")
+    .map((line) => line.split(/\s+/)[0]);
+  expect(ids).toHaveLength(1);
+  return ids[0] as string;
+}
+
+describe("one-shot prompt", () => {
+  it("streams the offline model's answer, lists the folder with the ls tool and exits 0", async () => {
+    const result = await cli("what is in here?");
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("offline: scripted model");
+    expect(result.stdout).toContain('⚙ ls {"path":"."}');
+    expect(result.stdout).toContain("✓ ls");
+    expect(result.stdout).toContain(
+      'You asked: "what is in here?". This folder holds 3 entries: notes.txt, README.md, src/.',
+    );
+  });
+
+  it("runs a command with bash and reports its failure as a tool error, not a crash", async () => {
+    const result = await cli("--no-session", "run echo out; exit 3");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("✗ bash");
+    expect(result.stdout).toContain("Command exited with code 3");
+    expect(result.stderr).not.toContain("session ");
+  });
+
+  it("--json prints one AgentEvent per line, starting with agent_start and ending with agent_end", async () => {
+    const result = await cli("--json", "hello");
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as AgentEvent);
+    expect(events[0]?.type).toBe("agent_start");
+    expect(events.at(-1)?.type).toBe("agent_end");
+    const types = events.map((event) => event.type);
+    expect(types).toContain("tool_execution_start");
+    expect(types.filter((type) => type === "turn_end")).toHaveLength(2);
+    const end = events.at(-1) as Extract<AgentEvent, { type: "agent_end" }>;
+    expect(end.messages.map((message) => (message as { role: string }).role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
+  });
+});
+
+describe("sessions", () => {
+  it("persists the one-shot run and lists, shows and draws it", async () => {
+    await cli("first question");
+    const id = await onlySessionId();
+
+    const shown = await cli("sessions", "show", id.slice(0, 8));
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`session ${id}`);
+    expect(shown.stdout).toContain("── user\nfirst question");
+    expect(shown.stdout).toContain('→ ls {"path":"."}');
+    expect(shown.stdout).toContain("── tool result ls (3 lines)");
+    expect(shown.stdout).toContain("· model agentchart/offline");
+
+    const tree = await cli("sessions", "tree", id);
+    expect(tree.code).toBe(0);
+    const lines = tree.stdout.trim().split("\n");
+    expect(lines).toHaveLength(5); // model change, user, assistant, tool result, assistant
+    expect(lines.at(-1)).toMatch(/assistant: You asked: "first question".*<- leaf$/);
+  });
+
+  it("forks at an entry, draws the fork's branch, and deletes sessions", async () => {
+    await cli("first question");
+    const id = await onlySessionId();
+    const tree = await cli("sessions", "tree", id);
+    const userEntry = /^(\w{8}) user: first question/m.exec(tree.stdout)?.[1] as string;
+
+    const forked = await cli("sessions", "fork", id, "--at", userEntry);
+    expect(forked.code).toBe(0);
+    const forkId = forked.stdout.trim();
+    expect(forkId).not.toBe(id);
+    const forkTree = await cli("sessions", "tree", forkId);
+    expect(forkTree.stdout.trim().split("\n")).toHaveLength(2);
+    expect(forkTree.stdout).toMatch(/user: first question <- leaf/);
+    const forkShown = await cli("sessions", "show", forkId);
+    expect(forkShown.stdout).toContain("forked from");
+
+    const deleted = await cli("sessions", "delete", forkId);
+    expect(deleted.stdout.trim()).toBe(`deleted ${forkId}`);
+    expect((await cli("sessions", "list")).stdout).not.toContain(forkId);
+    const gone = await cli("sessions", "show", forkId);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(`agentchart: no session "${forkId}"`);
+  });
+
+  it("--continue continues the latest session: the model sees the earlier messages", async () => {
+    await cli("first question");
+    const second = await cli("--continue", "second question");
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain("continuing session");
+    expect(second.stdout).toContain('Earlier in this conversation you asked: "first question".');
+    const id = await onlySessionId();
+    const third = await cli("--session", id.slice(0, 6), "third question");
+    expect(third.stdout).toContain('you asked: "first question", "second question".');
+  });
+});
+
+describe("bad input", () => {
+  it("rejects an unknown flag with exit code 2", async () => {
+    const result = await cli("--bogus");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown option '--bogus'");
+  });
+
+  it("rejects an unknown thinking level", async () => {
+    const result = await cli("--thinking", "huge", "hi");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Allowed choices are off, minimal, low, medium, high, xhigh");
+  });
+
+  it("reports an unknown session id for --session, show, tree, fork and delete", async () => {
+    for (const args of [
+      ["--session", "nope", "hi"],
+      ["sessions", "show", "nope"],
+      ["sessions", "tree", "nope"],
+      ["sessions", "fork", "nope"],
+      ["sessions", "delete", "nope"],
+    ]) {
+      const result = await cli(...args);
+      expect(result.code, args.join(" ")).toBe(1);
+      expect(result.stderr).toContain('agentchart: no session "nope"');
+    }
+  });
+
+  it("reports a fork at a missing entry, --json without a prompt, and conflicting session flags", async () => {
+    await cli("first question");
+    const id = await onlySessionId();
+    const badEntry = await cli("sessions", "fork", id, "--at", "ffffffff");
+    expect(badEntry.code).toBe(1);
+    expect(badEntry.stderr).toContain('Cannot fork at entry "ffffffff"');
+    const json = await cli("--json");
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain("--json needs a prompt");
+    const conflict = await cli("--continue", "--no-session", "hi");
+    expect(conflict.code).toBe(2);
+  });
+});
+
+describe("REPL", () => {
+  const startRepl = (...args: string[]) =>
+    new ProcessDriver(
+      spawnTs(MAIN, [...args, "--sessions-dir", sandbox.sessionsDir], { cwd: sandbox.cwd, env: sandbox.env }),
+    );
+
+  it("answers prompts, runs slash commands and quits", async () => {
+    const repl = startRepl();
+    const banner = await repl.waitFor(REPL_PROMPT);
+    expect(repl.output.slice(0, banner)).toContain("offline: scripted model");
+
+    const answer = await repl.send("hello there", REPL_PROMPT);
+    expect(answer).toContain('You asked: "hello there". This folder holds 3 entries');
+    const again = await repl.send("and again", REPL_PROMPT);
+    expect(again).toContain('Earlier in this conversation you asked: "hello there".');
+
+    const tree = await repl.send("/tree", REPL_PROMPT);
+    expect(tree).toContain("user: hello there");
+    expect(tree).toMatch(/<- leaf\n$/);
+
+    expect(await repl.send("/model other-model", REPL_PROMPT)).toContain("model agentchart/other-model");
+    expect(await repl.send("/thinking high", REPL_PROMPT)).toContain("thinking high");
+    expect(await repl.send("/thinking loud", REPL_PROMPT)).toContain('unknown thinking level "loud"');
+    expect(await repl.send("/compact", REPL_PROMPT)).toContain("compaction needs the AgentHarness");
+    expect(await repl.send("/nope", REPL_PROMPT)).toContain("unknown command /nope");
+    const forked = await repl.send("/fork", REPL_PROMPT);
+    expect(forked).toMatch(/forked: now in session [\w-]+ \(8 messages\)/);
+
+    repl.child.stdin.write("/quit\n");
+    expect(await repl.exited).toBe(0);
+    const listed = await cli("sessions", "list");
+    expect(listed.stdout.trim().split("\n")).toHaveLength(2);
+  });
+
+  it("lists skills and prompt templates and sends a template with its arguments", async () => {
+    mkdirSync(join(sandbox.cwd, ".agentchart", "skills", "greet"), { recursive: true });
+    writeFileSync(
+      join(sandbox.cwd, ".agentchart", "skills", "greet", "SKILL.md"),
+      "---\nname: greet\ndescription: Greets people politely\n---\nSay hello.\n",
+    );
+    mkdirSync(join(sandbox.cwd, ".agentchart", "prompts"), { recursive: true });
+    writeFileSync(
+      join(sandbox.cwd, ".agentchart", "prompts", "look.md"),
+      "---\ndescription: Looks at a file\n---\nread $1\n",
+    );
+    const repl = startRepl("--no-session");
+    await repl.waitFor(REPL_PROMPT);
+    expect(await repl.send("/skills", REPL_PROMPT)).toContain("greet  Greets people politely");
+    expect(await repl.send("/templates", REPL_PROMPT)).toContain("/look  Looks at a file");
+    const read = await repl.send("/look notes.txt", REPL_PROMPT);
+    expect(read).toContain('⚙ read {"path":"notes.txt"}');
+    expect(read).toContain("alpha\nbeta");
+    repl.child.stdin.end();
+    expect(await repl.exited).toBe(0);
+  });
+
+  it("Ctrl-C aborts the running turn and keeps the REPL; a second Ctrl-C exits", async () => {
+    const repl = startRepl();
+    await repl.waitFor(REPL_PROMPT);
+    const from = repl.output.length;
+    repl.child.stdin.write("run sleep 30\n");
+    await repl.waitFor('⚙ bash {"command":"sleep 30"}', from);
+    repl.child.kill("SIGINT");
+    const end = await repl.waitFor(REPL_PROMPT, from);
+    const turn = repl.output.slice(from, end);
+    expect(turn).toContain("✗ bash");
+    expect(turn).toContain("aborting the turn");
+    const next = await repl.send("still here?", REPL_PROMPT);
+    expect(next).toContain('You asked: "still here?"');
+
+    const idle = repl.output.length;
+    repl.child.kill("SIGINT");
+    await repl.waitFor("Ctrl-C again exits", idle);
+    repl.child.kill("SIGINT");
+    expect(await repl.exited).toBe(130);
+  });
+});
+
+describe("inspector", () => {
+  it("`inspect` serves the inspector; `--inspect=url` streams the agent's actors to it", async () => {
+    const server = new ProcessDriver(
+      spawnTs(MAIN, ["inspect", "--port", "0"], { cwd: sandbox.cwd, env: sandbox.env }),
+    );
+    const urlEnd = await server.waitFor("/\n");
+    const url = server.output.slice(0, urlEnd).trim();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+
+    const socket = new WebSocket(`${url.replace("http", "ws")}ws`);
+    const actorIds: string[] = [];
+    const sawToolCallChild = new Promise<void>((resolve) => {
+      socket.on("message", (data) => {
+        const message = JSON.parse(String(data)) as {
+          records: { kind?: string; type?: string; actorId?: string }[];
+        };
+        for (const record of message.records) if (record.actorId) actorIds.push(record.actorId);
+        if (actorIds.some((id) => id.startsWith("call_"))) resolve();
+      });
+    });
+    await new Promise((resolve) => socket.once("open", resolve));
+
+    const run = await cli(`--inspect=${url}`, "--no-session", "look around");
+    expect(run.code).toBe(0);
+    await sawToolCallChild;
+    socket.close();
+
+    server.child.kill("SIGINT");
+    expect(await server.exited).toBe(0);
+  });
+});
+
+describe("online", () => {
+  it("talks to an OpenAI-compatible server given by OPENAI_BASE_URL, with the built-in tools", async () => {
+    const server = await OpenAITestServer.start();
+    try {
+      server.enqueue(
+        streamReply([
+          chunk({ role: "assistant", content: "Looking." }),
+          chunk({
+            tool_calls: [
+              { index: 0, id: "call_a", type: "function", function: { name: "ls", arguments: "" } },
+            ],
+          }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":"."}' } }] }),
+          chunk({}, "tool_calls"),
+          usageChunk(100, 10),
+        ]),
+        streamReply([
+          chunk({ role: "assistant", content: "Three entries." }),
+          chunk({}, "stop"),
+          usageChunk(200, 5),
+        ]),
+      );
+      const result = await runTs(MAIN, ["--model", "served-model", "--no-session", "what is here?"], {
+        cwd: sandbox.cwd,
+        env: { ...sandbox.env, OPENAI_BASE_URL: server.baseURL },
+      });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`model served-model via ${server.baseURL}`);
+      expect(result.stdout).toContain('✓ ls {"path":"."} → 3 lines');
+      expect(result.stdout).toContain("Three entries.");
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests[0]?.body.model).toBe("served-model");
+      expect(server.requests[0]?.body.tools.map((tool: any) => tool.function.name)).toEqual([
+        "read",
+        "write",
+        "edit",
+        "bash",
+        "ls",
+      ]);
+      const toolMessage = server.requests[1]?.body.messages.find((message: any) => message.role === "tool");
+      expect(toolMessage.content).toContain("notes.txt");
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { repoRoot, runTs } from "../support/cli-process.js";
+
+// Each example runs as its own process, the way a reader runs it (`npx tsx examples/<name>.ts`).
+vi.setConfig({ testTimeout: 90_000 });
+
+async function runExample(name: string): Promise<string> {
+  const env = { ...process.env };
+  delete env.OPENAI_API_KEY;
+  const result = await runTs(`examples/${name}.ts`, [], { cwd: repoRoot, env });
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  return result.stdout;
+}
+
+describe("examples", () => {
+  it("quick-start: the README's code adds 2 + 3 with a tool and ends with 4 messages", async () => {
+    expect(await runExample("quick-start")).toBe("2 + 3 = 54\n");
+  });
+
+  it("quick-start.ts is the README quick start (imports aside)", () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const block = /## Quick start\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const example = readFileSync(join(repoRoot, "examples", "quick-start.ts"), "utf8");
+    const body = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => line.trim() !== "" && !line.startsWith("import ") && !line.startsWith("//"))
+        .join("\n");
+    expect(block).not.toBe("");
+    expect(body(example)).toBe(body(block));
+  });
+
+  it("minimal-loop: the agentLoop Observable emits the run's events in order and completes", async () => {
+    const lines = (await runExample("minimal-loop")).trim().split("\n");
+    expect(lines[0]).toBe("agent_start");
+    expect(lines).toContain('tool_execution_start clock({"city":"Lisbon"})');
+    expect(lines.at(-2)).toBe("agent_end");
+    expect(lines.at(-1)).toBe("answer: The clock tool says: It is 09:30 in Lisbon.");
+  });
+
+  it("agent-tools-steering: a message steered during a tool run reaches the model in the same run", async () => {
+    const output = await runExample("agent-tools-steering");
+    expect(output).toContain("tool search ended (queued steering: 1)");
+    expect(output).toContain('user message delivered: "only the summary, please"');
+    expect(output).toContain("transcript: user → assistant → toolResult → user → assistant");
+    expect(output).toContain('You also said: "only the summary, please"');
+  });
+
+  it("sessions: persists, reopens, branches with moveTo and forks", async () => {
+    const output = await runExample("sessions");
+    expect(output).toMatch(/created [\w-]+: 5 lines/);
+    expect(output).toContain("  assistant: About 2.1 million.");
+    expect(output).toContain(
+      "current branch: user: What is the capital of France? | assistant: Paris. | user: And of Italy? | assistant: Rome.",
+    );
+    expect(output).toContain(
+      "      user: How many people live there?\n        assistant: About 2.1 million.\n      user: And of Italy?",
+    );
+    expect(output).toContain(
+      "fork has a new id, context: user: What is the capital of France? | assistant: Paris. | user: How many people live there? | assistant: About 2.1 million.",
+    );
+    expect(output).toContain("sessions stored: 2");
+  });
+
+  it("approval: approved calls run, a denied call gets an error result with the reason", async () => {
+    const output = await runExample("approval");
+    expect(output).not.toContain("approval requested for delete_file(tmp/cache.bin)");
+    expect(output).toContain('tool-call actor call_notes is in state "awaitingApproval"');
+    expect(output).toContain("call_tmp: done (deleted tmp/cache.bin)");
+    expect(output).toContain("call_notes: done (deleted notes.md)");
+    expect(output).toContain("call_env: refused (Tool call denied: secrets stay where they are)");
+  });
+
+  it("embedded-inspect: the app, the loop and the tool-call child show up in @statelyai/inspect", async () => {
+    const output = await runExample("embedded-inspect");
+    expect(output).toContain("answer: Porto will be sunny: pack sunglasses.");
+    expect(output).toContain("event START: seen");
+    expect(output).toContain("event xstate.done.actor.agent: seen");
+    expect(output).toContain('tool-call child "call_weather": seen');
+    expect(Number(/actors seen: (\d+)/.exec(output)?.[1])).toBeGreaterThanOrEqual(3);
+  });
+
+  it("model-based-test: every generated path through the app passes", async () => {
+    const output = await runExample("model-based-test");
+    const summary = /(\d+)\/(\d+) paths passed/.exec(output);
+    expect(summary?.[1]).toBe(summary?.[2]);
+    expect(Number(summary?.[2])).toBeGreaterThanOrEqual(8);
+    expect(output).toContain("CANCEL → CLEAR");
+  });
+});
