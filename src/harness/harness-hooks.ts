@@ -1,5 +1,6 @@
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../storage/entries.js";
 import type { AgentEvent } from "../types/events.js";
+import type { MaybePromise } from "../types/loop.js";
 import type { AgentMessage, ImageContent, ToolResultMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { StreamOptions } from "../types/stream.js";
@@ -7,8 +8,6 @@ import type { BranchSummaryResult, CompactionResult } from "./compaction-port.js
 import { hookError } from "./harness-errors.js";
 import type { PromptTemplate } from "./prompt-templates.js";
 import type { Skill } from "./skill-types.js";
-
-type MaybePromise<T> = T | Promise<T>;
 
 /** Skills and prompt templates the harness can use (`skill(name)`, `promptFromTemplate(name)`). */
 export interface HarnessResources<
@@ -176,7 +175,8 @@ export const HARNESS_HANDLER_NAMES: ReadonlySet<string> = new Set<HookName | Har
 export type ObservedEventName = HarnessOwnEvent["type"];
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler may return nothing (`void`, `Promise<void>`)
-type HookReturn<K extends HookName> = HarnessHookMap[K]["result"] | undefined | void;
+/** What a handler of hook `K` may return: its result, or nothing to leave the value unchanged. */
+export type HookReturn<K extends HookName> = HarnessHookMap[K]["result"] | undefined | void;
 
 /** A handler of a hook (may return a result) or of an observed event (its result is ignored). */
 export type HarnessHandler<K extends HookName | ObservedEventName> = K extends HookName

@@ -35,6 +35,7 @@ export {
   type HarnessResources,
   type HarnessStreamOptions,
   type HookName,
+  type HookReturn,
   type ObservedEventName,
   type StreamOptionsPatch,
   type TreePreparation,

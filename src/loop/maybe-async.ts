@@ -1,6 +1,3 @@
-/** A value, or a promise of it. */
-export type MaybePromise<T> = T | PromiseLike<T>;
-
 /** A step function written as a generator: `const x = yield maybePromise;` awaits only real promises. */
 export type MaybeAsyncSteps<TResult> = Generator<unknown, TResult, unknown>;
 

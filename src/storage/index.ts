@@ -1,4 +1,4 @@
-export type { SessionSink } from "../actors/session-writer.js";
+export { type SessionSink, type SessionWriterCommand, sessionWriterActor } from "../actors/session-writer.js";
 export { sessionWriterMachine } from "../machines/session.machine.js";
 export { buildSessionContext } from "./build-context.js";
 export * from "./entries.js";
