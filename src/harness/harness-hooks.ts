@@ -174,8 +174,8 @@ export const HARNESS_HANDLER_NAMES: ReadonlySet<string> = new Set<HookName | Har
 ]);
 export type ObservedEventName = HarnessOwnEvent["type"];
 
-// biome-ignore lint/suspicious/noConfusingVoidType: a handler may return nothing (`void`, `Promise<void>`)
 /** What a handler of hook `K` may return: its result, or nothing to leave the value unchanged. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler may return nothing (`void`, `Promise<void>`)
 export type HookReturn<K extends HookName> = HarnessHookMap[K]["result"] | undefined | void;
 
 /** A handler of a hook (may return a result) or of an observed event (its result is ignored). */
