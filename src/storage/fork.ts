@@ -1,4 +1,5 @@
-import type { SessionEntry } from "./entries.js";
+import type { SessionEntry, SessionHeader } from "./entries.js";
+import { createSessionId } from "./ids.js";
 import { SessionError } from "./session-error.js";
 import type { ForkSessionOptions } from "./session-repo.js";
 import type { SessionTree } from "./session-tree.js";
@@ -23,4 +24,18 @@ export function selectForkEntries(tree: SessionTree, options: ForkSessionOptions
   if (target === null) return [];
   if (position === "before") target = tree.require(target).parentId;
   return tree.getBranch(target);
+}
+
+/** The header of a new fork of `source`: a fresh id, the same cwd and metadata, `parentSession` set. */
+export function forkHeader(source: SessionHeader, parentSession: string): SessionHeader {
+  const header: SessionHeader = {
+    type: "session",
+    version: 3,
+    id: createSessionId(),
+    timestamp: new Date().toISOString(),
+    cwd: source.cwd,
+    parentSession,
+  };
+  if (source.metadata !== undefined) header.metadata = structuredClone(source.metadata);
+  return header;
 }

@@ -10,7 +10,7 @@ import {
 import { basename, join, resolve } from "node:path";
 import type { RecoveredLine, SessionHeader } from "./entries.js";
 import { acquireLock, liveLockHolder, lockPathOf } from "./file-lock.js";
-import { selectForkEntries } from "./fork.js";
+import { forkHeader, selectForkEntries } from "./fork.js";
 import { assertValidCwd, assertValidSessionId, createSessionId } from "./ids.js";
 import {
   type Durability,
@@ -126,15 +126,7 @@ export class JsonlSessionRepo implements SessionRepo {
     const sourcePath = this.requireFile(sourceId);
     const source = this.read(sourcePath, {}).parsed; // no lock: the source's writer may keep appending
     const entries = selectForkEntries(source.tree, options);
-    const header: SessionHeader = {
-      type: "session",
-      version: 3,
-      id: createSessionId(),
-      timestamp: new Date().toISOString(),
-      cwd: source.header.cwd,
-      parentSession: sourcePath,
-    };
-    if (source.header.metadata !== undefined) header.metadata = structuredClone(source.header.metadata);
+    const header = forkHeader(source.header, sourcePath);
     return this.publish(header, SessionTree.fromEntries(entries));
   }
 

@@ -1,6 +1,6 @@
 import type { SessionSink } from "../actors/session-writer.js";
 import type { SessionHeader } from "./entries.js";
-import { selectForkEntries } from "./fork.js";
+import { forkHeader, selectForkEntries } from "./fork.js";
 import { assertValidCwd, assertValidSessionId, createSessionId } from "./ids.js";
 import { Session } from "./session.js";
 import { SessionError } from "./session-error.js";
@@ -102,15 +102,7 @@ export class MemorySessionRepo implements SessionRepo {
     const source = this.require(sourceId);
     const parsed = parseSessionText(serializeLine(source.header) + source.chunks.join(""));
     const entries = selectForkEntries(parsed.tree, options);
-    const header: SessionHeader = {
-      type: "session",
-      version: 3,
-      id: createSessionId(),
-      timestamp: new Date().toISOString(),
-      cwd: source.header.cwd,
-      parentSession: sourceId,
-    };
-    if (source.header.metadata !== undefined) header.metadata = structuredClone(source.header.metadata);
+    const header = forkHeader(source.header, sourceId);
     return this.store(header, SessionTree.fromEntries(entries), entries.map(serializeLine));
   }
 

@@ -1,10 +1,11 @@
 import { filter, firstValueFrom } from "rxjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentMessage, AssistantMessage } from "../../src/types/messages.js";
 import { deferred, echoTool, testModel } from "../support/loop-harness.js";
+import { watchProcessFaults } from "../support/process-faults.js";
 
 const roles = (messages: readonly AgentMessage[]) => messages.map((m) => (m as { role: string }).role);
 const userTexts = (messages: readonly AgentMessage[]) =>
@@ -12,16 +13,7 @@ const userTexts = (messages: readonly AgentMessage[]) =>
     (m as { role: string }).role === "user" ? [(m as { content: string }).content] : [],
   );
 
-const processFaults: unknown[] = [];
-const onFault = (error: unknown) => processFaults.push(error);
-beforeAll(() => {
-  process.on("unhandledRejection", onFault);
-  process.on("uncaughtException", onFault);
-});
-afterAll(() => {
-  process.off("unhandledRejection", onFault);
-  process.off("uncaughtException", onFault);
-});
+const processFaults = watchProcessFaults();
 
 describe("Agent", () => {
   it("starts with the default state", () => {

@@ -1,5 +1,5 @@
 import { Observable, throwError } from "rxjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentLoopConfig } from "../../src/types/loop.js";
@@ -13,17 +13,9 @@ import {
   testModel,
   user,
 } from "../support/loop-harness.js";
+import { watchProcessFaults } from "../support/process-faults.js";
 
-const processFaults: unknown[] = [];
-const onFault = (error: unknown) => processFaults.push(error);
-beforeAll(() => {
-  process.on("unhandledRejection", onFault);
-  process.on("uncaughtException", onFault);
-});
-afterAll(() => {
-  process.off("unhandledRejection", onFault);
-  process.off("uncaughtException", onFault);
-});
+const processFaults = watchProcessFaults();
 
 const lastAssistant = (events: AgentEvent[]) => {
   const end = events.at(-1);
