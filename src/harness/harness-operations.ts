@@ -1,7 +1,12 @@
 import { BehaviorSubject, filter, firstValueFrom } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
 import type { Agent } from "../agent/agent.js";
-import { type HarnessPhase, harnessMachine, type TurnOutcome } from "../machines/harness.machine.js";
+import {
+  type HarnessPhase,
+  harnessMachine,
+  type TurnInput,
+  type TurnOutcome,
+} from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { StreamFn } from "../types/stream.js";
@@ -89,12 +94,12 @@ export class HarnessOperations {
     this.actor = createActor(
       harnessMachine.provide({
         actors: {
-          runTurn: fromPromise(({ input }) => this.#runTurn(input.mode)),
           backoff: fromPromise(({ input, signal }) => this.#backoff(input.attempt, signal)),
           compact: fromPromise(({ input, signal }) => this.#compact(input.reason, signal)),
           navigate: fromPromise(({ signal }) => this.#navigate(signal)),
         },
         actions: {
+          runTurn: (_, params) => this.#startTurn(params.mode),
           recordFailure: (_, params) => {
             if (this.#operation)
               this.#operation.error = wrapError("invalid_state", "The operation failed", params.error);
@@ -192,6 +197,19 @@ export class HarnessOperations {
       operation.settle();
     }
     this.phase.next(phase);
+  }
+
+  /**
+   * Starts the turn the machine just entered, one promise job later (so `phase` already says `turn`
+   * when the Agent's first events arrive), and reports its end to the machine.
+   */
+  #startTurn(mode: TurnInput["mode"]): void {
+    Promise.resolve(mode)
+      .then((turnMode) => this.#runTurn(turnMode))
+      .then(
+        (outcome) => this.actor.send({ type: "TURN_DONE", outcome }),
+        (error: unknown) => this.actor.send({ type: "TURN_FAILED", error }),
+      );
   }
 
   async #runTurn(mode: "prompt" | "continue"): Promise<TurnOutcome> {
