@@ -118,8 +118,19 @@ export class AgentHarness {
       },
     });
     const harness = this;
+    const hooks = this.#hooks;
     this.#agent = new Agent({
-      ...callbacks,
+      streamFn: callbacks.streamFn,
+      // The Agent reads its options when a run starts: a hook without handlers installs no callback.
+      get transformContext() {
+        return hooks.has("context") ? callbacks.transformContext : undefined;
+      },
+      get beforeToolCall() {
+        return hooks.has("tool_call") ? callbacks.beforeToolCall : undefined;
+      },
+      get afterToolCall() {
+        return hooks.has("tool_result") ? callbacks.afterToolCall : undefined;
+      },
       model: options.model,
       thinkingLevel: options.thinkingLevel ?? context.thinkingLevel,
       tools: this.#settings.activeTools(),

@@ -40,6 +40,11 @@ export interface SummaryRequest {
  */
 export interface CompactionPort {
   estimateContextTokens(messages: AgentMessage[]): number | { tokens: number };
+  /**
+   * Optional: an estimator for one growing transcript (same results as `estimateContextTokens`, but
+   * counting only the messages appended since its last call). The harness estimates after every turn.
+   */
+  createContextEstimator?(): (messages: readonly AgentMessage[]) => number | { tokens: number };
   shouldCompact(contextTokens: number, contextWindow: number, settings: CompactionSettings): boolean;
   prepareCompaction(branchEntries: SessionEntry[], settings: CompactionSettings): unknown;
   compact(preparation: unknown, request: SummaryRequest): Promise<CompactionResult>;

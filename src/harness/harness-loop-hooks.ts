@@ -17,7 +17,7 @@ export interface LoopHookHost {
   sessionId(): string;
   streamOptions(): HarnessStreamOptions;
   /** The system prompt of this request (resolved per request; see `HarnessOperations`). */
-  systemPrompt(): Promise<string>;
+  systemPrompt(): string | Promise<string>;
   /**
    * Records a hook failure that must end the run. The loop turns a throwing tool hook into an error
    * tool result and goes on; the harness then fails the run's next model request with this error, so
@@ -28,7 +28,7 @@ export interface LoopHookHost {
   takeRunFailure(): AgentHarnessError | undefined;
 }
 
-type LoopCallbacks = Required<
+export type LoopCallbacks = Required<
   Pick<AgentLoopConfig, "streamFn" | "transformContext" | "beforeToolCall" | "afterToolCall">
 >;
 
@@ -36,7 +36,9 @@ type LoopCallbacks = Required<
  * The Agent callbacks through which the harness runs its hooks: `context` (transformContext),
  * `tool_call` (beforeToolCall), `tool_result` (afterToolCall), and per request
  * `before_provider_request` (stream options), `before_provider_payload` (`onPayload`) and
- * `after_provider_response` (`onResponse`).
+ * `after_provider_response` (`onResponse`). The harness installs `transformContext`,
+ * `beforeToolCall` and `afterToolCall` for a run only when their hook has a handler at the run's
+ * start (the Agent reads its options per run); `onPayload`/`onResponse` are set per request the same way.
  */
 export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
   const { hooks } = host;
@@ -45,24 +47,9 @@ export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
     throw error;
   };
 
-  const streamFn: StreamFn = async (model: Model, context: LlmContext, options: StreamOptions) => {
-    const failure = host.takeRunFailure();
-    if (failure) throw failure;
-    const sessionId = host.sessionId();
-    const requestContext: LlmContext = { ...context, systemPrompt: await host.systemPrompt() };
-    let streamOptions = host.streamOptions();
-    if (hooks.has("before_provider_request")) {
-      streamOptions = await hooks.run(
-        "before_provider_request",
-        streamOptions,
-        (current) => ({ type: "before_provider_request", model, sessionId, streamOptions: { ...current } }),
-        (current, result) => ({
-          state: result.streamOptions ? applyStreamOptionsPatch(current, result.streamOptions) : current,
-        }),
-        options.signal,
-      );
-    }
-    const request: StreamOptions = { ...streamOptions, ...options, sessionId };
+  /** The request options: the harness's stream options, the loop's, the session id and the provider hooks. */
+  const requestOptions = (streamOptions: HarnessStreamOptions, options: StreamOptions): StreamOptions => {
+    const request: StreamOptions = { ...streamOptions, ...options, sessionId: host.sessionId() };
     if (hooks.has("before_provider_payload")) {
       request.onPayload = (payload, payloadModel) =>
         hooks.run(
@@ -84,7 +71,51 @@ export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
         );
       };
     }
-    return host.streamFn(model, requestContext, request);
+    return request;
+  };
+
+  const patchedStreamOptions = (model: Model, signal: AbortSignal | undefined) =>
+    hooks.run(
+      "before_provider_request",
+      host.streamOptions(),
+      (current) => ({
+        type: "before_provider_request",
+        model,
+        sessionId: host.sessionId(),
+        streamOptions: { ...current },
+      }),
+      (current, result) => ({
+        state: result.streamOptions ? applyStreamOptionsPatch(current, result.streamOptions) : current,
+      }),
+      signal,
+    );
+
+  /** The asynchronous path: an async system prompt function and/or `before_provider_request` handlers. */
+  const streamAsync = async (
+    model: Model,
+    context: LlmContext,
+    options: StreamOptions,
+    systemPrompt: string | Promise<string>,
+  ) => {
+    const requestContext: LlmContext = { ...context, systemPrompt: await systemPrompt };
+    const streamOptions = hooks.has("before_provider_request")
+      ? await patchedStreamOptions(model, options.signal)
+      : host.streamOptions();
+    return host.streamFn(model, requestContext, requestOptions(streamOptions, options));
+  };
+
+  // Synchronous unless the system prompt or a `before_provider_request` handler is asynchronous: a
+  // plain turn costs no extra promise. A recorded run failure is thrown (the loop turns it into the
+  // reply's error message).
+  const streamFn: StreamFn = (model: Model, context: LlmContext, options: StreamOptions) => {
+    const failure = host.takeRunFailure();
+    if (failure) throw failure;
+    const systemPrompt = host.systemPrompt();
+    if (typeof systemPrompt !== "string" || hooks.has("before_provider_request")) {
+      return streamAsync(model, context, options, systemPrompt);
+    }
+    const request = requestOptions(host.streamOptions(), options);
+    return host.streamFn(model, { ...context, systemPrompt }, request);
   };
 
   const transformContext = async (messages: AgentMessage[], signal: AbortSignal) => {

@@ -1,7 +1,12 @@
 import { BehaviorSubject, filter, firstValueFrom } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
 import type { Agent } from "../agent/agent.js";
-import { type HarnessPhase, harnessMachine, type TurnOutcome } from "../machines/harness.machine.js";
+import {
+  type HarnessPhase,
+  harnessMachine,
+  type TurnInput,
+  type TurnOutcome,
+} from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { StreamFn } from "../types/stream.js";
@@ -29,7 +34,7 @@ import {
   retryDelayMs,
 } from "./retry-policy.js";
 import type { SessionRecorder } from "./session-recorder.js";
-import { resolveSystemPrompt, type SystemPromptOption } from "./system-prompt.js";
+import { FixedSystemPromptCache, resolveSystemPrompt, type SystemPromptOption } from "./system-prompt.js";
 
 /** The harness state the operations work on (owned by `AgentHarness`). */
 export interface HarnessCore {
@@ -77,18 +82,24 @@ export class HarnessOperations {
   #operation: (Operation & { settle: () => void }) | undefined;
   /** The prompt resolved at run start (possibly replaced by `before_agent_start`), for its first request. */
   #firstRequestPrompt: string | undefined;
+  readonly #fixedPrompt: FixedSystemPromptCache;
+  /** The port's context estimate of the transcript, incremental when the port offers it. */
+  #estimateContext: ((messages: readonly AgentMessage[]) => number | { tokens: number }) | undefined;
 
   constructor(core: HarnessCore) {
     this.#core = core;
+    this.#fixedPrompt = new FixedSystemPromptCache(
+      typeof core.systemPrompt === "function" ? undefined : core.systemPrompt,
+    );
     this.actor = createActor(
       harnessMachine.provide({
         actors: {
-          runTurn: fromPromise(({ input }) => this.#runTurn(input.mode)),
           backoff: fromPromise(({ input, signal }) => this.#backoff(input.attempt, signal)),
           compact: fromPromise(({ input, signal }) => this.#compact(input.reason, signal)),
           navigate: fromPromise(({ signal }) => this.#navigate(signal)),
         },
         actions: {
+          runTurn: (_, params) => this.#startTurn(params.mode),
           recordFailure: (_, params) => {
             if (this.#operation)
               this.#operation.error = wrapError("invalid_state", "The operation failed", params.error);
@@ -157,20 +168,23 @@ export class HarnessOperations {
   /**
    * The system prompt of a request: the first request of a run uses the prompt resolved at run start
    * (or what `before_agent_start` made of it); every later request resolves it again, so a prompt
-   * function sees the current model, thinking level, tools and resources.
+   * function sees the current model, thinking level, tools and resources. Synchronous for a string
+   * prompt (formatted once per list of skills).
    */
-  async requestSystemPrompt(): Promise<string> {
+  requestSystemPrompt(): string | Promise<string> {
     const first = this.#firstRequestPrompt;
     this.#firstRequestPrompt = undefined;
     return first ?? this.#resolveSystemPrompt();
   }
 
-  #resolveSystemPrompt(): Promise<string> {
-    const { agent, settings, session } = this.#core;
-    return resolveSystemPrompt(this.#core.systemPrompt, {
+  #resolveSystemPrompt(): string | Promise<string> {
+    const { agent, settings, session, systemPrompt } = this.#core;
+    if (typeof systemPrompt !== "function") return this.#fixedPrompt.get(settings.skills());
+    const state = agent.state;
+    return resolveSystemPrompt(systemPrompt, {
       session,
-      model: agent.state.model,
-      thinkingLevel: agent.state.thinkingLevel,
+      model: state.model,
+      thinkingLevel: state.thinkingLevel,
       activeTools: settings.activeTools(),
       resources: settings.resources(),
     });
@@ -185,36 +199,55 @@ export class HarnessOperations {
     this.phase.next(phase);
   }
 
+  /**
+   * Starts the turn the machine just entered, one promise job later (so `phase` already says `turn`
+   * when the Agent's first events arrive), and reports its end to the machine.
+   */
+  #startTurn(mode: TurnInput["mode"]): void {
+    Promise.resolve(mode)
+      .then((turnMode) => this.#runTurn(turnMode))
+      .then(
+        (outcome) => this.actor.send({ type: "TURN_DONE", outcome }),
+        (error: unknown) => this.actor.send({ type: "TURN_FAILED", error }),
+      );
+  }
+
   async #runTurn(mode: "prompt" | "continue"): Promise<TurnOutcome> {
     const core = this.#core;
     const { agent } = core;
     const operation = this.#operation!;
     this.#firstRequestPrompt = undefined;
+    // Each step awaits only what is really asynchronous (a tool context or prompt function, hooks).
+    let systemPrompt = "";
     try {
-      core.setToolContext(await core.settings.resolveToolContext());
-      agent.setSystemPrompt(await this.#resolveSystemPrompt());
+      const toolContext = core.settings.resolveToolContext();
+      core.setToolContext(isPromiseLike(toolContext) ? await toolContext : toolContext);
+      const resolved = this.#resolveSystemPrompt();
+      systemPrompt = typeof resolved === "string" ? resolved : await resolved;
     } catch (error) {
       core.failRun(wrapError("hook", "Preparing the run failed", error));
+      systemPrompt = agent.state.systemPrompt;
     }
     let messages = operation.messages;
-    if (mode === "prompt") {
+    if (mode === "prompt" && core.hooks.has("before_agent_start")) {
       try {
         const start = await runBeforeAgentStart(core.hooks, {
           prompt: operation.prompt,
           images: operation.images,
-          systemPrompt: agent.state.systemPrompt,
+          systemPrompt,
           resources: core.settings.resources(),
           signal: operation.controller.signal,
         });
         messages = [...messages, ...start.messages];
-        agent.setSystemPrompt(start.systemPrompt);
+        systemPrompt = start.systemPrompt;
       } catch (error) {
         core.failRun(error as AgentHarnessError);
       }
-    } else {
+    } else if (mode === "continue") {
       agent.setMessages(withoutTrailingFailures(agent.state.messages));
     }
-    this.#firstRequestPrompt = agent.state.systemPrompt;
+    agent.setSystemPrompt(systemPrompt);
+    this.#firstRequestPrompt = systemPrompt;
     core.recorder.running = true;
     const run = mode === "prompt" ? agent.prompt(messages) : agent.continue();
     if (operation.controller.signal.aborted) agent.abort();
@@ -232,7 +265,9 @@ export class HarnessOperations {
     const { port, compaction, agent } = this.#core;
     const settled = last.stopReason !== "error" && last.stopReason !== "aborted";
     if (!port || !compaction.enabled || !settled) return { verdict: "done", compactionDue: false };
-    const tokens = tokensOf(port.estimateContextTokens([...agent.state.messages]));
+    this.#estimateContext ??=
+      port.createContextEstimator?.() ?? ((messages) => port.estimateContextTokens([...messages]));
+    const tokens = tokensOf(this.#estimateContext(agent.state.messages));
     return {
       verdict: "done",
       compactionDue: port.shouldCompact(tokens, agent.state.model.contextWindow, compaction),
@@ -302,4 +337,12 @@ function withoutTrailingFailures(messages: readonly AgentMessage[]): AgentMessag
     end--;
   }
   return messages.slice(0, end);
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as PromiseLike<unknown>).then === "function"
+  );
 }

@@ -51,6 +51,10 @@ export class HarnessSettings {
   activeTools(): AgentTool[] {
     return this.#tools.filter((tool) => this.#active.includes(tool.name));
   }
+  /** The skills list itself (not a copy; replaced, never mutated, by `setResources`). */
+  skills(): readonly HarnessResources["skills"][number][] {
+    return this.#resources.skills;
+  }
   resources(): HarnessResources {
     return { skills: [...this.#resources.skills], promptTemplates: [...this.#resources.promptTemplates] };
   }
@@ -77,10 +81,10 @@ export class HarnessSettings {
     };
   }
 
-  /** The tool context for a run: the value, or what the function returns. */
-  async resolveToolContext(): Promise<unknown> {
+  /** The tool context for a run: the value, or what the function returns (a promise is awaited by the caller). */
+  resolveToolContext(): unknown {
     const option = this.#toolContext;
-    return typeof option === "function" ? await (option as () => unknown)() : option;
+    return typeof option === "function" ? (option as () => unknown)() : option;
   }
 
   #commit(tools: AgentTool[], active: string[]): ToolsChange {

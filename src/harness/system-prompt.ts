@@ -2,7 +2,7 @@ import type { Session } from "../storage/session.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { AgentTool } from "../types/tool.js";
 import type { HarnessResources } from "./harness-hooks.js";
-import { formatSkillsForSystemPrompt } from "./skills-prompt.js";
+import { formatSkillsForSystemPrompt, type PromptSkill } from "./skills-prompt.js";
 
 /** What a system prompt function receives; resolved again at the start of every turn. */
 export interface SystemPromptContext {
@@ -30,8 +30,35 @@ export async function resolveSystemPrompt(
   context: SystemPromptContext,
 ): Promise<string> {
   if (typeof option === "function") return option(context);
+  return fixedSystemPrompt(option, context.resources.skills);
+}
+
+/** The prompt of a string option (or the default) with the block of visible skills appended. */
+export function fixedSystemPrompt(option: string | undefined, skills: readonly PromptSkill[]): string {
   const base = option ?? DEFAULT_SYSTEM_PROMPT;
-  const skills = formatSkillsForSystemPrompt(context.resources.skills);
-  if (skills === "") return base;
-  return base === "" ? skills : `${base}\n\n${skills}`;
+  const block = formatSkillsForSystemPrompt(skills);
+  if (block === "") return base;
+  return base === "" ? block : `${base}\n\n${block}`;
+}
+
+/**
+ * `fixedSystemPrompt` remembered for the last list of skills: a string prompt is formatted once per
+ * `setResources`, not per request. The list is compared by identity (the harness replaces it on change).
+ */
+export class FixedSystemPromptCache {
+  readonly #option: string | undefined;
+  #skills: readonly PromptSkill[] | undefined;
+  #text = "";
+
+  constructor(option: string | undefined) {
+    this.#option = option;
+  }
+
+  get(skills: readonly PromptSkill[]): string {
+    if (skills !== this.#skills) {
+      this.#text = fixedSystemPrompt(this.#option, skills);
+      this.#skills = skills;
+    }
+    return this.#text;
+  }
 }

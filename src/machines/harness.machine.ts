@@ -46,11 +46,13 @@ export type HarnessMachineEvent =
   | { type: "COMPACT" }
   | { type: "NAVIGATE" }
   | { type: "ABORT" }
-  | DoneActorEvent<TurnOutcome, "turn">
+  /** The turn started by `runTurn` ended (sent by the harness). */
+  | { type: "TURN_DONE"; outcome: TurnOutcome }
+  /** The turn started by `runTurn` failed, e.g. its entries could not be persisted (sent by the harness). */
+  | { type: "TURN_FAILED"; error: unknown }
   | DoneActorEvent<void, "backoff">
   | DoneActorEvent<CompactionOutcome, "compaction">
   | DoneActorEvent<void, "navigation">
-  | ErrorActorEvent<unknown, "turn">
   | ErrorActorEvent<unknown, "backoff">
   | ErrorActorEvent<unknown, "compaction">
   | ErrorActorEvent<unknown, "navigation">;
@@ -65,8 +67,11 @@ const notProvided = (name: string) => () =>
  * passed the threshold (then idle). `idle` —COMPACT→ `compaction`, —NAVIGATE→ `branchSummary` (tree
  * navigation, summarising or not). `ABORT` ends `retry`, `compaction` and `branchSummary` at once
  * (their invoked actor's signal aborts); a turn ends through the Agent's own abort.
- * The work is done by the actors `runTurn`, `backoff`, `compact` and `navigate`, which the harness
- * provides (`harnessMachine.provide({actors})`); failures of an actor are recorded by `recordFailure`.
+ * A turn is an Agent run, which has its own loop actor: entering `turn` calls the action `runTurn`,
+ * which starts the run, and the harness reports its end with `TURN_DONE {outcome}` or `TURN_FAILED`
+ * (no actor per turn). The other phases invoke the actors `backoff`, `compact` and `navigate`. The
+ * harness provides `runTurn` and the actors (`harnessMachine.provide(...)`); failures are recorded by
+ * `recordFailure`.
  */
 export const harnessMachine = setup({
   types: {
@@ -75,12 +80,14 @@ export const harnessMachine = setup({
     input: {} as HarnessMachineInput,
   },
   actors: {
-    runTurn: fromPromise<TurnOutcome, TurnInput>(notProvided("runTurn")),
     backoff: fromPromise<void, BackoffInput>(notProvided("backoff")),
     compact: fromPromise<CompactionOutcome, CompactionInput>(notProvided("compact")),
     navigate: fromPromise<void, Record<string, never>>(notProvided("navigate")),
   },
   actions: {
+    runTurn: (_, _params: TurnInput) => {
+      throw new Error('harnessMachine: action "runTurn" not provided');
+    },
     recordFailure: (_, _params: { error: unknown }) => {},
     startOperation: assign({ attempt: 0, overflowRecovered: false, turnMode: "prompt" as const }),
     continueTurn: assign({ turnMode: "continue" as const }),
@@ -118,29 +125,27 @@ export const harnessMachine = setup({
       },
     },
     turn: {
-      invoke: {
-        id: "turn",
-        src: "runTurn",
-        input: ({ context }) => ({ mode: context.turnMode }),
-        onDone: [
+      entry: { type: "runTurn", params: ({ context }) => ({ mode: context.turnMode }) },
+      on: {
+        TURN_DONE: [
           {
-            guard: { type: "canRetry", params: ({ event }) => event.output },
+            guard: { type: "canRetry", params: ({ event }) => event.outcome },
             target: "retry",
             actions: "countRetry",
           },
           {
-            guard: { type: "canRecoverOverflow", params: ({ event }) => event.output },
+            guard: { type: "canRecoverOverflow", params: ({ event }) => event.outcome },
             target: "compaction",
             actions: { type: "compactFor", params: "overflow" },
           },
           {
-            guard: { type: "compactionDue", params: ({ event }) => event.output },
+            guard: { type: "compactionDue", params: ({ event }) => event.outcome },
             target: "compaction",
             actions: { type: "compactFor", params: "threshold" },
           },
           { target: "idle" },
         ],
-        onError: {
+        TURN_FAILED: {
           target: "idle",
           actions: { type: "recordFailure", params: ({ event }) => ({ error: event.error }) },
         },

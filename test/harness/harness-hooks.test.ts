@@ -158,6 +158,39 @@ describe("harness hooks", () => {
     expect((results[1] as { details?: unknown }).details).toEqual({ patched: true });
   });
 
+  it("loop hooks are installed per run: a handler added during a run without one applies from the next run", async () => {
+    const { harness, model } = await createHarness(
+      [
+        { toolCalls: [{ name: "echo", arguments: { text: "first" }, id: "a1" }] },
+        { text: "done" },
+        { toolCalls: [{ name: "echo", arguments: { text: "second" }, id: "b1" }] },
+        { text: "done again" },
+      ],
+      { tools: [echoTool()] },
+    );
+    const seen: string[] = [];
+    let registered = false;
+    harness.agent.subscribe((event) => {
+      if (event.type !== "tool_execution_end" || registered) return;
+      registered = true;
+      // Registered mid-run: the run started without context/tool hooks, so none is installed for it.
+      harness.on("tool_result", (result) => {
+        seen.push(`result:${result.toolCallId}`);
+      });
+      harness.on("context", ({ messages }) => {
+        seen.push(`context:${messages.length}`);
+      });
+    });
+    harness.on("tool_call", (call) => {
+      seen.push(`call:${call.toolCallId}`);
+    });
+    await harness.prompt("go");
+    expect(seen).toEqual(["call:a1"]);
+    await harness.prompt("again");
+    expect(seen).toEqual(["call:a1", "context:5", "call:b1", "result:b1", "context:7"]);
+    expect(model.calls).toHaveLength(4);
+  });
+
   it("tool_result terminate stops the loop after the batch", async () => {
     const { harness, model } = await createHarness(
       [{ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }],

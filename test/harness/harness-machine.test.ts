@@ -17,10 +17,10 @@ import { user } from "../support/loop-harness.js";
 type Event = HarnessMachineEvent;
 const input = { maxRetries: 1, overflowRecovery: true };
 const turnDone = (verdict: "done" | "retryable" | "overflow", compactionDue = false): Event => ({
-  type: "xstate.done.actor.turn",
-  output: { verdict, compactionDue },
-  actorId: "turn",
+  type: "TURN_DONE",
+  outcome: { verdict, compactionDue },
 });
+const turnFailed: Event = { type: "TURN_FAILED", error: new Error("failed") };
 const done = (id: "backoff" | "navigation", output?: unknown) =>
   ({ type: `xstate.done.actor.${id}`, output, actorId: id }) as Event;
 const compactionDone = (compacted: boolean): Event => ({
@@ -28,7 +28,7 @@ const compactionDone = (compacted: boolean): Event => ({
   output: { compacted },
   actorId: "compaction",
 });
-const failure = (id: "turn" | "compaction" | "navigation") =>
+const failure = (id: "compaction" | "navigation") =>
   ({ type: `xstate.error.actor.${id}`, error: new Error("failed"), actorId: id }) as Event;
 
 /** The events the real harness can produce in each state. */
@@ -42,7 +42,7 @@ function eventsIn(snapshot: AnyMachineSnapshot): Event[] {
         turnDone("done", true),
         turnDone("retryable"),
         turnDone("overflow"),
-        failure("turn"),
+        turnFailed,
       ];
     case "retry":
       return [done("backoff"), { type: "ABORT" }];
@@ -70,7 +70,8 @@ const shortest = new Map(
   getShortestPaths(harnessMachine, options).map((path) => [serializeState(path.state), path]),
 );
 
-const isAutomatic = (event: Event) => event.type.startsWith("xstate.");
+/** The events the harness produces itself (the end of a turn or of an invoked actor). */
+const isAutomatic = (event: Event) => event.type.startsWith("xstate.") || event.type.startsWith("TURN_");
 
 /** Collapses repeats: the harness reports phase changes, the path lists a state per step. */
 const changes = (phases: string[]) => phases.filter((phase, i) => i === 0 || phase !== phases[i - 1]);
@@ -89,8 +90,8 @@ async function drive(events: Event[], expected: string[]): Promise<string[]> {
   events.forEach((event, i) => {
     const next = events[i + 1];
     switch (event.type) {
-      case "xstate.done.actor.turn": {
-        const { verdict, compactionDue } = event.output;
+      case "TURN_DONE": {
+        const { verdict, compactionDue } = event.outcome;
         if (verdict === "done") dueAnswers.push(compactionDue);
         turns.push(
           verdict === "done"
@@ -99,7 +100,7 @@ async function drive(events: Event[], expected: string[]): Promise<string[]> {
         );
         break;
       }
-      case "xstate.error.actor.turn":
+      case "TURN_FAILED":
         turns.push(() => {
           failWrites = true;
           return { text: "ok" };
@@ -126,9 +127,9 @@ async function drive(events: Event[], expected: string[]): Promise<string[]> {
         // ABORT lands in retry (hold the backoff), compaction (the summariser hangs) or branchSummary
         // (prepared by NAVIGATE above).
         const previous = events[i - 1];
-        if (previous?.type === "xstate.done.actor.turn" && previous.output.verdict === "retryable") {
+        if (previous?.type === "TURN_DONE" && previous.outcome.verdict === "retryable") {
           holdBackoff.push(true);
-        } else if (previous?.type === "COMPACT" || previous?.type === "xstate.done.actor.turn") {
+        } else if (previous?.type === "COMPACT" || previous?.type === "TURN_DONE") {
           turns.push({ hang: true, text: "…" });
         }
         break;
@@ -188,6 +189,9 @@ async function drive(events: Event[], expected: string[]): Promise<string[]> {
   return result;
 }
 
+const eventDetail = (event: Event) =>
+  "outcome" in event ? JSON.stringify(event.outcome) : "output" in event ? JSON.stringify(event.output) : "";
+
 describe("harness phase machine (model-based, one test per edge)", () => {
   it("has the documented phases and a reasonable number of edges", () => {
     const phases = new Set(edges.flatMap((edge) => [String(edge.state.value), String(edge.nextState.value)]));
@@ -197,7 +201,7 @@ describe("harness phase machine (model-based, one test per edge)", () => {
 
   it.each(
     edges.map((edge) => ({
-      name: `${serializeState(edge.state)} --${edge.event.type}${"output" in edge.event ? JSON.stringify(edge.event.output) : ""}--> ${serializeState(edge.nextState)}`,
+      name: `${serializeState(edge.state)} --${edge.event.type}${eventDetail(edge.event)}--> ${serializeState(edge.nextState)}`,
       edge,
     })),
   )("$name", async ({ edge }) => {

@@ -34,6 +34,7 @@ export {
   type BashExecutionMessage,
   type ContextTokenEstimate,
   calculateContextTokens,
+  createContextEstimator,
   estimateContextTokens,
   estimateTokens,
   isBashExecution,

@@ -144,3 +144,61 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): Contex
     lastUsageIndex: last?.index ?? -1,
   };
 }
+
+/**
+ * `estimateContextTokens` for one transcript that grows at its end (an Agent's live message array):
+ * each call counts only the messages appended since the last call, so estimating after every turn
+ * costs O(new messages) instead of O(transcript). Another array, a shorter one, or a different message
+ * at the last counted position starts over with a full count.
+ *
+ * ```ts
+ * const estimate = createContextEstimator();
+ * const { tokens } = estimate(agent.state.messages); // after each turn
+ * ```
+ */
+export function createContextEstimator(): (messages: readonly AgentMessage[]) => ContextTokenEstimate {
+  let counted: readonly AgentMessage[] | undefined;
+  let length = 0;
+  /** Estimated tokens of every counted message (the estimate when no usage is valid). */
+  let allTokens = 0;
+  let usageIndex = -1;
+  let usageTokens = 0;
+  /** Estimated tokens of the counted messages after `usageIndex`. */
+  let trailingTokens = 0;
+  let compactedAt = Number.NEGATIVE_INFINITY;
+  let tail: AgentMessage | undefined;
+
+  return (messages) => {
+    if (messages !== counted || messages.length < length || (length > 0 && messages[length - 1] !== tail)) {
+      counted = messages;
+      length = 0;
+      allTokens = 0;
+      usageIndex = -1;
+      usageTokens = 0;
+      trailingTokens = 0;
+      compactedAt = Number.NEGATIVE_INFINITY;
+    }
+    // The same rules as `lastUsage`, applied message by message in order.
+    for (; length < messages.length; length++) {
+      const message = messages[length]!;
+      const tokens = estimateTokens(message);
+      allTokens += tokens;
+      if (message.role === "compactionSummary") {
+        compactedAt = message.timestamp;
+        usageIndex = -1;
+        usageTokens = 0;
+      } else if (message.role === "assistant" && hasValidUsage(message) && message.timestamp >= compactedAt) {
+        usageIndex = length;
+        usageTokens = calculateContextTokens(message.usage);
+        trailingTokens = 0;
+        continue;
+      }
+      trailingTokens += tokens;
+    }
+    tail = messages[length - 1];
+    if (usageIndex < 0) {
+      return { tokens: allTokens, usageTokens: 0, trailingTokens: allTokens, lastUsageIndex: -1 };
+    }
+    return { tokens: usageTokens + trailingTokens, usageTokens, trailingTokens, lastUsageIndex: usageIndex };
+  };
+}

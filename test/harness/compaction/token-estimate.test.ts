@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   calculateContextTokens,
+  createContextEstimator,
   DEFAULT_COMPACTION_SETTINGS,
   estimateContextTokens,
   estimateTokens,
@@ -137,5 +138,57 @@ describe("lastUsage and estimateContextTokens", () => {
     const { tokens } = estimateContextTokens(messages);
     expect(tokens).toBeLessThan(10_010);
     expect(shouldCompact(tokens, 200_000, DEFAULT_COMPACTION_SETTINGS)).toBe(false);
+  });
+});
+
+describe("createContextEstimator", () => {
+  const summary = (): AgentMessage => ({
+    role: "compactionSummary",
+    summary: "s".repeat(400),
+    tokensBefore: 180_000,
+    timestamp: nextTimestamp(),
+  });
+
+  it("gives estimateContextTokens's result after every append, counting only the new messages", () => {
+    const kept = [user("kept question"), assistant("kept answer", { usage: 180_000 })];
+    const transcript: AgentMessage[] = [];
+    const growth: AgentMessage[] = [
+      user("x".repeat(40)),
+      assistant("zero usage"),
+      assistant("", { stopReason: "error", usage: 9_000 }),
+      assistant("a", { usage: 1000 }),
+      user("y".repeat(400)),
+      summary(),
+      ...kept,
+      user("next"),
+      assistant("", { stopReason: "aborted", usage: 50_000 }),
+      assistant("fresh", { usage: 2_000 }),
+      user("more"),
+      summary(),
+      user("after the second compaction"),
+    ];
+    const estimate = createContextEstimator();
+    expect(estimate(transcript)).toEqual(estimateContextTokens(transcript));
+    for (const message of growth) {
+      transcript.push(message);
+      expect(estimate(transcript)).toEqual(estimateContextTokens(transcript));
+    }
+    // A burst of appends between calls is counted at once.
+    transcript.push(user("a"), assistant("b", { usage: 3_000 }), user("c".repeat(80)));
+    expect(estimate(transcript)).toEqual(estimateContextTokens(transcript));
+  });
+
+  it("starts over for another array, a shorter one, or a replaced last message", () => {
+    const estimate = createContextEstimator();
+    const first = [user("q"), assistant("a", { usage: 1000 }), user("x".repeat(400))];
+    expect(estimate(first)).toMatchObject({ tokens: 1100 });
+    const second = [user("x".repeat(40))];
+    expect(estimate(second)).toEqual(estimateContextTokens(second));
+    second.pop();
+    expect(estimate(second)).toEqual(estimateContextTokens(second));
+    second.push(user("y".repeat(80)));
+    expect(estimate(second)).toMatchObject({ tokens: 20 });
+    second[0] = user("z".repeat(8));
+    expect(estimate(second)).toEqual(estimateContextTokens(second));
   });
 });
