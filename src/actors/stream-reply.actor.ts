@@ -1,5 +1,6 @@
 import { from, type Subscription } from "rxjs";
 import { fromPromise } from "xstate";
+import { convertGrowingTranscript } from "../loop/llm-messages.js";
 import { defaultConvertToLlm, errorText, failedAssistantMessage } from "../loop/messages.js";
 import { toToolSpec } from "../tools/define-tool.js";
 import type { AgentContext, AgentEventSink, AgentLoopConfig } from "../types/loop.js";
@@ -120,7 +121,11 @@ export function streamReply(input: StreamReplyInput): Promise<StreamReplyOutput>
       const transformed = config.transformContext
         ? await config.transformContext(context.messages, signal)
         : context.messages;
-      const messages = await (config.convertToLlm ?? defaultConvertToLlm)(transformed);
+      const messages = config.convertToLlm
+        ? await config.convertToLlm(transformed)
+        : transformed === context.messages
+          ? convertGrowingTranscript(transformed)
+          : defaultConvertToLlm(transformed);
       if (settled) return;
       const source = await config.streamFn(
         model,
