@@ -203,42 +203,33 @@ export type ToolBatchCommand =
   | { kind: "spawn"; id: string; input: ToolCallInput }
   | { kind: "execute"; id: string };
 
-/** Moves the batch forward: spawns the next preflight or releases prepared calls for execution. */
+/** Moves the batch forward: spawns the next preflight, or releases prepared calls for execution. */
 export function advanceToolBatch(ctx: AgentLoopContext): ToolBatchCommand[] {
   const batch = ctx.batch;
   if (!batch) return [];
-  const commands: ToolBatchCommand[] = [];
-  for (;;) {
-    const step = nextBatchStep(batch);
-    if (step.kind === "wait") return commands;
-    if (step.kind === "execute") {
-      for (const id of step.ids) {
-        batch.phases.set(id, "executing");
-        commands.push({ kind: "execute", id });
-      }
-      return commands;
-    }
-    const call = step.call;
-    batch.phases.set(call.id, "preparing");
-    const controller = new AbortController();
-    batch.controllers.set(call.id, controller);
-    ctx.controller.signal.addEventListener("abort", () => controller.abort(), { once: true });
-    startToolCall(ctx, call.id, call.name, call.arguments);
-    commands.push({
-      kind: "spawn",
-      id: call.id,
-      input: {
-        toolCall: call,
-        tool: ctx.context.tools.find((tool) => tool.name === call.name),
-        assistantMessage: batch.message,
-        context: ctx.context,
-        config: ctx.config,
-        sink: ctx.sink,
-        signal: controller.signal,
-      },
-    });
-    return commands;
+  const step = nextBatchStep(batch);
+  if (step.kind === "wait") return [];
+  if (step.kind === "execute") {
+    for (const id of step.ids) batch.phases.set(id, "executing");
+    return step.ids.map((id) => ({ kind: "execute", id }));
   }
+  const call = step.call;
+  batch.phases.set(call.id, "preparing");
+  // Each call gets its own signal: steering between tools may skip one call while the others go on.
+  const controller = new AbortController();
+  batch.controllers.set(call.id, controller);
+  ctx.controller.signal.addEventListener("abort", () => controller.abort(), { once: true });
+  startToolCall(ctx, call.id, call.name, call.arguments);
+  const input: ToolCallInput = {
+    toolCall: call,
+    tool: ctx.context.tools.find((tool) => tool.name === call.name),
+    assistantMessage: batch.message,
+    context: ctx.context,
+    config: ctx.config,
+    sink: ctx.sink,
+    signal: controller.signal,
+  };
+  return [{ kind: "spawn", id: call.id, input }];
 }
 
 /** Whether the call has a running child actor (spawned and not yet settled). */
