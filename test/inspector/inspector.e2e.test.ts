@@ -5,7 +5,11 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { createInspectorServer, type InspectorServer } from "../../src/inspector/index.js";
+import { createAgentLoopActor } from "../../src/loop/agent-loop.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
 import { fakeLoopMachine } from "../support/fake-loop.machine.js";
+import { deferred, echoTool, emptyContext, testModel, user } from "../support/loop-harness.js";
 
 /** Debian's chromium; CHROMIUM_PATH overrides it (CI installs it with .ci/chromium.sh). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -144,6 +148,49 @@ describe("inspector page in headless Chromium", () => {
     await page.screenshot({ path: screenshotPath("inspector.png"), fullPage: true });
     const origin = new URL(server.url).origin;
     expect(requested.filter((url) => !url.startsWith(origin) && !url.startsWith("data:"))).toEqual([]);
+    await page.close();
+  });
+
+  it("follows a real agent loop run: streaming, a tool call child, done", async () => {
+    const server = await startServer();
+    const page = await openPage(server.url);
+    const replyMayFinish = deferred();
+    const toolMayFinish = deferred();
+    const replies = scriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "hi" }, id: "call_real" }] },
+      { text: "done" },
+    ]);
+    // The first reply holds after its start event until the test has seen `streaming` on the page.
+    const streamFn: StreamFn = (model, context, options) => {
+      const source = replies(model, context, options) as AsyncIterable<AssistantMessageEvent>;
+      const first = replies.calls.length === 1;
+      return (async function* () {
+        for await (const event of source) {
+          if (first && event.type === "toolcall_start") await replyMayFinish.promise;
+          yield event;
+        }
+      })();
+    };
+    const tool = echoTool("echo", () => toolMayFinish.promise);
+    const actor = createAgentLoopActor([user("say hi")], emptyContext({ tools: [tool] }), {
+      model: testModel,
+      streamFn,
+      inspect: server.inspect,
+    });
+    const finished = new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
+    actor.start();
+    actor.send({ type: "START" });
+
+    await page.waitForSelector(active("streaming"));
+    replyMayFinish.resolve();
+    await page.waitForSelector(active("executingTools"));
+    await page.waitForSelector('[data-testid="child-call_real"][data-status="active"]');
+    await page.screenshot({ path: screenshotPath("inspector-real-loop-tool.png"), fullPage: true });
+    toolMayFinish.resolve();
+    await finished;
+    await page.waitForSelector(active("done"));
+    await page.waitForSelector('[data-testid="child-call_real"][data-status="stopped"]');
+    await page.screenshot({ path: screenshotPath("inspector-real-loop.png"), fullPage: true });
     await page.close();
   });
 
