@@ -42,7 +42,8 @@ export async function chooseModel(options: ModelChoiceOptions): Promise<ModelCho
     const { openai } = await import("../providers/openai/openai-provider.js");
     return {
       model,
-      streamFn: openai({ apiKey: options.env.OPENAI_API_KEY, baseURL: baseUrl }),
+      // No silent retries in the SDK: the harness retries transient errors itself, and says so.
+      streamFn: openai({ apiKey: options.env.OPENAI_API_KEY, baseURL: baseUrl, maxRetries: 0 }),
       offline: false,
       banner: `model ${id} via ${baseUrl ?? "api.openai.com"}`,
     };
