@@ -1,4 +1,5 @@
-import type { AgentEvent } from "../types/events.js";
+import type { HarnessEvent } from "../harness/harness-hooks.js";
+import type { HarnessPhase } from "../machines/harness.machine.js";
 import type { ToolResult } from "../types/tool.js";
 import type { TerminalStyle } from "./terminal-style.js";
 
@@ -11,9 +12,10 @@ export interface RenderTarget {
 }
 
 /**
- * Renders AgentEvents for a person: streamed text, thinking dimmed, one line per tool call with a
- * spinner while it runs (on a terminal) and a short result summary when it settles, and a note
- * for error and aborted replies.
+ * Renders AgentEvents and harness events for a person: streamed text, thinking dimmed, one line per
+ * tool call with a spinner while it runs (on a terminal) and a short result summary when it settles,
+ * a note for error and aborted replies, retries dimmed, automatic compactions and their failures.
+ * `renderPhase` shows when the harness starts compacting.
  */
 export class EventRenderer {
   readonly #out: RenderTarget;
@@ -28,8 +30,26 @@ export class EventRenderer {
     this.#style = style;
   }
 
-  render(event: AgentEvent): void {
+  render(event: HarnessEvent): void {
     switch (event.type) {
+      case "retry":
+        this.#line(
+          this.#style.dim(
+            `retrying in ${formatDelay(event.delayMs)} (attempt ${event.attempt}/${event.maxRetries}): ${abbreviate(event.errorMessage, 100)}`,
+          ),
+        );
+        break;
+      case "session_compact":
+        if (event.reason !== "manual") {
+          const why = event.reason === "overflow" ? "the context overflowed" : "the context is nearly full";
+          this.#line(
+            this.#style.dim(`compacted (${why}; ${event.compactionEntry.tokensBefore} tokens before)`),
+          );
+        }
+        break;
+      case "compaction_failed":
+        this.#line(this.#style.yellow(`compaction failed: ${event.errorMessage}`));
+        break;
       case "message_update": {
         const update = event.assistantMessageEvent;
         if (update.type === "thinking_start" || update.type === "text_start") this.#newLine();
@@ -72,6 +92,11 @@ export class EventRenderer {
         this.#newLine();
         break;
     }
+  }
+
+  /** Shows phase changes a person should know about: compacting. */
+  renderPhase(phase: HarnessPhase): void {
+    if (phase === "compaction") this.#line(this.#style.dim("compacting…"));
   }
 
   /** Stops the spinner (e.g. before the process exits). */
@@ -123,6 +148,10 @@ export class EventRenderer {
     this.#spinner = undefined;
     this.#clearSpinnerLine();
   }
+}
+
+function formatDelay(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
 /** "12 lines", "error: <first line>", "image" — what a tool returned, in a few words. */

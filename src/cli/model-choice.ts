@@ -1,6 +1,7 @@
+import type { CompactionSettings } from "../harness/compaction-port.js";
 import type { Model } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
-import { OFFLINE_MODEL, offlineModel } from "./offline-model.js";
+import { OFFLINE_COMPACTION, OFFLINE_MODEL, offlineModel } from "./offline-model.js";
 
 /** The model the CLI talks to, how to reach it, and a one-line description for the banner. */
 export interface ModelChoice {
@@ -8,6 +9,8 @@ export interface ModelChoice {
   streamFn: StreamFn;
   offline: boolean;
   banner: string;
+  /** Compaction settings for this model (default: the harness's). */
+  compaction?: Partial<CompactionSettings>;
 }
 
 export interface ModelChoiceOptions {
@@ -39,7 +42,8 @@ export async function chooseModel(options: ModelChoiceOptions): Promise<ModelCho
     const { openai } = await import("../providers/openai/openai-provider.js");
     return {
       model,
-      streamFn: openai({ apiKey: options.env.OPENAI_API_KEY, baseURL: baseUrl }),
+      // No silent retries in the SDK: the harness retries transient errors itself, and says so.
+      streamFn: openai({ apiKey: options.env.OPENAI_API_KEY, baseURL: baseUrl, maxRetries: 0 }),
       offline: false,
       banner: `model ${id} via ${baseUrl ?? "api.openai.com"}`,
     };
@@ -48,6 +52,7 @@ export async function chooseModel(options: ModelChoiceOptions): Promise<ModelCho
     model: modelId === undefined ? OFFLINE_MODEL : { ...OFFLINE_MODEL, id: modelId },
     streamFn: offlineModel(),
     offline: true,
+    compaction: OFFLINE_COMPACTION,
     banner: "offline: scripted model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)",
   };
 }

@@ -66,7 +66,12 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     .option("-c, --continue", "continue the latest session of this folder")
     .option("--no-session", "do not store the conversation")
     .option("--sessions-dir <dir>", "where sessions are stored", defaultSessionsDir)
-    .option("--json", "print AgentEvents as JSON lines on stdout (needs a prompt)")
+    .option(
+      "--skills <dir>",
+      "also load skills from this folder (repeatable)",
+      (dir: string, dirs: string[] = []) => [...dirs, dir],
+    )
+    .option("--json", "print AgentEvents and harness events as JSON lines on stdout (needs a prompt)")
     .option(
       "--inspect [url]",
       `stream the actors' inspection events to a running inspector (default http://127.0.0.1:${DEFAULT_INSPECTOR_PORT}/)`,

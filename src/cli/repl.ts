@@ -11,13 +11,16 @@ import type { TerminalStyle } from "./terminal-style.js";
 /** The prompt the REPL prints when it is ready for the next line (tests wait for it). */
 export const REPL_PROMPT = "agentchart> ";
 
+/** How many lines of a new compaction summary `/compact` shows. */
+const SUMMARY_PREVIEW_LINES = 6;
+
 const HELP = [
-  "/tree               the session tree (branches, labels, current leaf)",
+  "/tree [entry]       the session tree (branches, labels, current leaf); with an entry, continue from there",
   "/fork [entry]       continue in a new session forked at an entry (default: the leaf)",
-  "/compact            summarise old messages to free context",
+  "/compact [focus]    summarise older messages to free context (focus: what the summary should keep)",
   "/model [id]         show or switch the model",
   "/thinking [level]   show or switch the thinking level (off, minimal, low, medium, high, xhigh)",
-  "/skills             list the loaded skills",
+  "/skills             list the loaded skills; /skill:<name> [extra] runs one",
   "/templates          list the prompt templates; /<name> args… sends one",
   "/quit               leave (also Ctrl-D; Ctrl-C twice)",
   "Ctrl-C aborts the running turn. Lines typed while a turn runs steer it (piped input runs line by line).",
@@ -49,6 +52,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     terminal: options.input.isTTY === true && output.isTTY === true,
   });
   const subscription = runner.events$.subscribe((event) => renderer.render(event));
+  subscription.add(runner.phase$.subscribe((phase) => renderer.renderPhase(phase)));
   let busy = false;
   let interrupts = 0;
   let work: Promise<void> = Promise.resolve();
@@ -57,9 +61,16 @@ export function runRepl(options: ReplOptions): Promise<number> {
     help: () => {
       for (const line of HELP) print(line);
     },
-    tree: () => {
+    tree: async (arg) => {
       const session = runner.session;
       if (!session) return print("no session (--no-session)");
+      if (arg !== "") {
+        const moved = await runner.navigate(arg);
+        print(`now at ${moved.leafId ?? "the start"} (${runner.messages.length} messages)`);
+        if (moved.editorText !== undefined)
+          print(style.dim(`that entry was your prompt: ${moved.editorText}`));
+        return;
+      }
       if (session.getEntries().length === 0) return print("(empty)");
       for (const line of renderTree(session, style)) print(line);
     },
@@ -67,9 +78,15 @@ export function runRepl(options: ReplOptions): Promise<number> {
       const forked = await runner.fork(arg === "" ? undefined : arg);
       print(`forked: now in session ${forked.id} (${runner.messages.length} messages)`);
     },
-    compact: async () => {
-      const outcome = await runner.compact();
-      print(outcome.compacted ? `compacted: ${outcome.summary}` : `not compacted: ${outcome.reason}`);
+    compact: async (arg) => {
+      const outcome = await runner.compact(arg === "" ? undefined : arg);
+      if (!outcome.compacted) return print(style.yellow(`not compacted: ${outcome.reason}`));
+      print(`compacted (${outcome.tokensBefore} tokens before); the summary begins:`);
+      const lines = outcome.summary.split("\n").filter((line) => line.trim() !== "");
+      for (const line of lines.slice(0, SUMMARY_PREVIEW_LINES)) print(style.dim(`  ${line}`));
+      if (lines.length > SUMMARY_PREVIEW_LINES) {
+        print(style.dim(`  … ${lines.length - SUMMARY_PREVIEW_LINES} more lines`));
+      }
     },
     model: async (arg) => {
       if (arg === "") return print(`model ${runner.model.provider}/${runner.model.id}`);
@@ -113,6 +130,10 @@ export function runRepl(options: ReplOptions): Promise<number> {
     }
     const command = commands[name];
     if (command) return command(arg.trim());
+    if (name.startsWith("skill:")) {
+      await runner.skill(name.slice("skill:".length), arg.trim() === "" ? undefined : arg.trim());
+      return;
+    }
     const template = resources.templates.find((candidate) => candidate.name === name);
     if (template) return sendPrompt(expandPromptTemplate(template, parseTemplateArgs(arg)));
     print(style.red(`unknown command /${name} (/help lists the commands)`));

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { loadPromptTemplates, type PromptTemplate } from "../harness/prompt-templates.js";
 import type { ResourceDiagnostic, Skill } from "../harness/skill-types.js";
 import { loadSkills } from "../harness/skills.js";
@@ -11,16 +11,25 @@ export interface CliResources {
 }
 
 /**
- * Loads skills from `<cwd>/.agentchart/skills` and `<home>/.agentchart/skills`, and prompt
- * templates from the `prompts` folders beside them (project first: its names win).
+ * Loads skills from `<cwd>/.agentchart/skills` and `<home>/.agentchart/skills` (then from
+ * `skillDirs`, the `--skills` folders, relative to `cwd`), and prompt templates from the `prompts`
+ * folders beside them. Earlier folders win a name collision: project, user, `--skills`.
  */
-export async function loadCliResources(cwd: string, home: string): Promise<CliResources> {
+export async function loadCliResources(
+  cwd: string,
+  home: string,
+  skillDirs: readonly string[] = [],
+): Promise<CliResources> {
   const roots = [
     { base: join(cwd, ".agentchart"), source: "project" },
     { base: join(home, ".agentchart"), source: "user" },
   ];
+  const skillRoots = [
+    ...roots.map(({ base, source }) => ({ path: join(base, "skills"), source })),
+    ...skillDirs.map((dir) => ({ path: resolve(cwd, dir), source: "cli" })),
+  ];
   const [skills, templates] = await Promise.all([
-    loadSkills(roots.map(({ base, source }) => ({ path: join(base, "skills"), source }))),
+    loadSkills(skillRoots),
     loadPromptTemplates(roots.map(({ base, source }) => ({ path: join(base, "prompts"), source }))),
   ]);
   return {

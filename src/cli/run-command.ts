@@ -1,5 +1,4 @@
 import { homedir } from "node:os";
-import { formatSkillsForSystemPrompt } from "../harness/skills-prompt.js";
 import { createInspectorClient, type InspectorClient } from "../inspector/inspector-client.js";
 import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
 import type { Session } from "../storage/session.js";
@@ -7,11 +6,12 @@ import { createBuiltinTools } from "../tools/builtin/index.js";
 import type { ThinkingLevel } from "../types/model.js";
 import { CliError } from "./cli-error.js";
 import { EventRenderer } from "./event-renderer.js";
+import { createHarnessRunner } from "./harness-runner.js";
 import { DEFAULT_INSPECTOR_PORT } from "./inspect-command.js";
 import { chooseModel, withModelId } from "./model-choice.js";
 import { runRepl } from "./repl.js";
-import { type CliResources, loadCliResources } from "./resources.js";
-import { type AgentRunner, createAgentRunner } from "./runner.js";
+import { loadCliResources } from "./resources.js";
+import type { AgentRunner } from "./runner.js";
 import { resolveSessionInfo } from "./sessions-command.js";
 import { terminalStyle } from "./terminal-style.js";
 
@@ -25,6 +25,8 @@ export interface RunOptions {
   continue?: boolean;
   sessionsDir: string;
   json?: boolean;
+  /** Extra skill folders (`--skills <dir>`, repeatable). */
+  skills?: string[];
   /** `true` for a bare `--inspect` (default URL), else the inspector's URL. */
   inspect?: string | true;
 }
@@ -78,18 +80,23 @@ export async function runAgentCommand(
     if (options.thinking === undefined) thinkingLevel = recorded.thinkingLevel;
   }
 
-  const resources = await loadCliResources(io.cwd, io.env.HOME ?? homedir());
+  const resources = await loadCliResources(io.cwd, io.env.HOME ?? homedir(), options.skills);
   const inspector = inspect === undefined ? undefined : connectInspector(inspect, io);
-  const runner = createAgentRunner({
+  const runner = await createHarnessRunner({
     model,
     streamFn: choice.streamFn,
     thinkingLevel,
-    systemPrompt: systemPromptFor(io.cwd, resources),
+    systemPrompt: systemPromptFor(io.cwd),
     tools: createBuiltinTools(),
     toolContext: { cwd: io.cwd },
-    session,
-    repo,
-    inspect: inspector?.inspect,
+    resources: { skills: resources.skills, promptTemplates: resources.templates },
+    ...(choice.compaction ? { compaction: choice.compaction } : {}),
+    ...(session ? { session, repo } : {}),
+    ...(inspector ? { inspect: inspector.inspect } : {}),
+    onHandlerError: (error, eventType) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      io.stderr.write(`agentchart: a handler of "${eventType}" failed: ${reason}\n`);
+    },
   });
 
   try {
@@ -152,12 +159,12 @@ function connectInspector(target: string | true, io: RunIo): InspectorClient {
   return client;
 }
 
-function systemPromptFor(cwd: string, resources: CliResources): string {
-  const base =
+/** The base system prompt; the harness appends the skills the model may use. */
+function systemPromptFor(cwd: string): string {
+  return (
     `You are a coding agent working in ${cwd}. Use the tools read, write, edit, bash and ls to look ` +
-    "at and change files there; keep answers short and say what you changed.";
-  const skills = formatSkillsForSystemPrompt(resources.skills);
-  return skills === "" ? base : `${base}\n\n${skills}`;
+    "at and change files there; keep answers short and say what you changed."
+  );
 }
 
 /** Exit code of a finished prompt: 130 aborted, 1 error, else 0. */
@@ -171,6 +178,7 @@ async function runOnce(runner: AgentRunner, prompt: string, io: RunIo): Promise<
   const style = terminalStyle(io.stdout);
   const renderer = new EventRenderer(io.stdout, style);
   const subscription = runner.events$.subscribe((event) => renderer.render(event));
+  subscription.add(runner.phase$.subscribe((phase) => renderer.renderPhase(phase)));
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts++;

@@ -7,12 +7,19 @@ import type { TerminalStyle } from "./terminal-style.js";
 /** How long message texts may get in `sessions show` before they are cut. */
 const SHOW_TEXT_LIMIT = 2_000;
 
-/** The lines `sessions show` prints for a branch (root → leaf): roles, text, abbreviated tool traffic. */
+/**
+ * The lines `sessions show` prints for a branch (root → leaf): roles, text, abbreviated tool traffic,
+ * compaction and branch summaries in full (up to the text limit), settings dimmed.
+ */
 export function renderTranscript(entries: readonly SessionEntry[], style: TerminalStyle): string[] {
   const lines: string[] = [];
   for (const entry of entries) {
     if (entry.type === "message") lines.push(...renderMessage(entry.message, style));
-    else lines.push(style.dim(`· ${describeSetting(entry)}`));
+    else if (entry.type === "compaction") {
+      lines.push(style.bold(`── compaction (${entry.tokensBefore} tokens before)`), cut(entry.summary));
+    } else if (entry.type === "branch_summary") {
+      lines.push(style.bold("── branch summary"), cut(entry.summary));
+    } else lines.push(style.dim(`· ${describeSetting(entry)}`));
   }
   return lines;
 }

@@ -1,5 +1,5 @@
 import { distinctUntilChanged, type Observable, Subject } from "rxjs";
-import type { Actor } from "xstate";
+import type { Actor, InspectionEvent, Observer } from "xstate";
 import { Agent } from "../agent/agent.js";
 import type { QueueMode } from "../agent/message-queues.js";
 import type { HarnessPhase, harnessMachine } from "../machines/harness.machine.js";
@@ -66,6 +66,8 @@ export interface AgentHarnessOptions {
   toolExecution?: "parallel" | "sequential";
   /** Receives errors thrown by observed-event handlers and listeners (default `console.error`). */
   onHandlerError?: (error: unknown, eventType: string) => void;
+  /** XState inspection observer of the Agent's loop actors (and their tool-call children). */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
 /**
@@ -143,6 +145,7 @@ export class AgentHarness {
       ...(options.steeringMode ? { steeringMode: options.steeringMode } : {}),
       ...(options.followUpMode ? { followUpMode: options.followUpMode } : {}),
       ...(options.toolExecution ? { toolExecution: options.toolExecution } : {}),
+      ...(options.inspect ? { inspect: options.inspect } : {}),
       onListenerError: (error, event) => onError(error, event.type),
     });
     this.#lastQueues = this.#agent.queued;

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
@@ -52,7 +52,7 @@ describe("one-shot prompt", () => {
     expect(result.stderr).not.toContain("session ");
   });
 
-  it("--json prints one AgentEvent per line, starting with agent_start and ending with agent_end", async () => {
+  it("--json prints one event per line, starting with agent_start and ending with agent_end", async () => {
     const result = await cli("--json", "hello");
     expect(result.code).toBe(0);
     const events = result.stdout
@@ -190,12 +190,23 @@ describe("REPL", () => {
     const tree = await repl.send("/tree", REPL_PROMPT);
     expect(tree).toContain("user: hello there");
     expect(tree).toMatch(/<- leaf\n$/);
+    const againEntry = /^(\w{8}) user: and again/m.exec(tree)?.[1] as string;
 
     expect(await repl.send("/model other-model", REPL_PROMPT)).toContain("model agentchart/other-model");
     expect(await repl.send("/thinking high", REPL_PROMPT)).toContain("thinking high");
     expect(await repl.send("/thinking loud", REPL_PROMPT)).toContain('unknown thinking level "loud"');
-    expect(await repl.send("/compact", REPL_PROMPT)).toContain("compaction needs the AgentHarness");
     expect(await repl.send("/nope", REPL_PROMPT)).toContain("unknown command /nope");
+
+    // Back to before "and again": the prompt is handed back, the next one continues from there.
+    const moved = await repl.send(`/tree ${againEntry}`, REPL_PROMPT);
+    expect(moved).toMatch(/now at \w{8} \(4 messages\)\nthat entry was your prompt: and again\n/);
+    const instead = await repl.send("instead", REPL_PROMPT);
+    expect(instead).toContain('You asked: "instead".');
+    expect(instead).toContain('Earlier in this conversation you asked: "hello there".');
+    const branches = await repl.send("/tree", REPL_PROMPT);
+    expect(branches).toMatch(/\+-- \w{8} user: and again/);
+    expect(branches).toMatch(/`-- \w{8} user: instead/);
+
     const forked = await repl.send("/fork", REPL_PROMPT);
     expect(forked).toMatch(/forked: now in session [\w-]+ \(8 messages\)/);
 
@@ -225,6 +236,81 @@ describe("REPL", () => {
     expect(read).toContain("alpha\nbeta");
     repl.child.stdin.end();
     expect(await repl.exited).toBe(0);
+  });
+
+  it("/compact summarises offline; show renders the summary; --continue continues from it", async () => {
+    const repl = startRepl();
+    await repl.waitFor(REPL_PROMPT);
+    await repl.send("first question", REPL_PROMPT);
+    await repl.send("second question", REPL_PROMPT);
+    const compacted = await repl.send("/compact keep the folder names", REPL_PROMPT);
+    expect(compacted).toMatch(
+      /compacting…\ncompacted \(\d+ tokens before\); the summary begins:\n {2}## Goal\n {2}- first question\n {2}## Constraints & Preferences\n {2}- keep the folder names\n/,
+    );
+    const tree = await repl.send("/tree", REPL_PROMPT);
+    expect(tree).toMatch(/\w{8} compaction \(\d+ tokens before\) <- leaf\n$/);
+    expect(await repl.send("/compact", REPL_PROMPT)).toContain("not compacted: Nothing to compact");
+    repl.child.stdin.write("/quit\n");
+    expect(await repl.exited).toBe(0);
+
+    const id = await onlySessionId();
+    const files = readdirSync(sandbox.sessionsDir, { recursive: true, encoding: "utf8" });
+    const path = files.find((name) => name.endsWith(".jsonl")) as string;
+    const file = readFileSync(join(sandbox.sessionsDir, path), "utf8");
+    const compaction = file
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; summary?: string })
+      .filter((entry) => entry.type === "compaction");
+    expect(compaction).toHaveLength(1);
+    expect(compaction[0]?.summary).toContain('- [x] ls(path=".")');
+
+    const shown = await cli("sessions", "show", id);
+    expect(shown.stdout).toMatch(/── compaction \(\d+ tokens before\)\n## Goal\n- first question\n/);
+    expect(shown.stdout).toContain("**Turn Context (split turn):**");
+    expect(shown.stdout).toContain("- second question");
+
+    // The model now gets the summary and the kept reply, not the summarised prompts.
+    const next = await cli("--continue", "third question");
+    expect(next.code).toBe(0);
+    expect(next.stdout).toContain('You asked: "third question".');
+    expect(next.stdout).toContain(
+      'The summary of earlier work lists: "first question", "second question". You asked nothing else since that summary.',
+    );
+    expect(next.stdout).not.toContain("Earlier in this conversation");
+  });
+
+  it("/skill:<name> runs a skill from .agentchart/skills or --skills, with extra instructions", async () => {
+    const skill = (root: string, name: string, body: string) => {
+      mkdirSync(join(root, name), { recursive: true });
+      writeFileSync(
+        join(root, name, "SKILL.md"),
+        `---\nname: ${name}\ndescription: The ${name} skill\n---\n${body}\n`,
+      );
+    };
+    skill(join(sandbox.cwd, ".agentchart", "skills"), "notes", "read notes.txt");
+    skill(join(sandbox.cwd, "more-skills"), "shout", "run echo LOUD");
+    const repl = startRepl("--skills", "more-skills");
+    await repl.waitFor(REPL_PROMPT);
+    expect(await repl.send("/skills", REPL_PROMPT)).toMatch(
+      /notes {2}The notes skill\nshout {2}The shout skill/,
+    );
+
+    const notes = await repl.send("/skill:notes", REPL_PROMPT);
+    expect(notes).toContain('⚙ read {"path":"notes.txt"}');
+    expect(notes).toContain('Using the skill "notes". You asked: "read notes.txt".');
+    expect(notes).toContain("alpha\nbeta");
+    const extra = await repl.send("/skill:notes run echo instead", REPL_PROMPT);
+    expect(extra).toContain('⚙ bash {"command":"echo instead"}');
+    expect(extra).toContain('Using the skill "notes". You asked: "run echo instead".');
+    expect(await repl.send("/skill:shout", REPL_PROMPT)).toContain("LOUD");
+    expect(await repl.send("/skill:nope", REPL_PROMPT)).toContain("error: Unknown skill: nope");
+    repl.child.stdin.end();
+    expect(await repl.exited).toBe(0);
+
+    // The skill's content went to the model in a <skill> block, and the session recorded it.
+    const shown = await cli("sessions", "show", await onlySessionId());
+    expect(shown.stdout).toMatch(/── user\n<skill name="notes" location="[^"]+SKILL\.md">\n/);
   });
 
   it("Ctrl-C aborts the running turn and keeps the REPL; a second Ctrl-C exits", async () => {
@@ -322,6 +408,40 @@ describe("online", () => {
       ]);
       const toolMessage = server.requests[1]?.body.messages.find((message: any) => message.role === "tool");
       expect(toolMessage.content).toContain("notes.txt");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("retries a transient server error after a backoff, and shows it (dimmed, and in --json)", async () => {
+    const server = await OpenAITestServer.start();
+    const overloaded = {
+      kind: "json",
+      status: 503,
+      body: { error: { message: "overloaded, try later" } },
+    } as const;
+    const reply = () => streamReply([chunk({ role: "assistant", content: "Back." }), chunk({}, "stop")]);
+    try {
+      const env = { ...sandbox.env, OPENAI_BASE_URL: server.baseURL };
+      server.enqueue(overloaded, reply());
+      const shown = await runTs(MAIN, ["--no-session", "hello"], { cwd: sandbox.cwd, env });
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/error: .*503.*\nretrying in 2 s \(attempt 1\/3\): .*503/);
+      expect(shown.stdout).toMatch(/Back\.\n$/);
+
+      server.enqueue(overloaded, reply());
+      const json = await runTs(MAIN, ["--no-session", "--json", "hello"], { cwd: sandbox.cwd, env });
+      expect(json.code).toBe(0);
+      const events = json.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { type: string; attempt?: number });
+      expect(events.filter((event) => event.type === "retry")).toEqual([
+        expect.objectContaining({ type: "retry", attempt: 1, maxRetries: 3, delayMs: 2000 }),
+      ]);
+      expect(events.filter((event) => event.type === "agent_start")).toHaveLength(2);
+      expect(events.at(-1)?.type).toBe("agent_end");
+      expect(server.requests).toHaveLength(4);
     } finally {
       await server.close();
     }

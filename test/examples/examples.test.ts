@@ -65,6 +65,24 @@ describe("examples", () => {
     expect(output).toContain("sessions stored: 2");
   });
 
+  it("harness-sessions-skills: template, skill, blocking hook, compaction, same context after reopening", async () => {
+    const output = await runExample("harness-sessions-skills");
+    expect(output).toContain("skills: cleanup; templates: review");
+    expect(output).toContain('template → app.ts says: console.log("hello");');
+    expect(output).toContain('hook: blocked bash "rm -rf build"');
+    expect(output).toContain(
+      "skill → Not done: recursive deletes are not allowed here (build folder still there: true)",
+    );
+    expect(output).toMatch(/compacted: \d+ tokens before/);
+    expect(output).toContain("summary: ## Goal | - review app.ts | - clean the build folder");
+    expect(output).toContain(
+      'after compaction → I see 3 messages, the first: "The conversation history before this point was compacted',
+    );
+    expect(output).toMatch(
+      /reopened \w{8}: same context: true \(compactionSummary → assistant → user → assistant\)/,
+    );
+  });
+
   it("approval: approved calls run, a denied call gets an error result with the reason", async () => {
     const output = await runExample("approval");
     expect(output).not.toContain("approval requested for delete_file(tmp/cache.bin)");
