@@ -294,7 +294,7 @@ export class HarnessOperations {
     try {
       const result = await compactSession(this.#summaryHost(), reason, operation?.instructions, signal);
       if (reason === "manual" && operation) operation.result = result;
-      return { compacted: true };
+      return { compacted: result !== undefined };
     } catch (error) {
       if (reason === "manual") throw error;
       if (!signal.aborted) {

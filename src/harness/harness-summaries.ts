@@ -54,7 +54,7 @@ export async function compactSession(
   reason: CompactionReason,
   customInstructions: string | undefined,
   signal: AbortSignal,
-): Promise<CompactionResult> {
+): Promise<CompactionResult | undefined> {
   const { session, port, hooks } = host;
   if (!port) {
     throw new AgentHarnessError(
@@ -69,7 +69,11 @@ export async function compactSession(
   } catch (error) {
     throw wrapError("compaction", "Compaction failed", error);
   }
-  if (preparation === undefined) throw new AgentHarnessError("compaction", "Nothing to compact");
+  if (preparation === undefined) {
+    // Automatic compaction with nothing to summarise (e.g. a window smaller than the reserve) is a no-op.
+    if (reason === "manual") throw new AgentHarnessError("compaction", "Nothing to compact");
+    return undefined;
+  }
   const decision = await hooks.run(
     "session_before_compact",
     {} as { cancel?: boolean; compaction?: CompactionResult },

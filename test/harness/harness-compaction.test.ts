@@ -128,6 +128,16 @@ describe("automatic compaction", () => {
     expect(port.calls).toEqual([]);
   });
 
+  it("stays quiet when the window is below the reserve but there is nothing to summarise yet", async () => {
+    const { harness, session, events } = await createHarness([{ text: "short" }, { text: "again" }], {
+      model: { ...testModel, contextWindow: 1_000 }, // smaller than the default 16,384-token reserve
+    });
+    await harness.prompt("q1");
+    await harness.prompt("q2");
+    expect(ofType(events, "compaction_failed")).toEqual([]);
+    expect(session.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
+  });
+
   it("a failed automatic compaction is reported and the prompt still resolves", async () => {
     const { harness, events } = await createHarness(
       [{ text: "x".repeat(400) }, { error: "summariser down" }],
