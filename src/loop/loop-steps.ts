@@ -215,10 +215,15 @@ export function advanceToolBatch(ctx: AgentLoopContext): ToolBatchCommand[] {
   }
   const call = step.call;
   batch.phases.set(call.id, "preparing");
-  // Each call gets its own signal: steering between tools may skip one call while the others go on.
-  const controller = new AbortController();
-  batch.controllers.set(call.id, controller);
-  ctx.controller.signal.addEventListener("abort", () => controller.abort(), { once: true });
+  // Steering between tools may skip one call while others go on, so each call then gets its own
+  // signal; otherwise the run's signal serves every call (AbortControllers are not free).
+  let signal = ctx.controller.signal;
+  if (ctx.config.steering === "betweenTools") {
+    const controller = new AbortController();
+    batch.controllers.set(call.id, controller);
+    signal.addEventListener("abort", () => controller.abort(), { once: true });
+    signal = controller.signal;
+  }
   startToolCall(ctx, call.id, call.name, call.arguments);
   const input: ToolCallInput = {
     toolCall: call,
@@ -227,7 +232,7 @@ export function advanceToolBatch(ctx: AgentLoopContext): ToolBatchCommand[] {
     context: ctx.context,
     config: ctx.config,
     sink: ctx.sink,
-    signal: controller.signal,
+    signal,
   };
   return [{ kind: "spawn", id: call.id, input }];
 }

@@ -16,7 +16,7 @@ export interface ToolBatch {
   sequential: boolean;
   phases: Map<string, ToolCallPhase>;
   outcomes: Map<string, ToolCallOutcome>;
-  /** One controller per spawned call: aborting it stops that call's tool. */
+  /** With steering between tools, one controller per spawned call: aborting it stops that call's tool. */
   controllers: Map<string, AbortController>;
   /** Tool result messages emitted so far, in source order. */
   results: ToolResultMessage[];
