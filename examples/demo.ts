@@ -51,11 +51,14 @@ async function chooseModel(): Promise<{ model: Model; streamFn: StreamFn; banner
   };
 }
 
-/** Prints each actor's state whenever it changes: the loop and its tool-call children. */
+/**
+ * Prints each actor's state whenever it changes: the loop and its tool-call children. Microsteps, not
+ * snapshots, so states passed through within one macrostep (a synchronous decision) show up too.
+ */
 function printTransitions() {
   const lastValue = new Map<string, string>();
   return (event: InspectionEvent) => {
-    if (event.type !== "@xstate.snapshot") return;
+    if (event.type !== "@xstate.microstep" && event.type !== "@xstate.snapshot") return;
     const snapshot = event.snapshot as { value?: unknown; status?: string };
     if (snapshot.value === undefined) return; // promise actors have no state value
     const value = JSON.stringify(snapshot.value);

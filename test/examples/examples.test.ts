@@ -16,6 +16,24 @@ async function runExample(name: string): Promise<string> {
 }
 
 describe("examples", () => {
+  it("demo (npm run demo): explores this repository offline, printing tools and state transitions", async () => {
+    const output = await runExample("demo");
+    const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      name: string;
+      version: string;
+    };
+    expect(output).toContain("offline scripted model");
+    expect(output).toContain("⚙ ls(");
+    expect(output).toContain("⚙ read(");
+    for (const state of ["preparingTurn", "streaming", "executingTools", "done"]) {
+      expect(output).toContain(`[loop] → ${state}`);
+    }
+    expect(output).toMatch(/\[tool call_\d+\] → settled/);
+    // The answer is built from what the tools really returned.
+    expect(output).toContain(`This is **${pkg.name}@${pkg.version}**`);
+    expect(output).toMatch(/5 messages, stop reason stop/);
+  });
+
   it("quick-start: the README's code adds 2 + 3 with a tool and ends with 4 messages", async () => {
     expect(await runExample("quick-start")).toBe("2 + 3 = 54\n");
   });
