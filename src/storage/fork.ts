@@ -1,6 +1,7 @@
 import type { SessionEntry, SessionHeader } from "./entries.js";
 import { createSessionId } from "./ids.js";
 import { SessionError } from "./session-error.js";
+import { createSessionHeader } from "./session-header.js";
 import type { ForkSessionOptions } from "./session-repo.js";
 import type { SessionTree } from "./session-tree.js";
 
@@ -28,14 +29,10 @@ export function selectForkEntries(tree: SessionTree, options: ForkSessionOptions
 
 /** The header of a new fork of `source`: a fresh id, the same cwd and metadata, `parentSession` set. */
 export function forkHeader(source: SessionHeader, parentSession: string): SessionHeader {
-  const header: SessionHeader = {
-    type: "session",
-    version: 3,
+  return createSessionHeader({
     id: createSessionId(),
-    timestamp: new Date().toISOString(),
     cwd: source.cwd,
+    metadata: source.metadata,
     parentSession,
-  };
-  if (source.metadata !== undefined) header.metadata = structuredClone(source.metadata);
-  return header;
+  });
 }

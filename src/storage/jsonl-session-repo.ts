@@ -26,6 +26,7 @@ import { migrateHeader } from "./migrate.js";
 import { Session } from "./session.js";
 import { SessionError } from "./session-error.js";
 import { type ParsedSession, parseSessionText, serializeSession } from "./session-file.js";
+import { createSessionHeader } from "./session-header.js";
 import type {
   CreateSessionOptions,
   ForkSessionOptions,
@@ -68,14 +69,7 @@ export class JsonlSessionRepo implements SessionRepo {
     if (options.id !== undefined && this.findFile(id) !== undefined) {
       throw new SessionError("already_exists", `Session "${id}" already exists; pick another id or open it.`);
     }
-    const header: SessionHeader = {
-      type: "session",
-      version: 3,
-      id,
-      timestamp: new Date().toISOString(),
-      cwd,
-    };
-    if (options.metadata !== undefined) header.metadata = structuredClone(options.metadata);
+    const header = createSessionHeader({ id, cwd, metadata: options.metadata });
     return this.publish(header, new SessionTree());
   }
 

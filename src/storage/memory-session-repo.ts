@@ -5,6 +5,7 @@ import { assertValidCwd, assertValidSessionId, createSessionId } from "./ids.js"
 import { Session } from "./session.js";
 import { SessionError } from "./session-error.js";
 import { parseSessionText, serializeLine } from "./session-file.js";
+import { createSessionHeader } from "./session-header.js";
 import type {
   CreateSessionOptions,
   ForkSessionOptions,
@@ -51,14 +52,7 @@ export class MemorySessionRepo implements SessionRepo {
     const cwd = options.cwd ?? defaultCwd();
     assertValidCwd(cwd);
     if (this.sessions.has(id)) throw new SessionError("already_exists", `Session "${id}" already exists.`);
-    const header: SessionHeader = {
-      type: "session",
-      version: 3,
-      id,
-      timestamp: new Date().toISOString(),
-      cwd,
-    };
-    if (options.metadata !== undefined) header.metadata = structuredClone(options.metadata);
+    const header = createSessionHeader({ id, cwd, metadata: options.metadata });
     return this.store(header, new SessionTree(), []);
   }
 

@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openai } from "../../src/openai.js";
 import { defineTool, toToolSpec } from "../../src/tools/define-tool.js";
-import type { AssistantMessage, Message, UserMessage } from "../../src/types/messages.js";
+import type { AssistantMessage, Message } from "../../src/types/messages.js";
 import { emptyUsage } from "../../src/types/messages.js";
-import type { LlmContext } from "../../src/types/stream.js";
 import { collectEvents } from "../support/collect-events.js";
-import { chatModel, chunk } from "../support/openai-fixtures.js";
+import { chatModel, chunk, context } from "../support/openai-fixtures.js";
 import { OpenAITestServer, streamReply } from "../support/openai-server.js";
 
 let server: OpenAITestServer;
@@ -14,18 +13,6 @@ beforeAll(async () => {
   server = await OpenAITestServer.start();
 });
 afterAll(() => server.close());
-
-const user = (content: UserMessage["content"]): Message => ({
-  role: "user",
-  content,
-  timestamp: 1,
-});
-const context = (messages: Message[] = [user("hi")], extra: Partial<LlmContext> = {}): LlmContext => ({
-  systemPrompt: "You are terse.",
-  messages,
-  tools: [],
-  ...extra,
-});
 
 describe("openai chat completions: request payload", () => {
   const history: Message[] = [

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai } from "../../src/openai.js";
-import type { Message, UserMessage } from "../../src/types/messages.js";
 import { emptyUsage } from "../../src/types/messages.js";
-import type { LlmContext, StreamFn } from "../../src/types/stream.js";
+import type { StreamFn } from "../../src/types/stream.js";
 import { collectEvents, eventTypes } from "../support/collect-events.js";
 import {
   chatModel,
   chunk,
+  context,
   llamaCppReasoningChunks,
   ollamaReasoningChunks,
   openAiToolCallChunks,
@@ -20,18 +20,6 @@ beforeAll(async () => {
   server = await OpenAITestServer.start();
 });
 afterAll(() => server.close());
-
-const user = (content: UserMessage["content"]): Message => ({
-  role: "user",
-  content,
-  timestamp: 1,
-});
-const context = (messages: Message[] = [user("hi")], extra: Partial<LlmContext> = {}): LlmContext => ({
-  systemPrompt: "You are terse.",
-  messages,
-  tools: [],
-  ...extra,
-});
 
 describe("openai chat completions: streamed replies", () => {
   it("streams text, assembles interleaved tool calls and prices usage", async () => {

@@ -1,4 +1,6 @@
+import type { Message, UserMessage } from "../../src/types/messages.js";
 import type { Model } from "../../src/types/model.js";
+import type { LlmContext } from "../../src/types/stream.js";
 
 /**
  * Scripted stream sequences modelled on what real servers send (shapes from their public docs,
@@ -239,3 +241,14 @@ export function responsesIncompleteEvents(): Record<string, unknown>[] {
     }),
   ];
 }
+
+/** A user message for provider tests. */
+export const user = (content: UserMessage["content"]): Message => ({ role: "user", content, timestamp: 1 });
+
+/** A provider request context: a terse system prompt, the messages, no tools unless given. */
+export const context = (messages: Message[] = [user("hi")], extra: Partial<LlmContext> = {}): LlmContext => ({
+  systemPrompt: "You are terse.",
+  messages,
+  tools: [],
+  ...extra,
+});
