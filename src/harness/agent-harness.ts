@@ -66,7 +66,7 @@ export interface AgentHarnessOptions {
   toolExecution?: "parallel" | "sequential";
   /** Receives errors thrown by observed-event handlers and listeners (default `console.error`). */
   onHandlerError?: (error: unknown, eventType: string) => void;
-  /** XState inspection observer of the Agent's loop actors (and their tool-call children). */
+  /** XState inspection observer of the phase machine and of the Agent's loop actors (and their tool-call children). */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
@@ -167,6 +167,7 @@ export class AgentHarness {
       },
       failRun: (error) => this.#failRun(error),
       emit: (event) => this.#emit(event),
+      inspect: options.inspect,
     };
     this.#operations = new HarnessOperations(core);
   }

@@ -10,6 +10,7 @@ import {
 import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { StreamFn } from "../types/stream.js";
+import type { AgentHarnessOptions } from "./agent-harness.js";
 import { type CompactionPort, type CompactionSettings, tokensOf } from "./compaction-port.js";
 import { AgentHarnessError, wrapError } from "./harness-errors.js";
 import type {
@@ -53,6 +54,8 @@ export interface HarnessCore {
   /** Fails the run's next model request (see `LoopHookHost.failRun`). */
   failRun(error: AgentHarnessError): void;
   emit(event: HarnessOwnEvent): void;
+  /** Inspection observer for the phase machine (the Agent's loop actors get the same one). */
+  inspect: AgentHarnessOptions["inspect"];
 }
 
 /** One public call in progress: `prompt` (and its retries/compactions), `compact` or `navigateTree`. */
@@ -111,6 +114,7 @@ export class HarnessOperations {
           maxRetries: Math.max(0, core.retry.maxRetries),
           overflowRecovery: core.port !== undefined && core.compaction.enabled,
         },
+        ...(core.inspect ? { inspect: core.inspect } : {}),
       },
     );
     this.actor.subscribe((snapshot) => this.#onPhase(snapshot.value));
