@@ -7,6 +7,8 @@ import {
   ABORTED_CALL_TEXT,
   batchTerminates,
   createToolBatch,
+  DUPLICATE_ID_CALL_TEXT,
+  duplicateCallId,
   errorOutcome,
   FAILED_REPLY_CALL_TEXT,
   isBatchSettled,
@@ -145,7 +147,8 @@ export function streamReplyInput(ctx: AgentLoopContext): StreamReplyInput & { co
 
 /**
  * Records the finished reply; a reply with tool calls opens a tool batch. Calls that will never run
- * (truncated, or part of a failed or aborted reply) are settled at once with an error result.
+ * (truncated, part of a failed or aborted reply, or sharing an id) are settled at once with an error
+ * result.
  */
 export function recordReply(ctx: AgentLoopContext, message: AssistantMessage, started: boolean): void {
   appendMessage(ctx, message, !started);
@@ -155,7 +158,9 @@ export function recordReply(ctx: AgentLoopContext, message: AssistantMessage, st
   if (batch.calls.length === 0) return;
   ctx.batch = batch;
   const reason = message.stopReason;
-  if (reason !== "length" && reason !== "error" && reason !== "aborted") return;
+  const duplicateId = duplicateCallId(batch);
+  const runnable = reason !== "length" && reason !== "error" && reason !== "aborted";
+  if (runnable && duplicateId === undefined) return;
   for (const call of batch.calls) {
     startToolCall(ctx, call.id, call.name, call.arguments);
     const text =
@@ -163,7 +168,9 @@ export function recordReply(ctx: AgentLoopContext, message: AssistantMessage, st
         ? TRUNCATED_CALL_TEXT(call.name)
         : reason === "aborted"
           ? ABORTED_CALL_TEXT
-          : FAILED_REPLY_CALL_TEXT;
+          : reason === "error"
+            ? FAILED_REPLY_CALL_TEXT
+            : DUPLICATE_ID_CALL_TEXT(duplicateId!);
     endToolCall(ctx, errorOutcome(call, text));
   }
 }

@@ -33,6 +33,18 @@ export const TRUNCATED_CALL_TEXT = (name: string) =>
 export const SKIPPED_CALL_TEXT = "Tool call skipped: the user sent a new message";
 export const ABORTED_CALL_TEXT = "Tool call aborted";
 export const FAILED_REPLY_CALL_TEXT = "Tool call not executed: the model reply failed";
+export const DUPLICATE_ID_CALL_TEXT = (id: string) =>
+  `Tool call not executed: the reply used the tool call id "${id}" more than once, so no call of it ran. Re-issue the tool calls with distinct ids.`;
+
+/** The first tool call id used twice in the batch, if any (results could not be told apart). */
+export function duplicateCallId(batch: ToolBatch): string | undefined {
+  const seen = new Set<string>();
+  for (const call of batch.calls) {
+    if (seen.has(call.id)) return call.id;
+    seen.add(call.id);
+  }
+  return undefined;
+}
 
 /** A batch for the tool calls of `message`, sequential when configured or when any called tool asks for it. */
 export function createToolBatch(

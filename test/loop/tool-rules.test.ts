@@ -298,3 +298,32 @@ describe("tool rules", () => {
     ]);
   });
 });
+
+describe("malformed replies", () => {
+  it("runs no call of a reply that uses one tool call id twice, answers each, and asks the model again", async () => {
+    let executed = 0;
+    const tool = echoTool("echo", async () => {
+      executed++;
+    });
+    const streamFn = scriptedModel([
+      {
+        toolCalls: [
+          { name: "echo", arguments: { text: "a" }, id: "same" },
+          { name: "echo", arguments: { text: "b" }, id: "same" },
+        ],
+      },
+      { text: "sorry" },
+    ]);
+    const events = await runToEnd([user("go")], emptyContext({ tools: [tool] }), {
+      model: testModel,
+      streamFn,
+    });
+    expect(executed).toBe(0);
+    expect(events.filter((e) => e.type === "tool_execution_start")).toHaveLength(2);
+    expect(events.filter((e) => e.type === "tool_execution_end")).toHaveLength(2);
+    const results = toolResults(events);
+    expect(results).toHaveLength(2);
+    expect(results.every((r) => r.isError && text(r).includes('"same" more than once'))).toBe(true);
+    expect(streamFn.calls).toHaveLength(2);
+  });
+});
