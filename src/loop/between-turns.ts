@@ -18,7 +18,13 @@ export interface BetweenTurnsInput {
 }
 
 export type BetweenTurnsDecision =
-  | { next: "stream"; pending: AgentMessage[]; update?: NextTurnUpdate }
+  | {
+      next: "stream";
+      /** The messages to inject: the run's held ones plus what the poll drained from `from`. */
+      pending: AgentMessage[];
+      from: "steering" | "followUp";
+      update?: NextTurnUpdate;
+    }
   | { next: "stop"; update?: NextTurnUpdate };
 
 /**
@@ -49,11 +55,12 @@ function* decisionSteps(input: BetweenTurnsInput): MaybeAsyncSteps<BetweenTurnsD
   const steering = checkedDrain(config, "steering", signal, yield config.getSteeringMessages?.());
   if (signal.aborted) return stop(); // checkedDrain() already restored what it took
   const pending = [...input.pending, ...steering];
-  if (!turnEnd || input.toolsWantReply || pending.length > 0) return { next: "stream", pending, update };
+  if (!turnEnd || input.toolsWantReply || pending.length > 0)
+    return { next: "stream", pending, from: "steering", update };
 
   const followUps = checkedDrain(config, "followUp", signal, yield config.getFollowUpMessages?.());
   if (followUps.length === 0 || signal.aborted) return { next: "stop", update };
-  return { next: "stream", pending: followUps, update };
+  return { next: "stream", pending: followUps, from: "followUp", update };
 }
 
 /** Validates what a queue poll returned; hands it back to its queue when the run was aborted meanwhile. */

@@ -112,6 +112,20 @@ export function betweenTurnsInput(ctx: AgentLoopContext): BetweenTurnsInput {
   };
 }
 
+/**
+ * A decision that arrives after the run ended (an abort landed while it was on its way): what it drained
+ * from a queue goes back there. The run's held messages were already returned by `endRun`.
+ */
+export function returnUndelivered(
+  ctx: AgentLoopContext,
+  input: BetweenTurnsInput,
+  decision: BetweenTurnsDecision,
+): void {
+  if (decision.next !== "stream") return;
+  const drained = decision.pending.filter((message) => !input.pending.includes(message));
+  if (drained.length > 0) ctx.config.restoreQueuedMessages?.(decision.from, drained);
+}
+
 export function applyUpdate(ctx: AgentLoopContext, decision: BetweenTurnsDecision): void {
   const update = decision.update;
   if (!update) return;

@@ -44,9 +44,10 @@ export const agentLoopMachine = setup({
     beginRun: ({ context }) => run.beginRun(context),
     // Synchronous callbacks decide within this macrostep; async ones answer with an event later.
     decideNextTurn: enqueueActions(({ context, enqueue, self }) => {
+      const input = run.betweenTurnsInput(context);
       let decision: ReturnType<typeof decideNextTurn>;
       try {
-        decision = decideNextTurn(run.betweenTurnsInput(context));
+        decision = decideNextTurn(input);
       } catch (error) {
         enqueue.raise({ type: "DECISION_FAILED", error });
         return;
@@ -55,12 +56,15 @@ export const agentLoopMachine = setup({
         enqueue.raise({ type: "DECIDED", decision });
         return;
       }
-      const answer = (event: AgentLoopEvent) => {
-        if (self.getSnapshot().status === "active") self.send(event);
-      };
+      const active = () => self.getSnapshot().status === "active";
       decision.then(
-        (settled) => answer({ type: "DECIDED", decision: settled }),
-        (error: unknown) => answer({ type: "DECISION_FAILED", error }),
+        (settled) => {
+          if (active()) self.send({ type: "DECIDED", decision: settled });
+          else run.returnUndelivered(context, input, settled);
+        },
+        (error: unknown) => {
+          if (active()) self.send({ type: "DECISION_FAILED", error });
+        },
       );
     }),
     abortRun: ({ context }) => context.controller.abort(),

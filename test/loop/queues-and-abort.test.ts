@@ -377,3 +377,30 @@ describe("abort", () => {
     expect(roles(await restored.promise)).toEqual(["user"]);
   });
 });
+
+describe("abort racing an async decision", () => {
+  it("returns drained steering to its queue when the abort lands just after the poll answered", async () => {
+    const controller = new AbortController();
+    const restored = deferred<AgentMessage[]>();
+    const streamFn = scriptedModel([{ text: "a" }, { text: "never" }]);
+    const steering = user("late steer");
+    let polls = 0;
+    const events = await runToEnd([user("go")], emptyContext(), {
+      model: testModel,
+      streamFn,
+      signal: controller.signal,
+      getSteeringMessages: () => {
+        polls++;
+        if (polls === 1) return [];
+        const answer = Promise.resolve([steering]);
+        // One tick after the poll answers: the decision is made but not yet delivered to the loop.
+        answer.then(() => undefined).then(() => controller.abort());
+        return answer;
+      },
+      restoreQueuedMessages: (queue, messages) => restored.resolve(queue === "steering" ? messages : []),
+    });
+    expect(streamFn.calls).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe("agent_end");
+    expect(await restored.promise).toEqual([steering]);
+  });
+});
