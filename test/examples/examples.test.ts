@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { repoRoot, runTs } from "../support/cli-process.js";
+import { chunk, usageChunk } from "../support/openai-fixtures.js";
+import { OpenAITestServer, streamReply } from "../support/openai-server.js";
 
 // Each example runs as its own process, the way a reader runs it (`npx tsx examples/<name>.ts`).
 vi.setConfig({ testTimeout: 90_000 });
@@ -16,6 +18,49 @@ async function runExample(name: string): Promise<string> {
 }
 
 describe("examples", () => {
+  it("demo (npm run demo) talks to an OpenAI-compatible server when OPENAI_API_KEY is set", async () => {
+    const server = await OpenAITestServer.start();
+    try {
+      server.enqueue(
+        streamReply([
+          chunk({ role: "assistant", content: "Reading it." }),
+          chunk({
+            tool_calls: [
+              { index: 0, id: "call_r", type: "function", function: { name: "read", arguments: "" } },
+            ],
+          }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":"package.json"}' } }] }),
+          chunk({}, "tool_calls"),
+          usageChunk(300, 12),
+        ]),
+        streamReply([
+          chunk({ role: "assistant", content: "It is agentchart." }),
+          chunk({}, "stop"),
+          usageChunk(900, 6),
+        ]),
+      );
+      const env = {
+        ...process.env,
+        OPENAI_API_KEY: "sk-test",
+        OPENAI_BASE_URL: server.baseURL,
+        AGENTCHART_MODEL: "served",
+      };
+      const result = await runTs("examples/demo.ts", [], { cwd: repoRoot, env });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`model served via ${server.baseURL}`);
+      expect(result.stdout).toContain('⚙ read({"path":"package.json"})');
+      expect(result.stdout).toContain("It is agentchart.");
+      expect(server.requests.map((request) => request.body.model)).toEqual(["served", "served"]);
+      expect(server.requests[0]?.headers.authorization).toBe("Bearer sk-test");
+      const toolMessage = server.requests[1]?.body.messages.find(
+        (message: { role: string }) => message.role === "tool",
+      );
+      expect(toolMessage.content).toContain('"name": "agentchart"');
+    } finally {
+      await server.close();
+    }
+  });
+
   it("demo (npm run demo): explores this repository offline, printing tools and state transitions", async () => {
     const output = await runExample("demo");
     const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
