@@ -9,7 +9,6 @@ import {
   createToolBatch,
   DUPLICATE_ID_CALL_TEXT,
   duplicateCallId,
-  errorOutcome,
   FAILED_REPLY_CALL_TEXT,
   isBatchSettled,
   nextBatchStep,
@@ -19,7 +18,7 @@ import {
   takeResultMessages,
   unsettledCalls,
 } from "./tool-batch.js";
-import type { ToolCallInput, ToolCallOutcome } from "./tool-call-steps.js";
+import { errorOutcome, type ToolCallInput, type ToolCallOutcome } from "./tool-call-steps.js";
 
 // The steps the loop machine's actions perform. Each takes the run's context and emits AgentEvents
 // through its sink in the order ARCHITECTURE.md §4 prescribes.

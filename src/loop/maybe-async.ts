@@ -43,20 +43,3 @@ async function continueAsync<TResult>(
   }
   return next.value;
 }
-
-/** Calls `onResult` with the value now, or when the promise settles; errors go to `onError`. */
-export function whenSettled<T>(
-  run: () => T | Promise<T>,
-  onResult: (value: T) => void,
-  onError: (error: unknown) => void,
-): void {
-  let result: T | Promise<T>;
-  try {
-    result = run();
-  } catch (error) {
-    onError(error);
-    return;
-  }
-  if (result instanceof Promise) result.then(onResult, onError);
-  else onResult(result);
-}

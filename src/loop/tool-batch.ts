@@ -1,6 +1,6 @@
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";
-import { errorToolResult, toolCallsOf, toolResultMessage } from "./messages.js";
+import { toolCallsOf, toolResultMessage } from "./messages.js";
 import type { ToolCallOutcome } from "./tool-call-steps.js";
 
 /** Where one tool call of a batch is: waiting, in preflight, ready, running, or answered. */
@@ -97,10 +97,6 @@ export function unsettledCalls(batch: ToolBatch): ToolCall[] {
 export function settle(batch: ToolBatch, outcome: ToolCallOutcome): void {
   batch.phases.set(outcome.toolCall.id, "settled");
   batch.outcomes.set(outcome.toolCall.id, outcome);
-}
-
-export function errorOutcome(call: ToolCall, text: string): ToolCallOutcome {
-  return { toolCall: call, result: errorToolResult(text), isError: true };
 }
 
 /**

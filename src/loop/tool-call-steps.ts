@@ -33,11 +33,10 @@ export type PreflightOutput =
   | { ok: true; args: unknown; needsApproval: boolean }
   | { ok: false; outcome: ToolCallOutcome };
 
-const failed = (toolCall: ToolCall, text: string): ToolCallOutcome => ({
-  toolCall,
-  result: errorToolResult(text),
-  isError: true,
-});
+/** The outcome of a call that failed or never ran: an error result made of `text`. */
+export function errorOutcome(toolCall: ToolCall, text: string): ToolCallOutcome {
+  return { toolCall, result: errorToolResult(text), isError: true };
+}
 
 /** The validation error text: each zod issue with its path, then the received arguments. */
 export function validationErrorText(
@@ -70,20 +69,23 @@ export function preflightToolCall(
   try {
     const result = runMaybeAsync(preflightSteps(input, signal));
     return result instanceof Promise
-      ? result.catch((error: unknown) => ({ ok: false, outcome: failed(toolCall, errorText(error)) }))
+      ? result.catch((error: unknown) => ({ ok: false, outcome: errorOutcome(toolCall, errorText(error)) }))
       : result;
   } catch (error) {
-    return { ok: false, outcome: failed(toolCall, errorText(error)) };
+    return { ok: false, outcome: errorOutcome(toolCall, errorText(error)) };
   }
 }
 
 function* preflightSteps(input: ToolCallInput, signal: AbortSignal): MaybeAsyncSteps<PreflightOutput> {
   const { toolCall, tool, config } = input;
-  if (!tool) return { ok: false, outcome: failed(toolCall, `Tool ${toolCall.name} not found`) };
+  if (!tool) return { ok: false, outcome: errorOutcome(toolCall, `Tool ${toolCall.name} not found`) };
   const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
   const parsed = tool.parameters.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, outcome: failed(toolCall, validationErrorText(tool.name, parsed.error.issues, raw)) };
+    return {
+      ok: false,
+      outcome: errorOutcome(toolCall, validationErrorText(tool.name, parsed.error.issues, raw)),
+    };
   }
   const hookContext = {
     assistantMessage: input.assistantMessage,
@@ -94,9 +96,9 @@ function* preflightSteps(input: ToolCallInput, signal: AbortSignal): MaybeAsyncS
   const verdict = (config.beforeToolCall ? yield config.beforeToolCall(hookContext, signal) : undefined) as
     | BeforeToolCallResult
     | undefined;
-  if (signal.aborted) return { ok: false, outcome: failed(toolCall, "Operation aborted") };
+  if (signal.aborted) return { ok: false, outcome: errorOutcome(toolCall, "Operation aborted") };
   if (verdict?.block)
-    return { ok: false, outcome: failed(toolCall, verdict.reason ?? "Tool execution was blocked") };
+    return { ok: false, outcome: errorOutcome(toolCall, verdict.reason ?? "Tool execution was blocked") };
   const { requiresApproval } = tool;
   const needsApproval =
     typeof requiresApproval === "function" ? requiresApproval(hookContext.args) : requiresApproval === true;
@@ -135,7 +137,7 @@ export async function executeToolCall(
       throw new Error(`Tool ${toolCall.name} returned no result`);
     return { toolCall, result: { ...result, content: result.content ?? [] }, isError: false };
   } catch (error) {
-    return failed(toolCall, errorText(error));
+    return errorOutcome(toolCall, errorText(error));
   } finally {
     settled = true;
   }
@@ -151,7 +153,7 @@ export function finalizeToolCall(
 ): ToolCallOutcome | Promise<ToolCallOutcome> {
   const { outcome, config } = input;
   if (!config.afterToolCall) return outcome;
-  const fail = (error: unknown) => failed(input.toolCall, `afterToolCall failed: ${errorText(error)}`);
+  const fail = (error: unknown) => errorOutcome(input.toolCall, `afterToolCall failed: ${errorText(error)}`);
   try {
     const patch = config.afterToolCall(
       {

@@ -1,6 +1,6 @@
 import { type ActorRef, assign, enqueueActions, type Snapshot, sendParent, setup } from "xstate";
-import { errorToolResult } from "../loop/messages.js";
 import {
+  errorOutcome,
   executeToolCall,
   finalizeToolCall,
   type PreflightOutput,
@@ -165,11 +165,11 @@ export const toolCallMachine = setup({
         DENY: {
           target: "settled",
           actions: assign({
-            outcome: ({ context, event }) => ({
-              toolCall: context.input.toolCall,
-              result: errorToolResult(`Tool call denied${event.reason ? `: ${event.reason}` : ""}`),
-              isError: true,
-            }),
+            outcome: ({ context, event }) =>
+              errorOutcome(
+                context.input.toolCall,
+                `Tool call denied${event.reason ? `: ${event.reason}` : ""}`,
+              ),
           }),
         },
       },
