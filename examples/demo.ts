@@ -61,13 +61,21 @@ function printTransitions() {
     if (event.type !== "@xstate.microstep" && event.type !== "@xstate.snapshot") return;
     const snapshot = event.snapshot as { value?: unknown; status?: string };
     if (snapshot.value === undefined) return; // promise actors have no state value
-    const value = JSON.stringify(snapshot.value);
+    const value = statePath(snapshot.value);
     const actor = event.actorRef as unknown as { id: string; sessionId: string };
     if (lastValue.get(actor.id) === value) return;
     lastValue.set(actor.id, value);
-    const who = actor.sessionId === event.rootId ? "loop" : `tool ${actor.id}`;
-    process.stdout.write(dim(`\n  [${who}] → ${value.replaceAll('"', "")}`));
+    const who = actor.sessionId === event.rootId ? "agent" : `tool ${actor.id}`;
+    process.stdout.write(dim(`\n  [${who}] → ${value}`));
   };
+}
+
+/** A state value as a dotted path: `{ preparingTurn: "deciding" }` → `preparingTurn.deciding`. */
+function statePath(value: unknown): string {
+  if (typeof value === "string") return value;
+  return Object.entries(value as Record<string, unknown>)
+    .map(([state, child]) => `${state}.${statePath(child)}`)
+    .join(",");
 }
 
 const { model, streamFn, banner } = await chooseModel();

@@ -1,8 +1,9 @@
 /**
  * Embedding the agent loop in an app's own statechart, watched with `@statelyai/inspect`.
  *
- * The app machine invokes `agentLoopMachine` as a child actor (id "agent"), starts it with `START`,
- * and takes the run's new messages from its output. `createInspector` with a custom adapter collects
+ * The app machine invokes `agentMachine` as a long-lived child actor (id "agent"), gives it its
+ * runtime (StreamFn, tools) as input, sends it `PROMPT`, and watches its snapshots: when the agent is
+ * back in `idle` with an answer, the app shows it. `createInspector` with a custom adapter collects
  * Stately inspection events offline (no browser, no network): the app, the loop and one child per
  * tool call (its id is the tool call id) all show up.
  *
@@ -12,9 +13,10 @@ import { createInspector, type StatelyInspectionEvent } from "@statelyai/inspect
 import { assign, createActor, sendTo, setup, toPromise } from "xstate";
 import { z } from "zod";
 import {
-  type AgentLoopInput,
+  type AgentMachineContext,
   type AgentMessage,
-  agentLoopMachine,
+  agentMachine,
+  createAgentRuntime,
   defineTool,
   type Model,
 } from "../src/index.js";
@@ -35,14 +37,14 @@ const weather = defineTool({
   execute: async ({ city }) => ({ content: [{ type: "text", text: `${city}: sunny, 24°C` }] }),
 });
 
-/** The app: `asking` runs the agent loop as a child; `showing` holds the answer. */
+/** The app: `asking` runs the agent as a child; `showing` holds the answer. */
 const tripPlanner = setup({
   types: {
     input: {} as { question: string },
     context: {} as { question: string; answer: string },
     output: {} as string,
   },
-  actors: { agent: agentLoopMachine },
+  actors: { agent: agentMachine },
 }).createMachine({
   id: "tripPlanner",
   context: ({ input }) => ({ question: input.question, answer: "" }),
@@ -52,29 +54,39 @@ const tripPlanner = setup({
       invoke: {
         id: "agent",
         src: "agent",
-        input: ({ context }): AgentLoopInput => ({
-          prompts: [{ role: "user", content: context.question, timestamp: Date.now() }],
-          context: { systemPrompt: "Plan trips.", messages: [], tools: [weather] },
-          config: {
-            model,
-            streamFn: scriptedModel([
-              { toolCalls: [{ id: "call_weather", name: "weather", arguments: { city: "Porto" } }] },
-              { text: "Porto will be sunny: pack sunglasses." },
-            ]),
-          },
-          sink: () => {},
-        }),
-        onDone: {
+        input: {
+          runtime: createAgentRuntime(
+            {
+              streamFn: scriptedModel([
+                { toolCalls: [{ id: "call_weather", name: "weather", arguments: { city: "Porto" } }] },
+                { text: "Porto will be sunny: pack sunglasses." },
+              ]),
+            },
+            [weather],
+          ),
+          model,
+          systemPrompt: "Plan trips.",
+        },
+        onSnapshot: {
+          guard: ({ event }) => event.snapshot.matches("idle") && answered(event.snapshot.context),
           target: "showing",
-          actions: assign({ answer: ({ event }) => lastText(event.output as AgentMessage[]) }),
+          actions: assign({ answer: ({ event }) => lastText(event.snapshot.context.messages) }),
         },
       },
-      entry: sendTo("agent", { type: "START" }),
+      entry: sendTo("agent", ({ context }) => ({
+        type: "PROMPT" as const,
+        messages: [{ role: "user" as const, content: context.question, timestamp: Date.now() }],
+      })),
     },
     showing: { type: "final" },
   },
   output: ({ context }) => context.answer,
 });
+
+/** The agent finished a run: its transcript ends with an assistant message. */
+function answered(context: AgentMachineContext): boolean {
+  return (context.messages.at(-1) as { role?: string } | undefined)?.role === "assistant";
+}
 
 function lastText(messages: AgentMessage[]): string {
   const last = messages.at(-1) as { content?: { type: string; text?: string }[] } | undefined;
@@ -132,7 +144,7 @@ const eventTypes = new Set(
     .filter((event) => event.type === "@xstate.event")
     .map((event) => (event as { event: { type: string } }).event.type),
 );
-for (const type of ["START", "xstate.done.actor.agent"])
+for (const type of ["PROMPT", "xstate.done.actor.call_weather"])
   console.log(`event ${type}: ${eventTypes.has(type) ? "seen" : "missing"}`);
 const toolChild = collected.some(
   (event) => event.type === "@xstate.actor" && JSON.stringify(event).includes("call_weather"),

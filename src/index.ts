@@ -1,25 +1,43 @@
+export { type AgentRuntime, createAgentRuntime } from "./actors/agent-runtime.js";
 export type { StreamReplyInput, StreamReplyOutput } from "./actors/stream-reply.actor.js";
-export { Agent, type AgentListener, type AgentOptions } from "./agent/agent.js";
-export type { AgentState } from "./agent/agent-state.js";
-export type { QueueMode } from "./agent/message-queues.js";
-export * from "./harness/index.js";
+export { Agent, type AgentListener, type AgentOptions, type AgentRestoreOptions } from "./agent/agent.js";
+export { agentLoop, agentLoopContinue, createAgentLoopActor } from "./agent/agent-loop.js";
 export {
-  type AgentLoopActor,
-  agentLoop,
-  agentLoopContinue,
-  createAgentLoopActor,
-} from "./loop/agent-loop.js";
-export type { BetweenTurnsDecision, BetweenTurnsInput } from "./loop/between-turns.js";
-export type { AgentLoopContext, AgentLoopInput } from "./loop/loop-context.js";
+  AGENT_SNAPSHOT_FORMAT,
+  AGENT_SNAPSHOT_VERSION,
+  type AgentActor,
+  AgentRestoreError,
+  type PersistedAgent,
+} from "./agent/agent-snapshot.js";
+export type { AgentState } from "./agent/agent-state.js";
+export * from "./harness/index.js";
+export type {
+  AgentMachineContext,
+  AgentSettings,
+  InboxMessage,
+  PersistableStreamOptions,
+  QueueMode,
+  QueueName,
+  RunState,
+  ToolBatch,
+  ToolCallOutcome,
+  ToolCallPhase,
+} from "./loop/agent-context.js";
+export type { AgentCommand } from "./loop/agent-events.js";
+export type { NextTurnPlan, TurnCallbacksAnswer, TurnCallbacksInput } from "./loop/between-turns.js";
 export { defaultConvertToLlm } from "./loop/messages.js";
-export type { ToolBatch, ToolCallPhase } from "./loop/tool-batch.js";
-export type { PreflightOutput, ToolCallInput, ToolCallOutcome } from "./loop/tool-call-steps.js";
-export { type AgentLoopEvent, agentLoopMachine } from "./machines/agent-loop.machine.js";
+export {
+  type AgentInternalEvent,
+  type AgentMachineEvent,
+  type AgentMachineInput,
+  agentMachine,
+} from "./machines/agent.machine.js";
 export type { PendingWrite, SessionWriterContext } from "./machines/session.machine.js";
 export {
   type ToolAwaitingApprovalEvent,
   type ToolCallContext,
   type ToolCallEvent,
+  type ToolCallInput,
   type ToolPreparedEvent,
   toolCallMachine,
 } from "./machines/tool-call.machine.js";

@@ -1,18 +1,23 @@
 import { from, type Subscription } from "rxjs";
 import { fromPromise } from "xstate";
-import { convertGrowingTranscript } from "../loop/llm-messages.js";
 import { defaultConvertToLlm, errorText, failedAssistantMessage } from "../loop/messages.js";
 import { toToolSpec } from "../tools/define-tool.js";
-import type { AgentContext, AgentEventSink, AgentLoopConfig } from "../types/loop.js";
-import type { AssistantMessage } from "../types/messages.js";
+import type { AgentEventSink } from "../types/loop.js";
+import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { AssistantMessageEvent, StreamOptions } from "../types/stream.js";
+import type { AgentTool } from "../types/tool.js";
+import type { AgentCallbacks } from "./agent-runtime.js";
 
 export interface StreamReplyInput {
-  config: AgentLoopConfig;
+  callbacks: AgentCallbacks;
   model: Model;
   thinkingLevel: ThinkingLevel;
-  context: AgentContext;
+  systemPrompt: string;
+  messages: AgentMessage[];
+  tools: AgentTool[];
+  /** Stream options of the context (data); they win over the runtime's (`callbacks`: keys, headers, hooks). */
+  streamOptions: Partial<Record<string, unknown>>;
   /** The run's signal: aborting it ends the reply at once with the partial content. */
   signal: AbortSignal;
   sink: AgentEventSink;
@@ -24,32 +29,35 @@ export interface StreamReplyOutput {
   started: boolean;
 }
 
-const CONFIG_ONLY_KEYS = new Set<string>([
-  "model",
-  "streamFn",
-  "convertToLlm",
-  "transformContext",
-  "getSteeringMessages",
-  "getFollowUpMessages",
-  "restoreQueuedMessages",
-  "toolExecution",
-  "beforeToolCall",
-  "afterToolCall",
-  "prepareNextTurn",
-  "shouldStopAfterTurn",
-  "steering",
-  "maxTurns",
-  "signal",
-  "thinkingLevel",
-  "toolContext",
-  "inspect",
-]);
+/** Every key a StreamFn may receive; the compiler checks the list against `StreamOptions`. */
+const STREAM_OPTION_KEYS = [
+  "sessionId",
+  "apiKey",
+  "headers",
+  "metadata",
+  "maxTokens",
+  "temperature",
+  "timeoutMs",
+  "maxRetries",
+  "onPayload",
+  "onResponse",
+] as const satisfies readonly Exclude<keyof StreamOptions, "signal" | "reasoning">[];
 
-/** The StreamOptions part of a loop config (everything that is not a loop callback). */
-export function streamOptionsOf(config: AgentLoopConfig, thinkingLevel: ThinkingLevel, signal: AbortSignal) {
+/**
+ * The options a StreamFn receives: the allowlisted fields of `persisted`, else of `runtime`, then the
+ * reasoning level and the signal. Nothing else of an agent's options reaches the StreamFn.
+ */
+export function streamOptionsOf(
+  persisted: Partial<Record<string, unknown>>,
+  runtime: object,
+  thinkingLevel: ThinkingLevel,
+  signal: AbortSignal,
+): StreamOptions {
   const options: Record<string, unknown> = {};
-  for (const key of Object.keys(config)) {
-    if (!CONFIG_ONLY_KEYS.has(key)) options[key] = config[key as keyof AgentLoopConfig];
+  const fallback = runtime as Partial<Record<string, unknown>>;
+  for (const key of STREAM_OPTION_KEYS) {
+    const value = persisted[key] ?? fallback[key];
+    if (value !== undefined) options[key] = value;
   }
   if (thinkingLevel !== "off") options.reasoning = thinkingLevel;
   options.signal = signal;
@@ -63,7 +71,7 @@ export function streamOptionsOf(config: AgentLoopConfig, thinkingLevel: Thinking
  * signal becomes `stopReason: "aborted"` immediately, even if the StreamFn ignores the signal.
  */
 export function streamReply(input: StreamReplyInput): Promise<StreamReplyOutput> {
-  const { config, model, context, signal, sink } = input;
+  const { callbacks, model, signal, sink } = input;
   let partial: AssistantMessage | undefined;
   let started = false;
   let subscription: Subscription | undefined;
@@ -118,19 +126,17 @@ export function streamReply(input: StreamReplyInput): Promise<StreamReplyOutput>
     };
 
     (async () => {
-      const transformed = config.transformContext
-        ? await config.transformContext(context.messages, signal)
-        : context.messages;
-      const messages = config.convertToLlm
-        ? await config.convertToLlm(transformed)
-        : transformed === context.messages
-          ? convertGrowingTranscript(transformed)
-          : defaultConvertToLlm(transformed);
+      const transformed = callbacks.transformContext
+        ? await callbacks.transformContext(input.messages, signal)
+        : input.messages;
+      const messages = callbacks.convertToLlm
+        ? await callbacks.convertToLlm(transformed)
+        : defaultConvertToLlm(transformed);
       if (settled) return;
-      const source = await config.streamFn(
+      const source = await callbacks.streamFn(
         model,
-        { systemPrompt: context.systemPrompt, messages, tools: context.tools.map(toToolSpec) },
-        streamOptionsOf(config, input.thinkingLevel, signal),
+        { systemPrompt: input.systemPrompt, messages, tools: input.tools.map(toToolSpec) },
+        streamOptionsOf(input.streamOptions, callbacks, input.thinkingLevel, signal),
       );
       if (settled) return;
       subscription = from(source).subscribe({
@@ -152,14 +158,15 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
   );
 }
 
-/** The stream actor invoked by the `streaming` state. */
+/**
+ * The stream actor invoked by the `streaming` state. Its own signal fires only when the agent actor is
+ * stopped from outside mid-reply: that ends the run, so it aborts the run's controller, whose signal the
+ * reply and the StreamFn follow.
+ */
 export const streamReplyActor = fromPromise<
   StreamReplyOutput,
   StreamReplyInput & { controller: AbortController }
 >(({ input, signal }) => {
-  // The actor's own signal fires only when the machine is stopped from outside while streaming: that
-  // ends the run, so it aborts the run's controller (whose signal the reply and the StreamFn follow).
-  // Cheaper than `AbortSignal.any`, which allocates a signal and weak references on every call.
   signal.addEventListener("abort", () => input.controller.abort(), { once: true });
   return streamReply(input);
 });

@@ -20,42 +20,38 @@ export interface AgentState {
   errorMessage: string | undefined;
 }
 
-/** Applies an AgentEvent to the state in place; returns whether observers of `state$` should hear of it. */
-export function reduceAgentState(
-  state: AgentState & { messages: AgentMessage[] },
-  event: AgentEvent,
-): boolean {
+/** What the Agent follows from the event stream rather than the machine: the live reply and open calls. */
+export interface LiveProgress {
+  streamingMessage: AssistantMessage | undefined;
+  pendingToolCalls: ReadonlySet<string>;
+}
+
+/** Applies an AgentEvent to the live progress; returns whether observers of `state$` should hear of it. */
+export function reduceLiveProgress(progress: LiveProgress, event: AgentEvent): boolean {
   switch (event.type) {
     case "message_start":
-      if ((event.message as AssistantMessage).role === "assistant") {
-        state.streamingMessage = event.message as AssistantMessage;
-      }
+      if ((event.message as AssistantMessage).role === "assistant")
+        progress.streamingMessage = event.message as AssistantMessage;
       return true;
     case "message_update":
-      state.streamingMessage = event.message;
+      progress.streamingMessage = event.message;
       return false;
     case "message_end":
-      state.streamingMessage = undefined;
-      // The loop appends to the Agent's own array (appendInPlace); only a run whose context was
-      // replaced by prepareNextTurn leaves the Agent to append itself.
-      if (state.messages.at(-1) !== event.message) state.messages.push(event.message);
+      progress.streamingMessage = undefined;
       return true;
     case "tool_execution_start":
-      state.pendingToolCalls = new Set(state.pendingToolCalls).add(event.toolCallId);
+      progress.pendingToolCalls = new Set(progress.pendingToolCalls).add(event.toolCallId);
       return true;
     case "tool_execution_end": {
-      const pending = new Set(state.pendingToolCalls);
+      const pending = new Set(progress.pendingToolCalls);
       pending.delete(event.toolCallId);
-      state.pendingToolCalls = pending;
+      progress.pendingToolCalls = pending;
       return true;
     }
-    case "turn_end":
-      if (event.message.errorMessage !== undefined) state.errorMessage = event.message.errorMessage;
-      return true;
     case "agent_end":
-      state.streamingMessage = undefined;
+      progress.streamingMessage = undefined;
       return true;
     default:
-      return false;
+      return event.type === "turn_end" || event.type === "agent_start";
   }
 }

@@ -1,31 +1,34 @@
 import { Observable, Subject } from "rxjs";
-import { type AgentLoopActor, createAgentLoopActor } from "../loop/agent-loop.js";
-import { errorText, failedAssistantMessage } from "../loop/messages.js";
+import { createActor } from "xstate";
+import { type AgentRuntime, activeTools, createAgentRuntime } from "../actors/agent-runtime.js";
+import type { AgentMachineContext, PersistableStreamOptions, QueueMode } from "../loop/agent-context.js";
+import { isPromiseLike } from "../loop/maybe-async.js";
+import { toMessage, userMessage } from "../loop/messages.js";
+import { agentMachine } from "../machines/agent.machine.js";
 import type { AgentEvent } from "../types/events.js";
-import type { AgentLoopConfig, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
-import type { AgentMessage, ImageContent, UserMessage } from "../types/messages.js";
+import type { AgentCallbacks, AgentLoopConfig, SteeringPolicy } from "../types/loop.js";
+import type { AgentMessage, ImageContent } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
-import type { StreamFn } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
-import { type AgentState, reduceAgentState } from "./agent-state.js";
-import { createMessageQueues, drainQueue, type QueueMode } from "./message-queues.js";
+import {
+  type AgentActor,
+  type PersistedAgent,
+  persistAgent,
+  type ResumePlan,
+  restoreAgentActor,
+} from "./agent-snapshot.js";
+import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
 
-/** Options of `new Agent(...)`: the initial state plus the loop's callbacks (see AgentLoopConfig). */
+/** Options of `new Agent(...)`: the initial state, the callbacks and runtime stream options. */
 export interface AgentOptions
-  extends Omit<
-    AgentLoopConfig,
-    | "signal"
-    | "getSteeringMessages"
-    | "getFollowUpMessages"
-    | "restoreQueuedMessages"
-    | "thinkingLevel"
-    | "model"
-  > {
+  extends AgentCallbacks,
+    Pick<AgentLoopConfig, "toolExecution" | "steering" | "maxTurns" | "inspect"> {
   model: Model;
-  streamFn: StreamFn;
+  /** Stable id (default: a random UUID); with a tool call id it makes `ctx.idempotencyKey`. */
+  agentId?: string;
   systemPrompt?: string;
   thinkingLevel?: ThinkingLevel;
   tools?: AgentTool[];
@@ -36,61 +39,142 @@ export interface AgentOptions
   onListenerError?: (error: unknown, event: AgentEvent) => void;
 }
 
+/** Options of `Agent.restore`: as for the constructor; state values set here override the snapshot's. */
+export type AgentRestoreOptions = Omit<AgentOptions, "model"> & { model?: Model };
+
 const BUSY_PROMPT =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
 const BUSY_CONTINUE = "Agent is already processing. Wait for completion before continuing.";
 const BUSY_RESET = "Agent is already processing. Wait for completion before resetting.";
 
-interface ActiveRun {
-  actor: AgentLoopActor;
-  controller: AbortController;
+/** Stream options that are data: kept in the context, persisted, changeable between prompts. */
+const PERSISTED_STREAM_OPTIONS = [
+  "sessionId",
+  "metadata",
+  "maxTokens",
+  "temperature",
+  "timeoutMs",
+  "maxRetries",
+] as const;
+
+interface Run {
   finished: Promise<void>;
+  finish: () => void;
 }
 
+/** Set by `Agent.restore` for the constructor it calls. */
+let restoring: { actor: AgentActor; runtime: AgentRuntime; plan: ResumePlan } | undefined;
+
 /**
- * A stateful agent: transcript, model, thinking level, tools and message queues around the loop
- * statechart. Each `prompt`/`continue` runs one `agentLoopMachine` actor (exposed as `actor`).
+ * A stateful agent: a thin facade over one long-lived `agentMachine` actor (`agent.actor`, the same
+ * before, during and after every run). Every method is an event the machine accepts; the transcript,
+ * queues, model and settings live in the machine's context, so `persist()` saves the whole agent and
+ * `Agent.restore` brings it back, also mid-run (see docs/concepts.md).
  *
  * ```ts
  * const agent = new Agent({ model, streamFn: scriptedModel([{ text: "Hi!" }]) });
  * agent.subscribe((event) => console.log(event.type));
  * await agent.prompt("Hello");
+ * const saved = JSON.stringify(agent.persist());
+ * const again = Agent.restore(saved, { streamFn });
  * ```
  */
 export class Agent {
-  steeringMode: QueueMode;
-  followUpMode: QueueMode;
-  readonly #options: AgentOptions;
-  readonly #state: AgentState & { messages: AgentMessage[]; tools: AgentTool[] };
-  readonly #queues = createMessageQueues();
+  /** The agent's actor (`agentMachine`), started; drive it with events or read its snapshot. */
+  readonly actor: AgentActor;
+  readonly #options: AgentOptions | AgentRestoreOptions;
+  readonly #runtime: AgentRuntime;
   readonly #events = new Subject<AgentEvent>();
   readonly #stateChanges = new Subject<void>();
   readonly #listeners = new Set<AgentListener>();
+  readonly #progress: LiveProgress = { streamingMessage: undefined, pendingToolCalls: new Set() };
   #listenerWork: Promise<void>[] = [];
-  #run: ActiveRun | undefined;
-  #lastActor: AgentLoopActor | undefined;
-  #revision = 0;
+  #run: Run | undefined;
+  #queued: { context: AgentMachineContext | undefined; value: Agent["queued"] } = {
+    context: undefined,
+    value: { steering: [], followUp: [] },
+  };
 
   constructor(options: AgentOptions) {
     this.#options = options;
-    this.steeringMode = options.steeringMode ?? "one-at-a-time";
-    this.followUpMode = options.followUpMode ?? "one-at-a-time";
-    this.#state = {
-      systemPrompt: options.systemPrompt ?? "",
-      model: options.model,
-      thinkingLevel: options.thinkingLevel ?? "off",
-      tools: [...(options.tools ?? [])],
-      messages: [...(options.messages ?? [])],
-      isStreaming: false,
-      streamingMessage: undefined,
-      pendingToolCalls: new Set(),
-      errorMessage: undefined,
-    };
+    const restored = restoring;
+    restoring = undefined;
+    if (restored) {
+      this.#runtime = restored.runtime;
+      this.actor = restored.actor;
+    } else {
+      this.#runtime = createAgentRuntime(options, options.tools);
+      this.actor = createActor(agentMachine, {
+        input: {
+          runtime: this.#runtime,
+          ...(options.agentId ? { agentId: options.agentId } : {}),
+          model: options.model,
+          systemPrompt: options.systemPrompt ?? "",
+          thinkingLevel: options.thinkingLevel ?? "off",
+          messages: options.messages ?? [],
+          settings: settingsOf(options),
+          streamOptions: persistedStreamOptionsOf(options),
+        },
+        ...(options.inspect ? { inspect: options.inspect } : {}),
+      });
+    }
+    this.actor.on("*", (event) => this.#dispatch(event));
+    this.actor.start();
+    if (restored?.plan.from) {
+      // After `restore` returns, so that a listener attached right after it sees `agent_resume`.
+      this.#beginRun();
+      const { interrupted } = restored.plan;
+      queueMicrotask(() => this.actor.send({ type: "RESUME", interrupted }));
+    }
   }
 
-  /** A snapshot of the state (the `messages` and `tools` arrays are the live ones: do not mutate). */
+  /**
+   * Rebuilds an agent from `agent.persist()` (the object, or its JSON text), in this or another
+   * process. `options` supply what is not data — StreamFn, tool implementations, callbacks — and may
+   * override state values. An agent persisted mid-run goes on by itself (see docs/concepts.md for what
+   * each state resumes); one waiting for approval waits. Throws `AgentRestoreError` (nothing is built)
+   * for a snapshot that does not parse, another version, or a tool the options do not supply.
+   */
+  static restore(snapshot: string | PersistedAgent, options: AgentRestoreOptions): Agent {
+    const runtime = createAgentRuntime(options, options.tools);
+    const overrides = {
+      model: options.model,
+      systemPrompt: options.systemPrompt,
+      thinkingLevel: options.thinkingLevel,
+      messages: options.messages,
+    };
+    const { actor, plan } = restoreAgentActor(snapshot, runtime, overrides, options.inspect);
+    restoring = { actor, runtime, plan };
+    try {
+      return new Agent(options as AgentOptions);
+    } finally {
+      restoring = undefined;
+    }
+  }
+
+  /** The whole agent as JSON-safe data (after any macrostep): give it to `Agent.restore`. */
+  persist(): PersistedAgent {
+    return persistAgent(this.actor);
+  }
+
+  get #context(): AgentMachineContext {
+    return this.actor.getSnapshot().context;
+  }
+
+  /** A snapshot of the state (the arrays are the machine's: do not mutate). */
   get state(): AgentState {
-    return { ...this.#state };
+    const context = this.#context;
+    return {
+      systemPrompt: context.systemPrompt,
+      model: context.model,
+      thinkingLevel: context.thinkingLevel,
+      tools: activeTools(this.#runtime, context.toolNames),
+      messages: context.messages,
+      isStreaming: this.#run !== undefined,
+      streamingMessage: this.#progress.streamingMessage,
+      pendingToolCalls: this.#progress.pendingToolCalls,
+      errorMessage: context.errorMessage,
+    };
   }
 
   /** Every AgentEvent of every run. */
@@ -106,14 +190,16 @@ export class Agent {
     });
   }
 
-  /** The running loop actor, or the last one after a run; undefined before the first run. */
-  get actor(): AgentLoopActor | undefined {
-    return this.#run?.actor ?? this.#lastActor;
-  }
-
   /** The current run's abort signal, if running. */
   get signal(): AbortSignal | undefined {
-    return this.#run?.controller.signal;
+    return this.#run ? this.#runtime.controller.signal : undefined;
+  }
+
+  get steeringMode(): QueueMode {
+    return this.#context.settings.steeringMode;
+  }
+  get followUpMode(): QueueMode {
+    return this.#context.settings.followUpMode;
   }
 
   /** Adds a listener; returns the function that removes it. */
@@ -123,40 +209,57 @@ export class Agent {
   }
 
   setModel(model: Model): void {
-    this.#change({ model });
+    this.#send({ type: "SET_MODEL", model });
   }
   setThinkingLevel(thinkingLevel: ThinkingLevel): void {
-    this.#change({ thinkingLevel });
+    this.#send({ type: "SET_THINKING_LEVEL", thinkingLevel });
   }
   setSystemPrompt(systemPrompt: string): void {
-    this.#change({ systemPrompt });
+    this.#send({ type: "SET_SYSTEM_PROMPT", systemPrompt });
   }
+  /** Replaces the active tools (a running turn keeps its own; the next request sees these). */
   setTools(tools: AgentTool[]): void {
-    this.#change({ tools: [...tools] });
+    for (const tool of tools) this.#runtime.tools.set(tool.name, tool);
+    this.#send({ type: "SET_TOOLS", toolNames: tools.map((tool) => tool.name) });
   }
   /** Replaces the transcript (copied). Rejected while running: the run owns the transcript then. */
   setMessages(messages: AgentMessage[]): void {
     if (this.#run) throw new Error("Cannot replace messages while the agent is running");
-    this.#change({ messages: [...messages] });
+    this.#send({ type: "SET_MESSAGES", messages });
+  }
+  /** Changes data stream options (`sessionId`, `metadata`, `maxTokens`…) for the next requests. */
+  setStreamOptions(streamOptions: PersistableStreamOptions): void {
+    this.#send({
+      type: "SET_STREAM_OPTIONS",
+      streamOptions: { ...this.#context.streamOptions, ...streamOptions },
+    });
   }
 
   /** Queues a message injected after the current turn (text becomes a user message). */
   steer(message: AgentMessage | string): void {
-    this.#queues.trigger.enqueue({ queue: "steering", message: toMessage(message) });
+    this.#send({ type: "STEER", message: toMessage(message) });
   }
 
   /** Queues a message delivered when the agent would otherwise stop. */
   followUp(message: AgentMessage | string): void {
-    this.#queues.trigger.enqueue({ queue: "followUp", message: toMessage(message) });
+    this.#send({ type: "FOLLOW_UP", message: toMessage(message) });
   }
 
   clearQueues(): void {
-    this.#queues.trigger.clear({});
+    this.#send({ type: "CLEAR_QUEUES" });
   }
 
-  /** Messages waiting in the queues. */
+  /** Messages waiting in the queues (the same object until they change). */
   get queued(): { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] } {
-    return this.#queues.get().context;
+    const context = this.#context;
+    const cached = this.#queued;
+    if (
+      cached.context === undefined ||
+      cached.context.steering !== context.steering ||
+      cached.context.followUp !== context.followUp
+    )
+      this.#queued = { context, value: { steering: context.steering, followUp: context.followUp } };
+    return this.#queued.value;
   }
 
   /**
@@ -168,13 +271,15 @@ export class Agent {
     options: { images?: ImageContent[] } = {},
   ): Promise<void> {
     if (this.#run) return Promise.reject(new Error(BUSY_PROMPT));
-    const prompts =
+    const messages =
       typeof input === "string"
         ? [userMessage(input, options.images)]
         : Array.isArray(input)
           ? input
           : [input];
-    return this.#start(prompts);
+    const run = this.#beginRun();
+    this.#send({ type: "PROMPT", messages });
+    return run.finished;
   }
 
   /**
@@ -183,21 +288,23 @@ export class Agent {
    */
   continue(): Promise<void> {
     if (this.#run) return Promise.reject(new Error(BUSY_CONTINUE));
-    const last = this.#state.messages.at(-1);
+    const context = this.#context;
+    const last = context.messages.at(-1) as { role?: string } | undefined;
     if (!last) return Promise.reject(new Error("No messages to continue from"));
-    if ((last as { role?: string }).role === "assistant") {
-      const steering = drainQueue(this.#queues, "steering", this.steeringMode);
-      if (steering.length > 0) return this.#start(steering);
-      const followUps = drainQueue(this.#queues, "followUp", this.followUpMode);
-      if (followUps.length > 0) return this.#start(followUps);
+    if (last.role === "assistant" && context.steering.length === 0 && context.followUp.length === 0)
       return Promise.reject(new Error("Cannot continue from message role: assistant"));
-    }
-    return this.#start([]);
+    const run = this.#beginRun();
+    this.#send({ type: "CONTINUE" });
+    return run.finished;
   }
 
-  /** Aborts the current run (no-op when idle). Queued messages stay queued. */
+  /** Aborts the current run at once (no-op when idle). Queued messages stay queued. */
   abort(): void {
-    this.#run?.controller.abort();
+    if (!this.#run) return;
+    // Aborting the signal first makes an abort requested inside a callback or listener take effect
+    // before the loop decides anything else; the event then ends the run.
+    this.#runtime.controller.abort();
+    this.#send({ type: "ABORT" });
   }
 
   /** Resolves when no run is active. */
@@ -208,32 +315,56 @@ export class Agent {
   /** Clears transcript, queues and error state (keeps model, tools, system prompt). Throws while running. */
   reset(): void {
     if (this.#run) throw new Error(BUSY_RESET);
-    this.#queues.trigger.clear({});
-    this.#change({
-      messages: [],
-      errorMessage: undefined,
-      streamingMessage: undefined,
-      pendingToolCalls: new Set(),
-    });
+    this.#progress.streamingMessage = undefined;
+    this.#progress.pendingToolCalls = new Set();
+    this.#send({ type: "RESET" });
   }
 
   /** Lets a tool call waiting in `awaitingApproval` run. Throws when no such call is waiting. */
   approveToolCall(toolCallId: string): void {
-    this.#awaitingApproval(toolCallId).send({ type: "APPROVE_TOOL", toolCallId });
+    this.#requireAwaitingApproval(toolCallId);
+    this.#send({ type: "APPROVE_TOOL", toolCallId });
   }
 
   /** Refuses a tool call waiting for approval: it gets an error result with the reason. */
   denyToolCall(toolCallId: string, reason?: string): void {
-    this.#awaitingApproval(toolCallId).send({ type: "DENY_TOOL", toolCallId, reason });
+    this.#requireAwaitingApproval(toolCallId);
+    this.#send({ type: "DENY_TOOL", toolCallId, reason });
   }
 
-  #awaitingApproval(toolCallId: string): AgentLoopActor {
-    const actor = this.#run?.actor;
-    const child = actor?.getSnapshot().children[toolCallId]?.getSnapshot();
-    if (!actor || !child || !("matches" in child) || !child.matches("awaitingApproval")) {
+  #requireAwaitingApproval(toolCallId: string): void {
+    const child = this.actor.getSnapshot().children[toolCallId]?.getSnapshot() as
+      | { matches?: (state: string) => boolean }
+      | undefined;
+    if (!child?.matches?.("awaitingApproval"))
       throw new Error(`No tool call "${toolCallId}" is awaiting approval`);
+  }
+
+  #send(event: Parameters<AgentActor["send"]>[0]): void {
+    this.actor.send(event);
+    this.#publishState();
+  }
+
+  #beginRun(): Run {
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const run = { finished, finish };
+    this.#run = run;
+    return run;
+  }
+
+  async #settle(run: Run): Promise<void> {
+    while (this.#listenerWork.length > 0) {
+      const work = this.#listenerWork;
+      this.#listenerWork = [];
+      await Promise.all(work);
     }
-    return actor;
+    if (this.#run === run) this.#run = undefined;
+    this.#progress.pendingToolCalls = new Set();
+    this.#publishState();
+    run.finish();
   }
 
   /** Snapshots are built only when someone watches `state$`. */
@@ -241,117 +372,23 @@ export class Agent {
     if (this.#stateChanges.observed) this.#stateChanges.next();
   }
 
-  #change(patch: Partial<AgentState>): void {
-    Object.assign(this.#state, patch);
-    this.#revision++;
-    this.#publishState();
-  }
-
-  #start(prompts: AgentMessage[]): Promise<void> {
-    const controller = new AbortController();
-    const startRevision = this.#revision;
-    const config = this.#loopConfig(controller.signal, startRevision);
-    const actor = createAgentLoopActor(
-      prompts,
-      { systemPrompt: this.#state.systemPrompt, messages: this.#state.messages, tools: this.#state.tools },
-      config,
-      (event) => this.#dispatch(event, controller.signal),
-      { appendInPlace: true },
-    );
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
-    const run: ActiveRun = { actor, controller, finished: done };
-    this.#run = run;
-    this.#lastActor = actor;
-    this.#change({ isStreaming: true, errorMessage: undefined });
-    actor.subscribe({
-      complete: () => void this.#settle(run, finish),
-      error: (error) => {
-        this.#emitFailure(errorText(error), controller.signal);
-        void this.#settle(run, finish);
-      },
-    });
-    actor.start();
-    actor.send({ type: "START" });
-    return done;
-  }
-
-  async #settle(run: ActiveRun, finish: () => void): Promise<void> {
-    while (this.#listenerWork.length > 0) {
-      const work = this.#listenerWork;
-      this.#listenerWork = [];
-      await Promise.all(work);
-    }
-    if (this.#run === run) this.#run = undefined;
-    this.#change({ isStreaming: false, streamingMessage: undefined, pendingToolCalls: new Set() });
-    finish();
-  }
-
-  /** A loop actor that crashed (a bug) still ends with an error message and agent_end. */
-  #emitFailure(text: string, signal: AbortSignal): void {
-    const message = failedAssistantMessage(this.#state.model, signal.aborted ? "aborted" : "error", text);
-    for (const event of [
-      { type: "message_start", message },
-      { type: "message_end", message },
-      { type: "turn_end", message, toolResults: [] },
-      { type: "agent_end", messages: [message] },
-    ] as AgentEvent[]) {
-      this.#dispatch(event, signal);
-    }
-  }
-
-  #loopConfig(signal: AbortSignal, startRevision: number): AgentLoopConfig {
-    const options = this.#options;
-    const queues = this.#queues;
-    return {
-      ...options,
-      model: this.#state.model,
-      thinkingLevel: this.#state.thinkingLevel,
-      signal,
-      getSteeringMessages: () => drainQueue(queues, "steering", this.steeringMode),
-      getFollowUpMessages: () => drainQueue(queues, "followUp", this.followUpMode),
-      restoreQueuedMessages: (queue, messages) => queues.trigger.restore({ queue, messages }),
-      prepareNextTurn: (ctx: TurnEndContext) => {
-        const update = options.prepareNextTurn?.(ctx);
-        return update instanceof Promise
-          ? update.then((resolved) => this.#withSetterChanges(ctx, resolved, startRevision))
-          : this.#withSetterChanges(ctx, update, startRevision);
-      },
-    };
-  }
-
-  /** Setters called during a run take effect on the next request. */
-  #withSetterChanges(
-    ctx: TurnEndContext,
-    update: NextTurnUpdate | undefined,
-    startRevision: number,
-  ): NextTurnUpdate | undefined {
-    if (this.#revision === startRevision) return update;
-    const context = update?.context ?? ctx.context;
-    return {
-      model: update?.model ?? this.#state.model,
-      thinkingLevel: update?.thinkingLevel ?? this.#state.thinkingLevel,
-      context: { ...context, systemPrompt: this.#state.systemPrompt, tools: this.#state.tools },
-    };
-  }
-
-  #dispatch(event: AgentEvent, signal: AbortSignal): void {
-    if (reduceAgentState(this.#state, event)) this.#publishState();
+  #dispatch(event: AgentEvent): void {
+    if (event.type === "agent_start" && !this.#run) this.#beginRun();
+    if (reduceLiveProgress(this.#progress, event)) this.#publishState();
     this.#events.next(event);
+    const signal = this.#runtime.controller.signal;
     for (const listener of this.#listeners) {
       try {
         const result = listener(event, signal);
-        if (result && typeof (result as Promise<void>).then === "function") {
+        if (isPromiseLike(result))
           this.#listenerWork.push(
-            (result as Promise<void>).then(undefined, (error) => this.#report(error, event)),
+            Promise.resolve(result).then(undefined, (error) => this.#report(error, event)),
           );
-        }
       } catch (error) {
         this.#report(error, event);
       }
     }
+    if (event.type === "agent_end" && this.#run) void this.#settle(this.#run);
   }
 
   #report(error: unknown, event: AgentEvent): void {
@@ -367,14 +404,18 @@ function defaultListenerError(error: unknown, event: AgentEvent): void {
   console.error(`agentchart: a listener threw while handling "${event.type}":`, error);
 }
 
-function toMessage(message: AgentMessage | string): AgentMessage {
-  return typeof message === "string" ? userMessage(message) : message;
+function settingsOf(options: AgentOptions) {
+  return {
+    toolExecution: options.toolExecution ?? "parallel",
+    steering: (options.steering ?? "afterToolBatch") as SteeringPolicy,
+    steeringMode: options.steeringMode ?? "one-at-a-time",
+    followUpMode: options.followUpMode ?? "one-at-a-time",
+    maxTurns: options.maxTurns,
+  };
 }
 
-function userMessage(text: string, images: ImageContent[] = []): UserMessage {
-  return {
-    role: "user",
-    content: images.length > 0 ? [{ type: "text", text }, ...images] : text,
-    timestamp: Date.now(),
-  };
+function persistedStreamOptionsOf(options: AgentOptions): PersistableStreamOptions {
+  const picked: Record<string, unknown> = {};
+  for (const key of PERSISTED_STREAM_OPTIONS) if (options[key] !== undefined) picked[key] = options[key];
+  return picked as PersistableStreamOptions;
 }

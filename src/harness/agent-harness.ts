@@ -1,7 +1,7 @@
 import { distinctUntilChanged, type Observable, Subject } from "rxjs";
 import type { Actor, InspectionEvent, Observer } from "xstate";
 import { Agent } from "../agent/agent.js";
-import type { QueueMode } from "../agent/message-queues.js";
+import type { QueueMode } from "../loop/agent-context.js";
 import type { HarnessPhase, harnessMachine } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../types/messages.js";

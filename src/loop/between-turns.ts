@@ -1,72 +1,68 @@
-import type { AgentLoopConfig, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
+import type { AgentCallbacks, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";
+import type { AgentMachineContext, InboxMessage, QueueMode, QueueName } from "./agent-context.js";
 import { type MaybeAsyncSteps, runMaybeAsync } from "./maybe-async.js";
 
-export interface BetweenTurnsInput {
-  config: AgentLoopConfig;
+/** What the user's between-turn callbacks answered. */
+export interface TurnCallbacksAnswer {
+  /** `shouldStopAfterTurn` said stop, or `maxTurns` was reached, or the run was aborted meanwhile. */
+  stop: boolean;
+  update?: NextTurnUpdate;
+  /** Messages drained from the external sources (`getSteeringMessages`, `getFollowUpMessages`). */
+  external: { steering: AgentMessage[]; followUp: AgentMessage[] };
+}
+
+export interface TurnCallbacksInput {
+  callbacks: AgentCallbacks;
   signal: AbortSignal;
   /** The turn that just ended; absent at run start. */
   turnEnd?: TurnEndContext;
-  /** The last turn ran tools whose batch did not ask to terminate, so the model must be called again. */
-  toolsWantReply: boolean;
-  /**
-   * Messages the run already holds (steering that arrived between tools). They stay the run's until a
-   * decision to stream delivers them; the run restores them to their queue if it ends instead.
-   */
-  pending: AgentMessage[];
   turnsDone: number;
+  maxTurns: number | undefined;
+  /** The loop will call the model anyway (tools want a reply, messages wait): no follow-up poll. */
+  willStream: boolean;
 }
-
-export type BetweenTurnsDecision =
-  | {
-      next: "stream";
-      /** The messages to inject: the run's held ones plus what the poll drained from `from`. */
-      pending: AgentMessage[];
-      from: "steering" | "followUp";
-      update?: NextTurnUpdate;
-    }
-  | { next: "stop"; update?: NextTurnUpdate };
 
 /**
- * Decides what follows a turn (or the run start), calling the user's callbacks in pi's order:
- * `prepareNextTurn` → `shouldStopAfterTurn` → `maxTurns` → steering poll → (only when the loop would
- * stop) follow-up poll. Runs synchronously when every callback answers synchronously, else returns a
- * promise. Messages it drains itself but cannot deliver because the run was aborted are handed back
- * through `restoreQueuedMessages`. Throws (or rejects) when a callback throws.
+ * Runs the user's callbacks between turns, in pi's order: `prepareNextTurn` → `shouldStopAfterTurn` →
+ * `maxTurns` → external steering poll → (only when the loop would otherwise stop) external follow-up
+ * poll. Synchronous when every callback answers synchronously, else a promise. An abort seen after any
+ * callback stops the decision; what it drained is handed back through `restoreQueuedMessages`. Throws
+ * (or rejects) when a callback throws.
  */
-export function decideNextTurn(
-  input: BetweenTurnsInput,
-): BetweenTurnsDecision | Promise<BetweenTurnsDecision> {
-  return runMaybeAsync(decisionSteps(input));
+export function runTurnCallbacks(
+  input: TurnCallbacksInput,
+): TurnCallbacksAnswer | Promise<TurnCallbacksAnswer> {
+  return runMaybeAsync(turnCallbackSteps(input));
 }
 
-function* decisionSteps(input: BetweenTurnsInput): MaybeAsyncSteps<BetweenTurnsDecision> {
-  const { config, signal, turnEnd } = input;
+function* turnCallbackSteps(input: TurnCallbacksInput): MaybeAsyncSteps<TurnCallbacksAnswer> {
+  const { callbacks, signal, turnEnd } = input;
+  const external = { steering: [] as AgentMessage[], followUp: [] as AgentMessage[] };
   let update: NextTurnUpdate | undefined;
-  const stop = (): BetweenTurnsDecision => ({ next: "stop", update });
+  const stop = (): TurnCallbacksAnswer => ({ stop: true, update, external: { steering: [], followUp: [] } });
   if (turnEnd) {
-    update = ((yield config.prepareNextTurn?.(turnEnd)) as NextTurnUpdate | undefined) ?? undefined;
+    update = ((yield callbacks.prepareNextTurn?.(turnEnd)) as NextTurnUpdate | undefined) ?? undefined;
+    if (signal.aborted) return stop();
     const after = update?.context ? { ...turnEnd, context: update.context } : turnEnd;
-    if (yield config.shouldStopAfterTurn?.(after)) return stop();
-    if (config.maxTurns !== undefined && input.turnsDone >= config.maxTurns) return stop();
+    if (yield callbacks.shouldStopAfterTurn?.(after)) return stop();
+    if (signal.aborted) return stop();
+    if (input.maxTurns !== undefined && input.turnsDone >= input.maxTurns) return stop();
   }
   if (signal.aborted) return stop();
-
-  const steering = checkedDrain(config, "steering", signal, yield config.getSteeringMessages?.());
-  if (signal.aborted) return stop(); // checkedDrain() already restored what it took
-  const pending = [...input.pending, ...steering];
-  if (!turnEnd || input.toolsWantReply || pending.length > 0)
-    return { next: "stream", pending, from: "steering", update };
-
-  const followUps = checkedDrain(config, "followUp", signal, yield config.getFollowUpMessages?.());
-  if (followUps.length === 0 || signal.aborted) return { next: "stop", update };
-  return { next: "stream", pending: followUps, from: "followUp", update };
+  external.steering = checkedDrain(callbacks, "steering", signal, yield callbacks.getSteeringMessages?.());
+  if (signal.aborted) return stop();
+  if (!input.willStream && external.steering.length === 0) {
+    external.followUp = checkedDrain(callbacks, "followUp", signal, yield callbacks.getFollowUpMessages?.());
+    if (signal.aborted) return stop();
+  }
+  return { stop: false, update, external };
 }
 
-/** Validates what a queue poll returned; hands it back to its queue when the run was aborted meanwhile. */
+/** Validates what a poll returned; hands it back to its source when the run was aborted meanwhile. */
 function checkedDrain(
-  config: AgentLoopConfig,
-  queue: "steering" | "followUp",
+  callbacks: AgentCallbacks,
+  queue: QueueName,
   signal: AbortSignal,
   polled: unknown,
 ): AgentMessage[] {
@@ -74,8 +70,73 @@ function checkedDrain(
   if (!Array.isArray(messages))
     throw new TypeError(`The ${queue} queue callback must return an array of messages`);
   if (signal.aborted && messages.length > 0) {
-    config.restoreQueuedMessages?.(queue, messages);
+    callbacks.restoreQueuedMessages?.(queue, messages);
     return [];
   }
   return messages;
+}
+
+/** The messages due at a drain point of an agent queue. */
+export function takeFromQueue(queue: readonly AgentMessage[], mode: QueueMode): AgentMessage[] {
+  if (queue.length === 0) return [];
+  return mode === "all" ? [...queue] : queue.slice(0, 1);
+}
+
+/** What follows the decision. */
+export type NextTurnPlan = { next: "stream" | "stop"; context: AgentMachineContext };
+
+/**
+ * Plans the next turn from the callbacks' answer (pure): applies the update (model, thinking level, a
+ * replaced context), then drains the agent's steering queue by its mode (unless the run started from a
+ * steering message, which spent the first drain point), and — only when the loop would otherwise stop —
+ * the follow-up queue. Streams when tools want a reply, messages wait, or the run just started.
+ */
+export function planNextTurn(
+  ctx: AgentMachineContext,
+  answer: TurnCallbacksAnswer,
+  toolNamesOf: (tools: readonly { name: string }[]) => string[],
+): NextTurnPlan {
+  let next = ctx;
+  const update = answer.update;
+  if (update?.model) next = { ...next, model: update.model };
+  if (update?.thinkingLevel) next = { ...next, thinkingLevel: update.thinkingLevel };
+  if (update?.context) {
+    next = {
+      ...next,
+      systemPrompt: update.context.systemPrompt,
+      messages: [...update.context.messages],
+      toolNames: toolNamesOf(update.context.tools),
+    };
+  }
+  const run = next.run!;
+  if (answer.stop) return { next: "stop", context: next };
+
+  const atStart = run.lastTurn === undefined;
+  const steering =
+    atStart && run.steeringSpent ? [] : takeFromQueue(next.steering, next.settings.steeringMode);
+  const inbox: InboxMessage[] = [
+    ...run.inbox,
+    ...steering.map((message) => ({ message, from: "steering" as const })),
+    ...answer.external.steering.map((message) => ({ message, from: "steering" as const, external: true })),
+  ];
+  if (steering.length > 0) next = { ...next, steering: next.steering.slice(steering.length) };
+  if (atStart || run.toolsWantReply || inbox.length > 0)
+    return { next: "stream", context: { ...next, run: { ...run, inbox, steeringSpent: false } } };
+
+  const followUps = takeFromQueue(next.followUp, next.settings.followUpMode);
+  const arrived: InboxMessage[] = [
+    ...followUps.map((message) => ({ message, from: "followUp" as const })),
+    ...answer.external.followUp.map((message) => ({ message, from: "followUp" as const, external: true })),
+  ];
+  if (arrived.length === 0) return { next: "stop", context: next };
+  return {
+    next: "stream",
+    context: { ...next, followUp: next.followUp.slice(followUps.length), run: { ...run, inbox: arrived } },
+  };
+}
+
+/** Whether the loop will call the model whatever the callbacks say (used to skip the follow-up poll). */
+export function willStream(ctx: AgentMachineContext): boolean {
+  const run = ctx.run!;
+  return run.lastTurn === undefined || run.toolsWantReply || run.inbox.length > 0 || ctx.steering.length > 0;
 }

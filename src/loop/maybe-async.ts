@@ -1,7 +1,8 @@
 /** A step function written as a generator: `const x = yield maybePromise;` awaits only real promises. */
 export type MaybeAsyncSteps<TResult> = Generator<unknown, TResult, unknown>;
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/** Whether `value` is a promise or another thenable. */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === "object" || typeof value === "function") &&
     value !== null &&
@@ -18,7 +19,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 export function runMaybeAsync<TResult>(steps: MaybeAsyncSteps<TResult>): TResult | Promise<TResult> {
   let next = steps.next();
   while (!next.done) {
-    if (isThenable(next.value)) return continueAsync(steps, next.value);
+    if (isPromiseLike(next.value)) return continueAsync(steps, next.value);
     next = steps.next(next.value);
   }
   return next.value;
@@ -36,7 +37,7 @@ async function continueAsync<TResult>(
   }
   while (!next.done) {
     try {
-      next = steps.next(isThenable(next.value) ? await next.value : next.value);
+      next = steps.next(isPromiseLike(next.value) ? await next.value : next.value);
     } catch (error) {
       next = steps.throw(error);
     }

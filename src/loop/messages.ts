@@ -1,9 +1,11 @@
 import type {
   AgentMessage,
   AssistantMessage,
+  ImageContent,
   Message,
   ToolCall,
   ToolResultMessage,
+  UserMessage,
 } from "../types/messages.js";
 import { emptyUsage, isLlmMessage } from "../types/messages.js";
 import type { Model } from "../types/model.js";
@@ -77,4 +79,18 @@ export function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
 /** The tool calls of an assistant message, in source order. */
 export function toolCallsOf(message: AssistantMessage): ToolCall[] {
   return message.content.filter((block): block is ToolCall => block.type === "toolCall");
+}
+
+/** A user message of `text`, with `images` after the text when given. */
+export function userMessage(text: string, images: ImageContent[] = []): UserMessage {
+  return {
+    role: "user",
+    content: images.length > 0 ? [{ type: "text", text }, ...images] : text,
+    timestamp: Date.now(),
+  };
+}
+
+/** A message as given, or a user message of the text. */
+export function toMessage(message: AgentMessage | string, images?: ImageContent[]): AgentMessage {
+  return typeof message === "string" ? userMessage(message, images) : message;
 }

@@ -1,26 +1,6 @@
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../types/messages.js";
-import type { AgentTool } from "../types/tool.js";
+import type { ToolBatch, ToolCallOutcome, ToolCallPhase } from "./agent-context.js";
 import { toolCallsOf, toolResultMessage } from "./messages.js";
-import type { ToolCallOutcome } from "./tool-call-steps.js";
-
-/** Where one tool call of a batch is: waiting, in preflight, ready, running, or answered. */
-export type ToolCallPhase = "pending" | "preparing" | "prepared" | "executing" | "settled";
-
-/**
- * The bookkeeping of one assistant message's tool calls. Owned by the running loop and updated in
- * place by its actions (a batch lives for one `executingTools` state).
- */
-export interface ToolBatch {
-  message: AssistantMessage;
-  calls: ToolCall[];
-  sequential: boolean;
-  phases: Map<string, ToolCallPhase>;
-  outcomes: Map<string, ToolCallOutcome>;
-  /** With steering between tools, one controller per spawned call: aborting it stops that call's tool. */
-  controllers: Map<string, AbortController>;
-  /** Tool result messages emitted so far, in source order. */
-  results: ToolResultMessage[];
-}
 
 /** What the loop should do next with a batch. */
 export type BatchStep =
@@ -33,6 +13,8 @@ export const TRUNCATED_CALL_TEXT = (name: string) =>
 export const SKIPPED_CALL_TEXT = "Tool call skipped: the user sent a new message";
 export const ABORTED_CALL_TEXT = "Tool call aborted";
 export const FAILED_REPLY_CALL_TEXT = "Tool call not executed: the model reply failed";
+export const INTERRUPTED_CALL_TEXT =
+  "Tool call interrupted: the agent stopped while it was executing, and this tool is not re-run after a restart (replay: never). Check its effects before calling it again.";
 export const DUPLICATE_ID_CALL_TEXT = (id: string) =>
   `Tool call not executed: the reply used the tool call id "${id}" more than once, so no call of it ran. Re-issue the tool calls with distinct ids.`;
 
@@ -46,33 +28,35 @@ export function duplicateCallId(batch: ToolBatch): string | undefined {
   return undefined;
 }
 
-/** A batch for the tool calls of `message`, sequential when configured or when any called tool asks for it. */
-export function createToolBatch(
-  message: AssistantMessage,
-  tools: AgentTool[],
-  mode: "parallel" | "sequential" | undefined,
-): ToolBatch {
-  const calls = toolCallsOf(message);
-  const sequential =
-    mode === "sequential" ||
-    calls.some((call) => tools.find((tool) => tool.name === call.name)?.executionMode === "sequential");
+/** A batch for the tool calls of `message`; `sequential` when configured or when a called tool asks for it. */
+export function createToolBatch(message: AssistantMessage, sequential: boolean): ToolBatch {
   return {
     message,
-    calls,
+    calls: toolCallsOf(message),
     sequential,
-    phases: new Map(),
-    outcomes: new Map(),
-    controllers: new Map(),
+    phases: {},
+    outcomes: {},
     results: [],
+    pollingSteering: false,
   };
+}
+
+export function phaseOf(batch: ToolBatch, id: string): ToolCallPhase {
+  return batch.phases[id] ?? "pending";
+}
+
+/** The batch with the phase of `id` changed. */
+export function withPhase(batch: ToolBatch, id: string, phase: ToolCallPhase): ToolBatch {
+  return { ...batch, phases: { ...batch.phases, [id]: phase } };
 }
 
 /** The next step: preflights run one at a time in source order; then all calls run (parallel) or one by one. */
 export function nextBatchStep(batch: ToolBatch): BatchStep {
+  if (batch.pollingSteering) return { kind: "wait" };
   let firstPending: ToolCall | undefined;
   const prepared: string[] = [];
   for (const call of batch.calls) {
-    const phase = batch.phases.get(call.id) ?? "pending";
+    const phase = phaseOf(batch, call.id);
     if (phase === "preparing") return { kind: "wait" };
     if (phase === "executing" && batch.sequential) return { kind: "wait" };
     if (phase === "prepared") prepared.push(call.id);
@@ -87,38 +71,39 @@ export function nextBatchStep(batch: ToolBatch): BatchStep {
 }
 
 export function isBatchSettled(batch: ToolBatch): boolean {
-  return batch.calls.every((call) => batch.phases.get(call.id) === "settled");
+  return batch.calls.every((call) => batch.phases[call.id] === "settled");
 }
 
 export function unsettledCalls(batch: ToolBatch): ToolCall[] {
-  return batch.calls.filter((call) => batch.phases.get(call.id) !== "settled");
+  return batch.calls.filter((call) => batch.phases[call.id] !== "settled");
 }
 
-export function settle(batch: ToolBatch, outcome: ToolCallOutcome): void {
-  batch.phases.set(outcome.toolCall.id, "settled");
-  batch.outcomes.set(outcome.toolCall.id, outcome);
+/** The batch with `outcome` recorded. */
+export function settle(batch: ToolBatch, outcome: ToolCallOutcome): ToolBatch {
+  const id = outcome.toolCall.id;
+  return {
+    ...batch,
+    phases: { ...batch.phases, [id]: "settled" },
+    outcomes: { ...batch.outcomes, [id]: outcome },
+  };
 }
 
-/**
- * Result messages not yet emitted for the settled prefix of the batch (source order). With `all`,
- * the batch must be fully settled and every remaining result is returned.
- */
-export function takeResultMessages(batch: ToolBatch): ToolResultMessage[] {
+/** Result messages not yet emitted for the settled prefix of the batch (source order), and the batch after. */
+export function takeResultMessages(batch: ToolBatch): { batch: ToolBatch; taken: ToolResultMessage[] } {
   const taken: ToolResultMessage[] = [];
   for (let index = batch.results.length; index < batch.calls.length; index++) {
-    const outcome = batch.outcomes.get(batch.calls[index]!.id);
+    const call = batch.calls[index]!;
+    const outcome = batch.outcomes[call.id];
     if (!outcome) break;
-    const message = toolResultMessage(batch.calls[index]!, outcome.result, outcome.isError);
-    batch.results.push(message);
-    taken.push(message);
+    taken.push(toolResultMessage(call, outcome.result, outcome.isError));
   }
-  return taken;
+  if (taken.length === 0) return { batch, taken };
+  return { batch: { ...batch, results: [...batch.results, ...taken] }, taken };
 }
 
 /** True when the batch ran calls and every one of their results asks to terminate. */
 export function batchTerminates(batch: ToolBatch): boolean {
   return (
-    batch.calls.length > 0 &&
-    batch.calls.every((call) => batch.outcomes.get(call.id)?.result.terminate === true)
+    batch.calls.length > 0 && batch.calls.every((call) => batch.outcomes[call.id]?.result.terminate === true)
   );
 }

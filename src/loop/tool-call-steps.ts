@@ -1,42 +1,14 @@
 import type {
   AfterToolCallResult,
+  AgentCallbacks,
   AgentContext,
-  AgentEventSink,
-  AgentLoopConfig,
   BeforeToolCallResult,
 } from "../types/loop.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
-import { type MaybeAsyncSteps, runMaybeAsync } from "./maybe-async.js";
-import { errorText, errorToolResult } from "./messages.js";
-
-/** Everything a tool call child needs; fixed when the child is spawned. */
-export interface ToolCallInput {
-  toolCall: ToolCall;
-  tool: AgentTool | undefined;
-  assistantMessage: AssistantMessage;
-  context: AgentContext;
-  config: Pick<AgentLoopConfig, "beforeToolCall" | "afterToolCall" | "toolContext">;
-  sink: AgentEventSink;
-  /** This call's signal; the loop aborts it on abort, or when steering skips the call. */
-  signal: AbortSignal;
-}
-
-/** How a tool call ended. */
-export interface ToolCallOutcome {
-  toolCall: ToolCall;
-  result: ToolResult;
-  isError: boolean;
-}
-
-export type PreflightOutput =
-  | { ok: true; args: unknown; needsApproval: boolean }
-  | { ok: false; outcome: ToolCallOutcome };
-
-/** The outcome of a call that failed or never ran: an error result made of `text`. */
-export function errorOutcome(toolCall: ToolCall, text: string): ToolCallOutcome {
-  return { toolCall, result: errorToolResult(text), isError: true };
-}
+import type { ToolCallOutcome } from "./agent-context.js";
+import { errorText } from "./messages.js";
+import { errorOutcome } from "./tool-outcome.js";
 
 /** The validation error text: each zod issue with its path, then the received arguments. */
 export function validationErrorText(
@@ -56,74 +28,73 @@ export function validationErrorText(
   return `Validation failed for tool "${toolName}":\n${lines.join("\n")}\n\nReceived arguments:\n${received}`;
 }
 
+export type ValidationOutput = { ok: true; args: unknown } | { ok: false; outcome: ToolCallOutcome };
+
 /**
- * Preflight of one call: find the tool → `prepareArguments` → zod validation → `beforeToolCall`.
- * Synchronous unless `beforeToolCall` returns a promise. Never throws or rejects: every failure is an
- * error outcome.
+ * The synchronous part of a call's preflight: find the tool → `prepareArguments` → zod validation.
+ * Never throws: every failure is an error outcome.
  */
-export function preflightToolCall(
-  input: ToolCallInput,
-  signal: AbortSignal,
-): PreflightOutput | Promise<PreflightOutput> {
-  const { toolCall } = input;
+export function validateToolCall(toolCall: ToolCall, tool: AgentTool | undefined): ValidationOutput {
   try {
-    const result = runMaybeAsync(preflightSteps(input, signal));
-    return result instanceof Promise
-      ? result.catch((error: unknown) => ({ ok: false, outcome: errorOutcome(toolCall, errorText(error)) }))
-      : result;
+    if (!tool) return { ok: false, outcome: errorOutcome(toolCall, `Tool ${toolCall.name} not found`) };
+    const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
+    const parsed = tool.parameters.safeParse(raw);
+    if (!parsed.success)
+      return {
+        ok: false,
+        outcome: errorOutcome(toolCall, validationErrorText(tool.name, parsed.error.issues, raw)),
+      };
+    return { ok: true, args: parsed.data };
   } catch (error) {
     return { ok: false, outcome: errorOutcome(toolCall, errorText(error)) };
   }
 }
 
-function* preflightSteps(input: ToolCallInput, signal: AbortSignal): MaybeAsyncSteps<PreflightOutput> {
-  const { toolCall, tool, config } = input;
-  if (!tool) return { ok: false, outcome: errorOutcome(toolCall, `Tool ${toolCall.name} not found`) };
-  const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
-  const parsed = tool.parameters.safeParse(raw);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      outcome: errorOutcome(toolCall, validationErrorText(tool.name, parsed.error.issues, raw)),
-    };
-  }
-  const hookContext = {
-    assistantMessage: input.assistantMessage,
-    toolCall,
-    args: parsed.data,
-    context: input.context,
-  };
-  const verdict = (config.beforeToolCall ? yield config.beforeToolCall(hookContext, signal) : undefined) as
-    | BeforeToolCallResult
-    | undefined;
-  if (signal.aborted) return { ok: false, outcome: errorOutcome(toolCall, "Operation aborted") };
-  if (verdict?.block)
-    return { ok: false, outcome: errorOutcome(toolCall, verdict.reason ?? "Tool execution was blocked") };
-  const { requiresApproval } = tool;
-  const needsApproval =
-    typeof requiresApproval === "function" ? requiresApproval(hookContext.args) : requiresApproval === true;
-  return { ok: true, args: hookContext.args, needsApproval };
+/** What a tool call's hooks see besides its result. */
+export interface ToolHookInput {
+  callbacks: AgentCallbacks;
+  toolCall: ToolCall;
+  assistantMessage: AssistantMessage;
+  args: unknown;
+  context: AgentContext;
 }
 
-/**
- * Runs the tool. Progress updates go straight to the sink until the tool settles (later ones are
- * ignored). A throw becomes an error outcome.
- */
-export async function executeToolCall(
-  input: ToolCallInput & { args: unknown },
+/** Runs `beforeToolCall`; a block (or a throw, or an abort meanwhile) becomes the call's error outcome. */
+export async function checkBeforeToolCall(
+  input: ToolHookInput,
   signal: AbortSignal,
-): Promise<ToolCallOutcome> {
-  const { toolCall, tool, sink, args } = input;
+): Promise<ToolCallOutcome | undefined> {
+  const { toolCall } = input;
+  try {
+    const verdict = (await input.callbacks.beforeToolCall?.(
+      { assistantMessage: input.assistantMessage, toolCall, args: input.args, context: input.context },
+      signal,
+    )) as BeforeToolCallResult | undefined;
+    if (signal.aborted) return errorOutcome(toolCall, "Operation aborted");
+    if (verdict?.block) return errorOutcome(toolCall, verdict.reason ?? "Tool execution was blocked");
+    return undefined;
+  } catch (error) {
+    return errorOutcome(toolCall, errorText(error));
+  }
+}
+
+/** What a tool's `execute` needs. */
+export interface ExecuteInput {
+  tool: AgentTool | undefined;
+  toolCall: ToolCall;
+  args: unknown;
+  toolContext: unknown;
+  idempotencyKey: string;
+  /** Progress of the call (`tool_execution_update`). */
+  onUpdate: (partialResult: unknown) => void;
+}
+
+/** Runs the tool. Updates after it settled are ignored. A throw becomes an error outcome. */
+export async function executeToolCall(input: ExecuteInput, signal: AbortSignal): Promise<ToolCallOutcome> {
+  const { toolCall, tool, args } = input;
   let settled = false;
   const update = (partialResult: unknown) => {
-    if (settled || signal.aborted) return;
-    sink({
-      type: "tool_execution_update",
-      toolCallId: toolCall.id,
-      toolName: toolCall.name,
-      args,
-      partialResult,
-    });
+    if (!settled && !signal.aborted) input.onUpdate(partialResult);
   };
   try {
     if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
@@ -131,7 +102,8 @@ export async function executeToolCall(
       toolCallId: toolCall.id,
       signal,
       update,
-      context: input.config.toolContext,
+      context: input.toolContext,
+      idempotencyKey: input.idempotencyKey,
     });
     if (typeof result !== "object" || result === null)
       throw new Error(`Tool ${toolCall.name} returned no result`);
@@ -143,19 +115,14 @@ export async function executeToolCall(
   }
 }
 
-/**
- * Applies `afterToolCall`: returned fields replace the result's. Synchronous unless the hook returns a
- * promise. Never throws or rejects: a throwing hook becomes an error outcome.
- */
-export function finalizeToolCall(
-  input: ToolCallInput & { args: unknown; outcome: ToolCallOutcome },
+/** Applies `afterToolCall`: returned fields replace the result's. A throwing hook becomes an error outcome. */
+export async function finalizeToolCall(
+  input: ToolHookInput & { outcome: ToolCallOutcome },
   signal: AbortSignal,
-): ToolCallOutcome | Promise<ToolCallOutcome> {
-  const { outcome, config } = input;
-  if (!config.afterToolCall) return outcome;
-  const fail = (error: unknown) => errorOutcome(input.toolCall, `afterToolCall failed: ${errorText(error)}`);
+): Promise<ToolCallOutcome> {
+  const { outcome } = input;
   try {
-    const patch = config.afterToolCall(
+    const patch = await input.callbacks.afterToolCall?.(
       {
         assistantMessage: input.assistantMessage,
         toolCall: input.toolCall,
@@ -166,11 +133,9 @@ export function finalizeToolCall(
       },
       signal,
     );
-    return patch instanceof Promise
-      ? patch.then((p) => applyPatch(outcome, p), fail)
-      : applyPatch(outcome, patch);
+    return applyPatch(outcome, patch);
   } catch (error) {
-    return fail(error);
+    return errorOutcome(input.toolCall, `afterToolCall failed: ${errorText(error)}`);
   }
 }
 

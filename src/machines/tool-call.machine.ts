@@ -1,16 +1,25 @@
-import { type ActorRef, assign, enqueueActions, type Snapshot, sendParent, setup } from "xstate";
+import { assign, enqueueActions, sendParent, setup } from "xstate";
+import { runtimeOf } from "../actors/agent-runtime.js";
 import {
-  errorOutcome,
-  executeToolCall,
-  finalizeToolCall,
-  type PreflightOutput,
-  preflightToolCall,
-  type ToolCallInput,
-  type ToolCallOutcome,
-} from "../loop/tool-call-steps.js";
+  afterToolCallActor,
+  beforeToolCallActor,
+  executeToolActor,
+  type ToolStepInput,
+} from "../actors/tool-step.actors.js";
+import type { ToolCallOutcome } from "../loop/agent-context.js";
+import { validateToolCall } from "../loop/tool-call-steps.js";
+import { errorOutcome } from "../loop/tool-outcome.js";
+import type { AssistantMessage, ToolCall } from "../types/messages.js";
 
-export interface ToolCallContext {
-  input: ToolCallInput;
+/** Input of a tool call actor: plain data. */
+export interface ToolCallInput {
+  toolCall: ToolCall;
+  assistantMessage: AssistantMessage;
+  idempotencyKey: string;
+}
+
+/** The context of a tool call actor: plain data, persisted with the agent. */
+export interface ToolCallContext extends ToolCallInput {
   args: unknown;
   needsApproval: boolean;
   outcome: ToolCallOutcome | undefined;
@@ -20,17 +29,18 @@ export type ToolCallEvent =
   | { type: "EXECUTE" }
   | { type: "APPROVE" }
   | { type: "DENY"; reason?: string }
-  | { type: "PREFLIGHT.DONE"; output: PreflightOutput }
-  | { type: "EXECUTED"; outcome: ToolCallOutcome }
-  | { type: "FINALIZED"; outcome: ToolCallOutcome };
+  | { type: "RESUME" }
+  | { type: "VALIDATED"; args: unknown; hook: boolean }
+  | { type: "FINALIZE"; hook: boolean }
+  | { type: "REJECTED"; outcome: ToolCallOutcome };
 
-/** Sent to the parent loop when the preflight passed and the call waits for `EXECUTE`. */
+/** Sent to the parent agent when the preflight passed and the call waits for `EXECUTE`. */
 export interface ToolPreparedEvent {
   type: "TOOL.PREPARED";
   toolCallId: string;
 }
 
-/** Sent to the parent loop once the call waits in `awaitingApproval` (the parent announces it). */
+/** Sent to the parent agent once the call waits in `awaitingApproval` (the parent announces it). */
 export interface ToolAwaitingApprovalEvent {
   type: "TOOL.AWAITING_APPROVAL";
   toolCallId: string;
@@ -38,33 +48,20 @@ export interface ToolAwaitingApprovalEvent {
   args: unknown;
 }
 
-type Self = ActorRef<Snapshot<unknown>, ToolCallEvent>;
+const stepInput = ({ context }: { context: ToolCallContext }): ToolStepInput => ({
+  toolCall: context.toolCall,
+  assistantMessage: context.assistantMessage,
+  args: context.args,
+  idempotencyKey: context.idempotencyKey,
+});
 
 /**
- * Delivers a step's result as an event: at once (raised within this macrostep) when the step answered
- * synchronously, else when its promise settles — unless the call was stopped meanwhile.
- */
-function deliver<TValue>(
-  result: TValue | Promise<TValue>,
-  toEvent: (value: TValue) => ToolCallEvent,
-  raise: (event: ToolCallEvent) => void,
-  self: Self,
-): void {
-  if (!(result instanceof Promise)) {
-    raise(toEvent(result));
-    return;
-  }
-  void result.then((value) => {
-    if (self.getSnapshot().status === "active") self.send(toEvent(value));
-  });
-}
-
-/**
- * One tool call, spawned by the loop with the tool call id as actor id:
- * `preparing` (preflight, then wait for the loop's `EXECUTE`) → `awaitingApproval` (tools that require
- * it) → `executing` → `finalizing` (`afterToolCall`) → `settled` (output: the outcome). Steps that
- * answer synchronously (validation, absent hooks) move on within the same macrostep; nothing here can
- * throw, so the call always settles with an outcome.
+ * One tool call, spawned by the agent with the tool call id as actor id:
+ * `preparing` (`validating` → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the
+ * agent's `EXECUTE`) → `awaitingApproval` (tools that require it) → `executing` (the tool, an invoked
+ * actor) → `finalizing` (`afterToolCall`, when set) → `settled` (output: the outcome). Validation runs
+ * synchronously; hooks and the tool run in invoked actors the inspector shows. Nothing here throws, so a
+ * call always settles with an outcome. `RESUME` (sent after a restore) re-enters the current state.
  */
 export const toolCallMachine = setup({
   types: {
@@ -73,82 +70,96 @@ export const toolCallMachine = setup({
     input: {} as ToolCallInput,
     output: {} as ToolCallOutcome,
   },
+  actors: {
+    beforeToolCall: beforeToolCallActor,
+    executeTool: executeToolActor,
+    afterToolCall: afterToolCallActor,
+  },
   actions: {
-    runPreflight: enqueueActions(({ context: { input }, enqueue, self }) =>
-      deliver(
-        preflightToolCall(input, input.signal),
-        (output) => ({ type: "PREFLIGHT.DONE", output }),
-        enqueue.raise,
-        self,
-      ),
+    validate: enqueueActions(({ context, enqueue, self }) => {
+      const runtime = runtimeOf(self);
+      const result = validateToolCall(context.toolCall, runtime.tools.get(context.toolCall.name));
+      enqueue.raise(
+        result.ok
+          ? { type: "VALIDATED", args: result.args, hook: runtime.callbacks.beforeToolCall !== undefined }
+          : { type: "REJECTED", outcome: result.outcome },
+      );
+    }),
+    // After `beforeToolCall`, which may have changed the arguments.
+    checkApproval: enqueueActions(({ context, enqueue, self }) => {
+      const requiresApproval = runtimeOf(self).tools.get(context.toolCall.name)?.requiresApproval;
+      const needsApproval =
+        typeof requiresApproval === "function" ? requiresApproval(context.args) : requiresApproval === true;
+      enqueue.assign({ needsApproval });
+    }),
+    checkAfterHook: enqueueActions(({ enqueue, self }) =>
+      enqueue.raise({ type: "FINALIZE", hook: runtimeOf(self).callbacks.afterToolCall !== undefined }),
     ),
-    runExecution: ({ context: { input, args }, self }) =>
-      deliver(
-        executeToolCall({ ...input, args }, input.signal),
-        (outcome) => ({ type: "EXECUTED", outcome }),
-        () => {},
-        self,
-      ),
-    runFinalizer: enqueueActions(({ context: { input, args, outcome }, enqueue, self }) =>
-      deliver(
-        finalizeToolCall({ ...input, args, outcome: outcome! }, input.signal),
-        (finalOutcome) => ({ type: "FINALIZED", outcome: finalOutcome }),
-        enqueue.raise,
-        self,
-      ),
+    announcePrepared: sendParent(
+      ({ context }): ToolPreparedEvent => ({ type: "TOOL.PREPARED", toolCallId: context.toolCall.id }),
     ),
     requestApproval: sendParent(
-      ({ context: { input, args } }): ToolAwaitingApprovalEvent => ({
+      ({ context }): ToolAwaitingApprovalEvent => ({
         type: "TOOL.AWAITING_APPROVAL",
-        toolCallId: input.toolCall.id,
-        toolName: input.toolCall.name,
-        args,
+        toolCallId: context.toolCall.id,
+        toolName: context.toolCall.name,
+        args: context.args,
       }),
     ),
   },
   guards: {
-    preflightFailed: (_, output: PreflightOutput) => !output.ok,
+    hookSet: (_, hook: boolean) => hook,
     needsApproval: ({ context }) => context.needsApproval,
   },
 }).createMachine({
   id: "toolCall",
-  context: ({ input }) => ({ input, args: undefined, needsApproval: false, outcome: undefined }),
+  context: ({ input }) => ({ ...input, args: undefined, needsApproval: false, outcome: undefined }),
   initial: "preparing",
   states: {
     preparing: {
-      initial: "checking",
+      initial: "validating",
+      on: { RESUME: { target: "preparing", reenter: true } },
       states: {
-        checking: {
-          entry: "runPreflight",
+        validating: {
+          entry: "validate",
           on: {
-            "PREFLIGHT.DONE": [
+            VALIDATED: [
               {
-                guard: { type: "preflightFailed", params: ({ event }) => event.output },
-                target: "#toolCall.settled",
+                guard: { type: "hookSet", params: ({ event }) => event.hook },
+                target: "checkingHook",
                 actions: assign({
-                  outcome: ({ event }) => (event.output.ok ? undefined : event.output.outcome),
+                  args: ({ event }) => event.args,
                 }),
               },
               {
                 target: "ready",
-                actions: [
-                  assign(({ event }) =>
-                    event.output.ok
-                      ? { args: event.output.args, needsApproval: event.output.needsApproval }
-                      : {},
-                  ),
-                  sendParent(
-                    ({ context }): ToolPreparedEvent => ({
-                      type: "TOOL.PREPARED",
-                      toolCallId: context.input.toolCall.id,
-                    }),
-                  ),
-                ],
+                actions: assign({
+                  args: ({ event }) => event.args,
+                }),
               },
+            ],
+            REJECTED: {
+              target: "#toolCall.settled",
+              actions: assign({ outcome: ({ event }) => event.outcome }),
+            },
+          },
+        },
+        checkingHook: {
+          invoke: {
+            src: "beforeToolCall",
+            input: stepInput,
+            onDone: [
+              {
+                guard: ({ event }) => event.output !== undefined,
+                target: "#toolCall.settled",
+                actions: assign({ outcome: ({ event }) => event.output }),
+              },
+              { target: "ready" },
             ],
           },
         },
         ready: {
+          entry: ["checkApproval", "announcePrepared"],
           on: {
             EXECUTE: [
               { guard: "needsApproval", target: "#toolCall.awaitingApproval" },
@@ -166,21 +177,44 @@ export const toolCallMachine = setup({
           target: "settled",
           actions: assign({
             outcome: ({ context, event }) =>
-              errorOutcome(
-                context.input.toolCall,
-                `Tool call denied${event.reason ? `: ${event.reason}` : ""}`,
-              ),
+              errorOutcome(context.toolCall, `Tool call denied${event.reason ? `: ${event.reason}` : ""}`),
           }),
         },
+        RESUME: { target: "awaitingApproval", reenter: true },
       },
     },
     executing: {
-      entry: "runExecution",
-      on: { EXECUTED: { target: "finalizing", actions: assign({ outcome: ({ event }) => event.outcome }) } },
+      invoke: {
+        src: "executeTool",
+        input: stepInput,
+        onDone: { target: "finalizing", actions: assign({ outcome: ({ event }) => event.output }) },
+      },
+      on: { RESUME: { target: "executing", reenter: true } },
     },
     finalizing: {
-      entry: "runFinalizer",
-      on: { FINALIZED: { target: "settled", actions: assign({ outcome: ({ event }) => event.outcome }) } },
+      initial: "checking",
+      on: { RESUME: { target: "finalizing", reenter: true } },
+      states: {
+        checking: {
+          entry: "checkAfterHook",
+          on: {
+            FINALIZE: [
+              { guard: { type: "hookSet", params: ({ event }) => event.hook }, target: "hook" },
+              { target: "#toolCall.settled" },
+            ],
+          },
+        },
+        hook: {
+          invoke: {
+            src: "afterToolCall",
+            input: ({ context }) => ({ ...stepInput({ context }), outcome: context.outcome! }),
+            onDone: {
+              target: "#toolCall.settled",
+              actions: assign({ outcome: ({ event }) => event.output }),
+            },
+          },
+        },
+      },
     },
     settled: { type: "final" },
   },

@@ -11,6 +11,8 @@ export interface ToolDefinition<TSchema extends z.ZodType, TDetails, TContext> {
   executionMode?: "parallel" | "sequential";
   requiresApproval?: boolean | ((args: z.output<TSchema>) => boolean);
   prepareArguments?: (rawArgs: unknown) => unknown;
+  /** What a restored agent does with a call of this tool that was executing when it was persisted. */
+  replay?: "never" | "safe";
   execute: (args: z.output<TSchema>, ctx: ToolExecutionContext<TContext>) => Promise<ToolResult<TDetails>>;
 }
 

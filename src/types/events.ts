@@ -20,6 +20,8 @@ export type AgentEvent =
       partialResult: unknown;
     }
   | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
-  | { type: "tool_approval_request"; toolCallId: string; toolName: string; args: unknown };
+  | { type: "tool_approval_request"; toolCallId: string; toolName: string; args: unknown }
+  /** A restored agent goes on with a run it was persisted in the middle of (agentchart). */
+  | { type: "agent_resume"; from: "preparingTurn" | "streaming" | "executingTools" };
 
 export type AgentEventType = AgentEvent["type"];

@@ -60,45 +60,59 @@ export type MaybePromise<T> = T | Promise<T>;
 export type SteeringPolicy = "afterToolBatch" | "betweenTools";
 
 /**
- * Configuration of one loop run. Every callback may be async. Callbacks should not throw; if one
- * does, the run ends with an assistant error message and `agent_end` (tool hooks: an error tool result).
+ * The functions an agent calls, and its runtime-only stream options (API key, headers, payload hooks:
+ * never persisted). They are read when they are needed (getters work), never copied into the agent
+ * machine's context, and supplied again when a persisted agent is restored. Every callback may be
+ * async. Callbacks should not throw; if one does, the run ends with an assistant error message and
+ * `agent_end` (tool hooks: an error tool result).
  */
-export interface AgentLoopConfig extends Omit<StreamOptions, "signal" | "reasoning"> {
-  model: Model;
+export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasoning"> {
   streamFn: StreamFn;
   /** Maps the transcript to model messages. Default: keep user, assistant and toolResult messages. */
   convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;
   /** Prunes or injects messages before `convertToLlm`; its result is not written back. */
   transformContext?: (messages: AgentMessage[], signal: AbortSignal) => MaybePromise<AgentMessage[]>;
-  /** Polled at run start and after each turn; returns (and removes from its queue) messages to inject. */
+  /**
+   * External steering source, polled at run start and after each turn together with the agent's own
+   * queue; returns (and removes from its queue) messages to inject.
+   */
   getSteeringMessages?: () => MaybePromise<AgentMessage[]>;
-  /** Polled only when the loop would otherwise stop. */
+  /** External follow-up source, polled only when the loop would otherwise stop. */
   getFollowUpMessages?: () => MaybePromise<AgentMessage[]>;
   /**
-   * Receives queue messages that were drained but could not be delivered because the run was aborted.
-   * When the abort lands while a poll is still running, this is called once the poll returns — possibly
-   * after `agent_end`.
+   * Receives external-source messages that were drained but could not be delivered because the run was
+   * aborted. When the abort lands while a poll is still running, this is called once the poll returns —
+   * possibly after `agent_end`.
    */
   restoreQueuedMessages?: (queue: "steering" | "followUp", messages: AgentMessage[]) => void;
-  toolExecution?: "parallel" | "sequential";
+  /** Before a validated call runs; `{ block: true, reason }` answers it with an error result instead. */
   beforeToolCall?: (
     ctx: BeforeToolCallContext,
     signal: AbortSignal,
   ) => MaybePromise<BeforeToolCallResult | undefined>;
+  /** After a call ran; returned fields replace the result's. */
   afterToolCall?: (
     ctx: AfterToolCallContext,
     signal: AbortSignal,
   ) => MaybePromise<AfterToolCallResult | undefined>;
+  /** After every turn: may replace the context, model or thinking level for the next request. */
   prepareNextTurn?: (ctx: TurnEndContext) => MaybePromise<NextTurnUpdate | undefined>;
+  /** After every turn: `true` ends the run. */
   shouldStopAfterTurn?: (ctx: TurnEndContext) => MaybePromise<boolean>;
+  /** Value passed to every tool's `execute` as `context`. */
+  toolContext?: unknown;
+}
+
+/** Configuration of one functional loop run (`agentLoop`, `createAgentLoopActor`). */
+export interface AgentLoopConfig extends AgentCallbacks {
+  model: Model;
+  toolExecution?: "parallel" | "sequential";
   steering?: SteeringPolicy;
   /** The run ends (normally) after this many turns. */
   maxTurns?: number;
   signal?: AbortSignal;
   thinkingLevel?: ThinkingLevel;
-  /** Value passed to every tool's `execute` as `context`. */
-  toolContext?: unknown;
-  /** XState inspection observer, passed to the loop actor and all of its children. */
+  /** XState inspection observer, passed to the agent actor and all of its children. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 

@@ -17,6 +17,11 @@ export interface ToolExecutionContext<TContext = unknown> {
   update: (partialResult: unknown) => void;
   /** The tool context supplied by the Agent/harness (e.g. `{cwd}`); `undefined` when none. */
   context: TContext;
+  /**
+   * The same for every execution of this tool call, across persist/restore: a tool with
+   * `replay: "safe"` that is run again after a restore can use it to apply its effect once.
+   */
+  idempotencyKey: string;
 }
 
 /**
@@ -38,5 +43,11 @@ export interface AgentTool<TArgs = any, TDetails = unknown, TContext = any> {
   requiresApproval?: boolean | ((args: TArgs) => boolean);
   /** Reshapes raw (e.g. legacy) arguments before validation. */
   prepareArguments?: (rawArgs: unknown) => unknown;
+  /**
+   * What a restored agent does with a call of this tool that was executing when the agent was
+   * persisted: `"safe"` (idempotent tools) runs it again with the same `idempotencyKey`; `"never"`
+   * (the default) answers it with an error result saying it was interrupted and not re-run.
+   */
+  replay?: "never" | "safe";
   execute: (args: TArgs, ctx: ToolExecutionContext<TContext>) => Promise<ToolResult<TDetails>>;
 }

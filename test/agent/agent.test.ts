@@ -28,10 +28,10 @@ describe("Agent", () => {
       errorMessage: undefined,
     });
     expect(agent.state.pendingToolCalls.size).toBe(0);
-    expect(agent.actor).toBeUndefined();
+    expect(agent.actor.getSnapshot().value).toBe("idle");
   });
 
-  it("runs a prompt, appends the transcript and exposes the run's actor", async () => {
+  it("runs a prompt on its one long-lived actor, which returns to idle", async () => {
     const agent = new Agent({
       model: testModel,
       streamFn: scriptedModel([{ text: "Hello!" }]),
@@ -41,11 +41,13 @@ describe("Agent", () => {
     agent.subscribe((event) => {
       events.push(event.type);
     });
+    const actor = agent.actor;
     await agent.prompt("Hi");
     expect(roles(agent.state.messages)).toEqual(["user", "assistant"]);
     expect(events[0]).toBe("agent_start");
     expect(events.at(-1)).toBe("agent_end");
-    expect(agent.actor?.getSnapshot().status).toBe("done");
+    expect(agent.actor).toBe(actor);
+    expect(actor.getSnapshot()).toMatchObject({ status: "active", value: "idle" });
     expect(agent.state.isStreaming).toBe(false);
   });
 

@@ -70,8 +70,8 @@ describe("examples", () => {
     expect(output).toContain("offline scripted model");
     expect(output).toContain("⚙ ls(");
     expect(output).toContain("⚙ read(");
-    for (const state of ["preparingTurn", "streaming", "executingTools", "done"]) {
-      expect(output).toContain(`[loop] → ${state}`);
+    for (const state of ["preparingTurn", "streaming", "executingTools", "idle"]) {
+      expect(output).toContain(`[agent] → ${state}`);
     }
     expect(output).toMatch(/\[tool call_\d+\] → settled/);
     // The answer is built from what the tools really returned.
@@ -158,8 +158,8 @@ describe("examples", () => {
   it("embedded-inspect: the app, the loop and the tool-call child show up in @statelyai/inspect", async () => {
     const output = await runExample("embedded-inspect");
     expect(output).toContain("answer: Porto will be sunny: pack sunglasses.");
-    expect(output).toContain("event START: seen");
-    expect(output).toContain("event xstate.done.actor.agent: seen");
+    expect(output).toContain("event PROMPT: seen");
+    expect(output).toContain("event xstate.done.actor.call_weather: seen");
     expect(output).toContain('tool-call child "call_weather": seen');
     expect(Number(/actors seen: (\d+)/.exec(output)?.[1])).toBeGreaterThanOrEqual(3);
   });

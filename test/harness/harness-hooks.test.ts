@@ -158,7 +158,7 @@ describe("harness hooks", () => {
     expect((results[1] as { details?: unknown }).details).toEqual({ patched: true });
   });
 
-  it("loop hooks are installed per run: a handler added during a run without one applies from the next run", async () => {
+  it("loop hooks are read when needed: a handler added during a run applies from that run's next step", async () => {
     const { harness, model } = await createHarness(
       [
         { toolCalls: [{ name: "echo", arguments: { text: "first" }, id: "a1" }] },
@@ -173,7 +173,7 @@ describe("harness hooks", () => {
     harness.agent.subscribe((event) => {
       if (event.type !== "tool_execution_end" || registered) return;
       registered = true;
-      // Registered mid-run: the run started without context/tool hooks, so none is installed for it.
+      // Registered mid-run, after a1's result: the next request of this run already sees the context hook.
       harness.on("tool_result", (result) => {
         seen.push(`result:${result.toolCallId}`);
       });
@@ -185,9 +185,9 @@ describe("harness hooks", () => {
       seen.push(`call:${call.toolCallId}`);
     });
     await harness.prompt("go");
-    expect(seen).toEqual(["call:a1"]);
+    expect(seen).toEqual(["call:a1", "context:3"]);
     await harness.prompt("again");
-    expect(seen).toEqual(["call:a1", "context:5", "call:b1", "result:b1", "context:7"]);
+    expect(seen).toEqual(["call:a1", "context:3", "context:5", "call:b1", "result:b1", "context:7"]);
     expect(model.calls).toHaveLength(4);
   });
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActor } from "xstate";
+import { createAgentLoopActor } from "../../src/agent/agent-loop.js";
 import { createInspectorServer, type InspectorServer } from "../../src/inspector/index.js";
-import { createAgentLoopActor } from "../../src/loop/agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
 import { fakeLoopMachine } from "../support/fake-loop.machine.js";
@@ -134,7 +134,7 @@ describe("inspector page in headless Chromium", () => {
     actor.send({ type: "NEXT_TURN" });
     actor.send({ type: "TOKEN", text: "Two files." });
     actor.send({ type: "STREAM_END" });
-    await page.waitForSelector(active("done"));
+    await page.waitForSelector(active("idle"));
     expect(actor.getSnapshot().status).toBe("done");
 
     const log = page.getByTestId("event-log");
@@ -172,14 +172,14 @@ describe("inspector page in headless Chromium", () => {
       })();
     };
     const tool = echoTool("echo", () => toolMayFinish.promise);
-    const actor = createAgentLoopActor([user("say hi")], emptyContext({ tools: [tool] }), {
+    const actor = createAgentLoopActor(emptyContext({ tools: [tool] }), {
       model: testModel,
       streamFn,
       inspect: server.inspect,
     });
-    const finished = new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
+    const finished = new Promise<void>((resolve) => actor.on("agent_end", () => resolve()));
     actor.start();
-    actor.send({ type: "START" });
+    actor.send({ type: "PROMPT", messages: [user("say hi")] });
 
     await page.waitForSelector(active("streaming"));
     replyMayFinish.resolve();
@@ -188,7 +188,7 @@ describe("inspector page in headless Chromium", () => {
     await page.screenshot({ path: screenshotPath("inspector-real-loop-tool.png"), fullPage: true });
     toolMayFinish.resolve();
     await finished;
-    await page.waitForSelector(active("done"));
+    await page.waitForSelector(active("idle"));
     await page.waitForSelector('[data-testid="child-call_real"][data-status="stopped"]');
     await page.screenshot({ path: screenshotPath("inspector-real-loop.png"), fullPage: true });
     await page.close();
@@ -208,7 +208,7 @@ describe("inspector page in headless Chromium", () => {
     expect(actor.getSnapshot().status).toBe("done");
 
     const page = await openPage(server.url);
-    await page.waitForSelector(active("done"));
+    await page.waitForSelector(active("idle"));
     await page.waitForSelector('[data-testid="child-call_7"][data-status="stopped"][data-state="settled"]');
     await page.waitForSelector('[data-testid="event-log"] [data-event-type="PROMPT"]');
     await page.close();

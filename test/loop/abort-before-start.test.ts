@@ -1,19 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { createAgentLoopActor } from "../../src/loop/agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AgentEvent } from "../../src/types/events.js";
-import { describeEvents, emptyContext, runToEnd, testModel, user } from "../support/loop-harness.js";
+import {
+  describeEvents,
+  emptyContext,
+  runToEnd,
+  startLoopActor,
+  testModel,
+  user,
+} from "../support/loop-harness.js";
 
 describe("abort before the run starts", () => {
-  it("closes the turn it opened with an aborted assistant message (ABORT in idle)", () => {
+  it("records the prompt and an aborted assistant message (ABORT sent by an agent_start listener)", () => {
     const events: AgentEvent[] = [];
     const streamFn = scriptedModel([{ text: "never" }]);
-    const actor = createAgentLoopActor([user("hi")], emptyContext(), { model: testModel, streamFn }, (e) =>
-      events.push(e),
+    const { actor, prompt } = startLoopActor(
+      [user("hi")],
+      emptyContext(),
+      { model: testModel, streamFn },
+      (e) => {
+        events.push(e);
+        if (e.type === "agent_start") actor.send({ type: "ABORT" });
+      },
     );
-    actor.start();
-    actor.send({ type: "ABORT" });
-    expect(actor.getSnapshot().status).toBe("done");
+    prompt();
+    expect(actor.getSnapshot().value).toBe("idle");
     expect(describeEvents(events)).toEqual([
       "agent_start",
       "turn_start",

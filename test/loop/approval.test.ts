@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createAgentLoopActor } from "../../src/loop/agent-loop.js";
+import type { AgentActor } from "../../src/agent/agent-snapshot.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { ToolResultMessage } from "../../src/types/messages.js";
-import { deferred, echoTool, emptyContext, testModel, user } from "../support/loop-harness.js";
+import { echoTool, emptyContext, startLoopActor, testModel, user } from "../support/loop-harness.js";
 
-function approvalRun(decide: (actor: ReturnType<typeof createAgentLoopActor>, toolCallId: string) => void) {
+function approvalRun(decide: (actor: AgentActor, toolCallId: string) => void) {
   const events: AgentEvent[] = [];
   const snapshots: unknown[] = [];
   const tool = { ...echoTool("danger"), requiresApproval: (args: { text: string }) => args.text !== "safe" };
@@ -18,8 +18,7 @@ function approvalRun(decide: (actor: ReturnType<typeof createAgentLoopActor>, to
     },
     { text: "ok" },
   ]);
-  const finished = deferred();
-  const actor = createAgentLoopActor(
+  const { actor, ended, prompt } = startLoopActor(
     [user("go")],
     emptyContext({ tools: [tool] }),
     { model: testModel, streamFn },
@@ -33,10 +32,8 @@ function approvalRun(decide: (actor: ReturnType<typeof createAgentLoopActor>, to
       }
     },
   );
-  actor.subscribe({ complete: () => finished.resolve() });
-  actor.start();
-  actor.send({ type: "START" });
-  return finished.promise.then(() => {
+  prompt();
+  return ended.then(() => {
     // When the request is announced, the child already sits in awaitingApproval.
     expect(snapshots).toEqual(["awaitingApproval"]);
     return events;

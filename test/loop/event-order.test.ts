@@ -1,6 +1,6 @@
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { agentLoopContinue } from "../../src/loop/agent-loop.js";
+import { agentLoopContinue } from "../../src/agent/agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AgentMessage } from "../../src/types/messages.js";
 import {

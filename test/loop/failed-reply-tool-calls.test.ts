@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { createAgentLoopActor } from "../../src/loop/agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentMessage, ToolResultMessage } from "../../src/types/messages.js";
-import { echoTool, emptyContext, runToEnd, testModel, user } from "../support/loop-harness.js";
+import {
+  echoTool,
+  emptyContext,
+  runToEnd,
+  startLoopActor,
+  testModel,
+  user,
+} from "../support/loop-harness.js";
 
 const toolCall = { name: "echo", arguments: { text: "x" }, id: "c1" };
 
@@ -17,15 +23,13 @@ describe("tool calls of a reply that did not finish", () => {
   it("get an 'aborted' error result when the run is aborted mid-reply", async () => {
     const events: AgentEvent[] = [];
     const streamFn = scriptedModel([{ toolCalls: [toolCall], hang: true }]);
-    const actor = createAgentLoopActor(
+    const { actor, ended, prompt } = startLoopActor(
       [user("hi")],
       emptyContext({ tools: [echoTool()] }),
       { model: testModel, streamFn },
       (e) => events.push(e),
     );
-    const ended = new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
-    actor.start();
-    actor.send({ type: "START" });
+    prompt();
     // Let the scripted stream run until it waits for an abort (it uses no timers).
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(actor.getSnapshot().value).toBe("streaming");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../../src/loop/agent-loop.js";
+import { agentLoop } from "../../src/agent/agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../src/types/messages.js";

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAgentLoopActor } from "../../src/loop/agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
-import { deferred, emptyContext, testModel, user } from "../support/loop-harness.js";
+import { deferred, emptyContext, startLoopActor, testModel, user } from "../support/loop-harness.js";
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -36,14 +35,13 @@ describe("approval decisions for calls that are not waiting", () => {
       },
       { text: "ok" },
     ]);
-    const actor = createAgentLoopActor(
+    const { actor, prompt } = startLoopActor(
       [user("hi")],
       emptyContext({ tools: [guarded, plain] }),
       { model: testModel, streamFn },
       (e) => events.push(e),
     );
-    actor.start();
-    actor.send({ type: "START" });
+    prompt();
     await settle();
     const child = () => {
       const snapshot = actor.getSnapshot().children.c1?.getSnapshot();
@@ -67,7 +65,7 @@ describe("approval decisions for calls that are not waiting", () => {
 
     gates.get("c2")!.resolve();
     await settle();
-    expect(actor.getSnapshot().status).toBe("done");
+    expect(actor.getSnapshot().value).toBe("idle");
     const ends = events.filter((e) => e.type === "tool_execution_end");
     expect(ends.map((e) => [e.toolCallId, e.isError])).toEqual([
       ["c1", false],

@@ -1,10 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { AgentActor } from "../../src/agent/agent-snapshot.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { ToolResultMessage } from "../../src/types/messages.js";
-import { echoTool, emptyContext, runToEnd, testModel, user } from "../support/loop-harness.js";
+import {
+  echoTool,
+  emptyContext,
+  runToEnd,
+  startLoopActor,
+  testModel,
+  user,
+} from "../support/loop-harness.js";
 
 const toolResults = (events: AgentEvent[]) =>
   events.flatMap((e) =>
@@ -270,9 +278,8 @@ describe("tool rules", () => {
   });
 
   it("gives each tool call a child actor whose id is the tool call id", async () => {
-    const { createAgentLoopActor } = await import("../../src/loop/agent-loop.js");
     let childIds: string[] = [];
-    let actor!: ReturnType<typeof createAgentLoopActor>;
+    let actor!: AgentActor;
     const tool = echoTool("echo", async () => {
       childIds = Object.keys(actor.getSnapshot().children);
     });
@@ -280,17 +287,13 @@ describe("tool rules", () => {
       { toolCalls: [{ name: "echo", arguments: { text: "x" }, id: "call_42" }] },
       { text: "ok" },
     ]);
-    actor = createAgentLoopActor([user("go")], emptyContext({ tools: [tool] }), {
-      model: testModel,
-      streamFn,
-    });
-    const done = new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
-    actor.start();
-    actor.send({ type: "START" });
-    await done;
+    const run = startLoopActor([user("go")], emptyContext({ tools: [tool] }), { model: testModel, streamFn });
+    actor = run.actor;
+    run.prompt();
+    const messages = await run.ended;
     expect(childIds).toEqual(["call_42"]);
     expect(Object.keys(actor.getSnapshot().children)).toEqual([]);
-    expect(actor.getSnapshot().output?.map((m) => (m as { role: string }).role)).toEqual([
+    expect(messages.map((m) => (m as { role: string }).role)).toEqual([
       "user",
       "assistant",
       "toolResult",

@@ -53,3 +53,23 @@ export function edgeCases<TState extends AnyMachineSnapshot, TEvent extends AnyE
     };
   });
 }
+
+/** Every reachable state of the model, with the shortest path (events and states) that reaches it. */
+export function stateCases<TState extends AnyMachineSnapshot, TEvent extends AnyEventObject>(
+  model: AnyStateMachine,
+  events: TEvent[],
+  describeState: (state: TState) => string,
+): { name: string; path: EdgeCase<TState, TEvent>["path"]; state: TState }[] {
+  const options = {
+    events,
+    filterEvents: (state: AnyMachineSnapshot, event: AnyEventObject) => state.can(event),
+  };
+  return getShortestPaths(model, options).map((path) => ({
+    name: describeState(path.state as TState),
+    path: path.steps.filter((step) => (step.event.type as string) !== "xstate.init") as EdgeCase<
+      TState,
+      TEvent
+    >["path"],
+    state: path.state as TState,
+  }));
+}

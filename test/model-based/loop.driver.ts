@@ -31,13 +31,24 @@ export function observeLoop(rig: LoopRig): LoopObservation {
   };
 }
 
+/**
+ * The real agent's state for a model state: the model's `done` (the run ended) is the agent back in
+ * `idle`; between turns the rig's callbacks answer asynchronously, so the agent waits for them in
+ * `preparingTurn.awaitingCallbacks` with the `turnCallbacks` actor running.
+ */
 export function projectLoop(state: SnapshotFrom<LoopModel>): LoopObservation {
   const { context } = state;
-  const value = state.value as string;
+  const modelValue = state.value as string;
+  const value =
+    modelValue === "done"
+      ? "idle"
+      : modelValue === "preparingTurn"
+        ? { preparingTurn: "awaitingCallbacks" }
+        : modelValue;
   const children: Record<string, unknown> =
-    value === "preparingTurn"
-      ? {} // the decision between turns runs as a step of the loop itself, not as a child actor
-      : value === "streaming"
+    modelValue === "preparingTurn"
+      ? { turnCallbacks: "active" }
+      : modelValue === "streaming"
         ? { stream: "active" }
         : Object.fromEntries(
             Object.entries(context.batch)

@@ -2,7 +2,8 @@ import { assign, setup } from "xstate";
 import type { SteeringPolicy } from "../../src/types/loop.js";
 
 /**
- * An abstract model of `agentLoopMachine`: the same top-level states and transitions, no actors. What
+ * An abstract model of `agentMachine` for one run: its run states, no actors (`done`: the run ended and
+ * the agent is back in `idle`). What
  * the real actors do on their own (stream a reply, run a tool, decide between turns) happens here only
  * when the test says so, through an explicit event with a payload variant.
  *
@@ -153,7 +154,6 @@ export function createLoopModel(policy: SteeringPolicy, execution: LoopModelCont
       idle: {
         on: {
           ...queueEvents,
-          ...abort,
           START: { target: "preparingTurn", actions: assign({ wantsReply: true }) },
         },
       },

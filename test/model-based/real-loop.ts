@@ -1,7 +1,8 @@
 import type { InspectionEvent } from "xstate";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { type AgentLoopActor, createAgentLoopActor } from "../../src/loop/agent-loop.js";
+import { createAgentLoopActor } from "../../src/agent/agent-loop.js";
+import { type AgentActor, persistAgent } from "../../src/agent/agent-snapshot.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
 import { defineTool } from "../../src/tools/define-tool.js";
@@ -9,7 +10,7 @@ import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentLoopConfig, BeforeToolCallResult, SteeringPolicy } from "../../src/types/loop.js";
 import { type AgentMessage, type AssistantMessage, emptyUsage } from "../../src/types/messages.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
-import type { ToolResult } from "../../src/types/tool.js";
+import type { AgentTool, ToolResult } from "../../src/types/tool.js";
 import { deferred, emptyContext, testModel, user } from "../support/loop-harness.js";
 
 /**
@@ -40,10 +41,10 @@ export interface RigOptions {
   /** Gate `beforeToolCall` / `afterToolCall` for these tool call ids (others pass at once). */
   holdBeforeToolCall?: string[];
   holdAfterToolCall?: string[];
+  /** The `work` tool's replay policy (what a restore does with a call that was executing). */
+  replay?: "never" | "safe";
   /** Hold the between-tools steering polls too (default: they drain the queue synchronously). */
   holdBetweenToolsPolls?: boolean;
-  /** The event sink throws after recording an event of this type (a misbehaving listener). */
-  sinkThrowsOn?: AgentEvent["type"];
   inspect?: (event: InspectionEvent) => void;
 }
 
@@ -66,10 +67,12 @@ export class LoopRig {
   activity = 0;
   /** Model calls made when the run was aborted (none may follow). */
   callsAtAbort: number | undefined;
-  /** The Agent (entry "agent") and the promise of its `prompt()`. */
-  readonly agent: Agent | undefined;
+  /** The Agent (entry "agent", or the one `restoreHere` made) and the promise of its `prompt()`. */
+  agent: Agent | undefined;
   #prompted: Promise<void> | undefined;
-  readonly #actor: AgentLoopActor | undefined;
+  readonly #actor: AgentActor | undefined;
+  readonly #config: AgentLoopConfig;
+  readonly #tools: AgentTool[];
 
   constructor(readonly options: RigOptions = {}) {
     const execute = async (_args: unknown, ctx: { toolCallId: string; signal: AbortSignal }) =>
@@ -80,6 +83,7 @@ export class LoopRig {
         description: "Work the test finishes",
         parameters: z.object({}),
         requiresApproval: () => this.approveNext,
+        replay: options.replay ?? "never",
         execute,
       }),
       defineTool({
@@ -126,29 +130,31 @@ export class LoopRig {
         options.inspect?.(event);
       },
     };
+    this.#config = config;
+    this.#tools = tools;
     const sink = (event: AgentEvent) => {
       this.events.push(event);
-      if (event.type === options.sinkThrowsOn) throw new Error("listener failed");
     };
     if (options.entry === "agent") {
       const { model, streamFn, steering, beforeToolCall, afterToolCall, inspect } = config;
       this.agent = new Agent({ model, streamFn, steering, beforeToolCall, afterToolCall, inspect, tools });
       this.agent.subscribe(sink);
     } else {
-      this.#actor = createAgentLoopActor([user("start")], emptyContext({ tools }), config, sink);
+      this.#actor = createAgentLoopActor(emptyContext({ tools }), config);
+      this.#actor.on("*", sink);
       this.#actor.start();
     }
   }
 
   /** The run's loop actor (for an Agent: once prompted). */
-  get actor(): AgentLoopActor {
+  get actor(): AgentActor {
     return (this.agent?.actor ?? this.#actor)!;
   }
 
-  /** Starts the run: `START` to the actor, or `agent.prompt()`. */
+  /** Starts the run: `PROMPT` to the actor, or `agent.prompt()`. */
   start(): void {
     if (this.agent) this.#prompted = this.agent.prompt("start");
-    else this.actor.send({ type: "START" });
+    else this.actor.send({ type: "PROMPT", messages: [user("start")] });
   }
 
   approve(toolCallId: string): void {
@@ -179,6 +185,54 @@ export class LoopRig {
     if (this.agent) this.agent.abort();
     else if (via === "event") this.actor.send({ type: "ABORT" });
     else this.controller.abort();
+  }
+
+  /**
+   * Persists the agent as JSON, stops it (its held work sees its signal aborted) and goes on with
+   * `Agent.restore` of that JSON, as another process would.
+   */
+  restoreHere(): void {
+    const saved = JSON.stringify(this.agent ? this.agent.persist() : persistAgent(this.actor));
+    this.actor.stop();
+    const { signal: _signal, ...options } = this.#config;
+    this.agent = Agent.restore(saved, { ...options, tools: this.#tools });
+    this.agent.subscribe((event) => {
+      this.events.push(event);
+    });
+    this.#prompted = this.agent.waitForIdle();
+  }
+
+  /**
+   * Lets the run finish on its own terms: answers every open model call with text, every poll with the
+   * queue and every stop decision with "go on", completes held tools and hooks, approves waiting calls.
+   */
+  async runToCompletion(): Promise<void> {
+    for (let round = 0; round < 40; round++) {
+      await settle(this);
+      if (this.actor.getSnapshot().matches("idle")) return;
+      for (const call of this.modelCalls.filter((c) => !c.answer.released)) {
+        call.answer.released = true;
+        call.answer.gate.resolve({ text: "Finished." });
+      }
+      for (const poll of [...this.turnPolls, ...this.toolPolls].filter((p) => !p.released)) {
+        poll.released = true;
+        poll.gate.resolve(this.drain("steering"));
+      }
+      for (const decision of this.stopDecisions.filter((d) => !d.released)) {
+        decision.released = true;
+        decision.gate.resolve(false);
+      }
+      for (const [id, held] of this.toolRuns)
+        if (!held.released)
+          this.release(this.toolRuns, id, { value: { content: [{ type: "text", text: "ok" }] } });
+      for (const map of [this.beforeHooks, this.afterHooks] as Map<string, Held<undefined>>[])
+        for (const [id, held] of map) if (!held.released) this.release(map, id, { value: undefined });
+      for (const [id, child] of Object.entries(this.actor.getSnapshot().children)) {
+        const snapshot = child?.getSnapshot() as { matches?: (state: string) => boolean } | undefined;
+        if (snapshot?.matches?.("awaitingApproval")) this.approve(id);
+      }
+    }
+    throw new Error("the restored run did not finish");
   }
 
   /** The one model call not answered yet. */
@@ -222,9 +276,13 @@ export class LoopRig {
     else held.gate.reject(outcome.error);
   }
 
-  /** Ends the run (ABORT if still running), then lets every held piece of work finish late. */
+  /**
+   * Ends the run (ABORT if still running; a run that never started is started and aborted, so every
+   * test ends with one), then lets every held piece of work finish late.
+   */
   async finish(): Promise<void> {
-    if (this.actor.getSnapshot().status === "active") this.abort("event");
+    if (this.events.length === 0) this.start();
+    if (!this.actor.getSnapshot().matches("idle")) this.abort("event");
     await settle(this);
     for (const poll of [...this.turnPolls, ...this.toolPolls].filter((p) => !p.released)) {
       poll.released = true;
@@ -259,7 +317,8 @@ export class LoopRig {
   };
 
   #hold<T>(map: Map<string, Held<T>>, id: string, signal: AbortSignal): Deferred<T> {
-    if (map.has(id)) throw new Error(`${id} started twice`);
+    // Work of a stopped (persisted and restored) agent was aborted: the restored agent may start it again.
+    if (map.has(id) && !map.get(id)!.signal?.aborted) throw new Error(`${id} started twice`);
     const held: Held<T> = { gate: deferred<T>(), signal, released: false };
     map.set(id, held);
     return held.gate;

@@ -30,7 +30,9 @@ const flatten = (value: unknown): string =>
         .join();
 
 /** A real loop run whose first reply calls [t1, t2]; resolves once t1's preflight is running. */
-export async function startToolCallRun(options: Pick<RigOptions, "inspect" | "entry">): Promise<LoopRig> {
+export async function startToolCallRun(
+  options: Pick<RigOptions, "inspect" | "entry" | "replay">,
+): Promise<LoopRig> {
   const rig = new LoopRig({
     ...options,
     holdBeforeToolCall: [SUBJECT, SIBLING],

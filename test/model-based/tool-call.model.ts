@@ -59,9 +59,9 @@ export const toolCallModel = setup({
   initial: "preparing",
   states: {
     preparing: {
-      initial: "checking",
+      initial: "checkingHook",
       states: {
-        checking: {
+        checkingHook: {
           on: {
             ...abort,
             PREFLIGHT: [
@@ -107,13 +107,18 @@ export const toolCallModel = setup({
       },
     },
     finalizing: {
-      on: {
-        ...abort,
-        FINALIZED: {
-          target: "settled",
-          actions: assign({
-            result: ({ context, event }) => (event.outcome === "throw" ? "afterError" : context.executed),
-          }),
+      initial: "hook",
+      states: {
+        hook: {
+          on: {
+            ...abort,
+            FINALIZED: {
+              target: "#toolCallModel.settled",
+              actions: assign({
+                result: ({ context, event }) => (event.outcome === "throw" ? "afterError" : context.executed),
+              }),
+            },
+          },
         },
       },
     },

@@ -1,6 +1,6 @@
 /**
  * Model-based tests of the loop statecharts. `loop.model.ts` and `tool-call.model.ts` mirror
- * `agentLoopMachine` and `toolCallMachine` without actors; for every edge of a model's adjacency map
+ * `agentMachine` and `toolCallMachine` without actors; for every edge of a model's adjacency map
  * (xstate/graph), a test drives the real loop (`real-loop.ts`: real machines and actors, a scripted
  * model, tools and hooks the test completes) along the shortest path to the edge's source state and
  * across the edge, comparing the real actor with the model after every step, then ends the run and
@@ -8,11 +8,16 @@
  * real machines were taken; the last test requires all of them but the documented unreachable ones.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import type { SnapshotFrom } from "xstate";
-import { agentLoopMachine } from "../../src/machines/agent-loop.machine.js";
+import { createActor, type SnapshotFrom } from "xstate";
+import { createAgentRuntime } from "../../src/actors/agent-runtime.js";
+import { agentMachine } from "../../src/machines/agent.machine.js";
 import { toolCallMachine } from "../../src/machines/tool-call.machine.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
+import type { AgentEvent } from "../../src/types/events.js";
+import { echoTool, testModel, user } from "../support/loop-harness.js";
 import { createTransitionCoverage, machineTransitions, transitionLabel } from "./coverage.js";
-import { edgeCases } from "./edges.js";
+import { edgeCases, stateCases } from "./edges.js";
 import { expectRunInvariants } from "./invariants.js";
 import { applyLoopEvent, describeLoopState, observeLoop, projectLoop } from "./loop.driver.js";
 import { createLoopModel, type LoopModel, type LoopModelEvent, loopModelEvents } from "./loop.model.js";
@@ -22,6 +27,7 @@ import {
   describeToolCallState,
   observeToolCall,
   projectToolCall,
+  SUBJECT,
   startToolCallRun,
 } from "./tool-call.driver.js";
 import {
@@ -31,7 +37,7 @@ import {
   toolCallModelEvents,
 } from "./tool-call.model.js";
 
-const coverage = createTransitionCoverage({ agentLoopMachine, toolCallMachine });
+const coverage = createTransitionCoverage({ agentMachine, toolCallMachine });
 const inspect = coverage.record;
 
 /**
@@ -40,10 +46,10 @@ const inspect = coverage.record;
  * message or an error tool result); the handlers stay as a safety net.
  */
 const UNREACHABLE: Record<string, string> = {
-  "agentLoop.streaming: xstate.error.actor.stream → agentLoop.done":
+  "agent.streaming: xstate.error.actor.stream → agent.idle":
     "streamReply only ever resolves: provider failures and aborts become an assistant message",
-  "agentLoop.executingTools: xstate.error.actor.* → (stays)":
-    "tool-call children cannot fail: they invoke no actors and their steps turn every failure into an error outcome; the handler stays because an unhandled child error would stop the loop",
+  "agent.executingTools: xstate.error.actor.* → (stays)":
+    "tool-call children cannot fail: their steps turn every failure into an error outcome; the handler stays because an unhandled child error would stop the agent",
 };
 
 type LoopState = SnapshotFrom<LoopModel>;
@@ -53,31 +59,28 @@ const loopVariants = (["afterToolBatch", "betweenTools"] as const).flatMap((poli
   (["parallel", "sequential"] as const).map((execution) => ({ policy, execution })),
 );
 
-describe.each(loopVariants)(
-  "agentLoopMachine, steering $policy, $execution tools",
-  ({ policy, execution }) => {
-    const cases = edgeCases<LoopState, LoopModelEvent>(
-      createLoopModel(policy, execution),
-      loopModelEvents,
-      describeLoopState,
-    );
+describe.each(loopVariants)("agentMachine, steering $policy, $execution tools", ({ policy, execution }) => {
+  const cases = edgeCases<LoopState, LoopModelEvent>(
+    createLoopModel(policy, execution),
+    loopModelEvents,
+    describeLoopState,
+  );
 
-    it.each(cases)("$name", async ({ initial, path, source, event, target }) => {
-      const rig = new LoopRig({ steering: policy, toolExecution: execution, inspect });
-      const batchTurn = { n: 0 };
-      expect(observeLoop(rig)).toEqual(projectLoop(initial));
-      for (const step of path) {
-        await applyLoopEvent(rig, step.event, batchTurn);
-        expect(observeLoop(rig), `after ${step.event.type}`).toEqual(projectLoop(step.state));
-      }
-      expect(observeLoop(rig)).toEqual(projectLoop(source));
-      await applyLoopEvent(rig, event, batchTurn);
-      expect(observeLoop(rig)).toEqual(projectLoop(target));
-      await rig.finish();
-      expectRunInvariants(rig);
-    });
-  },
-);
+  it.each(cases)("$name", async ({ initial, path, source, event, target }) => {
+    const rig = new LoopRig({ steering: policy, toolExecution: execution, inspect });
+    const batchTurn = { n: 0 };
+    expect(observeLoop(rig)).toEqual(projectLoop(initial));
+    for (const step of path) {
+      await applyLoopEvent(rig, step.event, batchTurn);
+      expect(observeLoop(rig), `after ${step.event.type}`).toEqual(projectLoop(step.state));
+    }
+    expect(observeLoop(rig)).toEqual(projectLoop(source));
+    await applyLoopEvent(rig, event, batchTurn);
+    expect(observeLoop(rig)).toEqual(projectLoop(target));
+    await rig.finish();
+    expectRunInvariants(rig);
+  });
+});
 
 describe.each(["loop", "agent"] as const)("toolCallMachine (t1 of a batch [t1, t2]), run by %s", (entry) => {
   const cases = edgeCases<ToolCallState, ToolCallModelEvent>(
@@ -101,6 +104,56 @@ describe.each(["loop", "agent"] as const)("toolCallMachine (t1 of a batch [t1, t
   });
 });
 
+// Persist/restore at every reachable state: drive the real agent along the shortest path to each
+// state of the model, persist it as JSON, stop it, restore it with `Agent.restore` (as another process
+// would), let the run finish and check the same run invariants — every tool call answered once, one
+// agent_start and one agent_end, no message twice, every queued message delivered once or still queued.
+describe.each(loopVariants)(
+  "persist/restore of agentMachine, steering $policy, $execution tools",
+  ({ policy, execution }) => {
+    const cases = stateCases<LoopState, LoopModelEvent>(
+      createLoopModel(policy, execution),
+      loopModelEvents,
+      describeLoopState,
+    ).filter((c) => c.state.status !== "done");
+
+    it.each(cases)("restored in $name", async ({ path }) => {
+      const rig = new LoopRig({ steering: policy, toolExecution: execution, inspect });
+      const batchTurn = { n: 0 };
+      for (const step of path) await applyLoopEvent(rig, step.event, batchTurn);
+      rig.restoreHere();
+      await rig.runToCompletion();
+      await rig.finish();
+      expectRunInvariants(rig);
+    });
+  },
+);
+
+describe.each(["never", "safe"] as const)(
+  "persist/restore of a tool call (t1 of [t1, t2]), replay %s",
+  (replay) => {
+    const cases = stateCases<ToolCallState, ToolCallModelEvent>(
+      toolCallModel,
+      toolCallModelEvents,
+      describeToolCallState,
+    ).filter((c) => c.state.status !== "done");
+
+    it.each(cases)("restored in $name", async ({ path }) => {
+      const rig = await startToolCallRun({ inspect, entry: "loop", replay });
+      for (const step of path) await applyToolCallEvent(rig, step.event);
+      const executing = observeToolCall(rig).state === "executing";
+      rig.restoreHere();
+      await rig.runToCompletion();
+      await rig.finish();
+      expectRunInvariants(rig);
+      const result = rig.events.findLast((e) => e.type === "tool_execution_end" && e.toolCallId === SUBJECT);
+      const interrupted = JSON.stringify(result).includes("not re-run after a restart");
+      expect(interrupted).toBe(executing && replay === "never");
+      expect(rig.events.filter((e) => e.type === "agent_resume")).toHaveLength(1);
+    });
+  },
+);
+
 /** Drives a rig with model events (the same driver as the generated tests). */
 function stepper(rig: LoopRig) {
   const batchTurn = { n: 0 };
@@ -112,8 +165,8 @@ const START: LoopModelEvent[] = [{ type: "START" }, { type: "DECIDE", outcome: "
 const contains = (messages: unknown[], message: unknown) => messages.includes(message);
 
 describe("transitions the models do not reach", () => {
-  // A between-tools poll that answers asynchronously can land after the batch settled: the loop's
-  // root STEERING.ARRIVED handler keeps the messages for the next turn it prepares.
+  // A between-tools poll that answers asynchronously can land after the batch settled: the agent's
+  // root STEERING.POLLED handler keeps the messages in the run's inbox for the turn it prepares.
   async function lateSteering() {
     const rig = new LoopRig({ steering: "betweenTools", holdBetweenToolsPolls: true, inspect });
     const step = stepper(rig);
@@ -122,24 +175,23 @@ describe("transitions the models do not reach", () => {
       { type: "TOOL_SETTLED", call: "a", result: "ok" },
       { type: "TOOL_SETTLED", call: "b", result: "ok" },
     );
-    expect(observeLoop(rig).value).toBe("preparingTurn");
+    expect(observeLoop(rig).value).toEqual({ preparingTurn: "awaitingCallbacks" });
     const steering = rig.queued[0]!;
     rig.answerPoll(rig.toolPolls, "answer");
     await settle(rig);
     expect(rig.queues.steering).toEqual([]);
-    expect(observeLoop(rig).value).toBe("preparingTurn");
+    expect(observeLoop(rig).value).toEqual({ preparingTurn: "awaitingCallbacks" });
     return { rig, step, steering };
   }
 
-  it("late between-tools steering is injected into the turn after the one being prepared", async () => {
+  it("late between-tools steering is injected into the turn being prepared", async () => {
     const { rig, step, steering } = await lateSteering();
-    await step({ type: "DECIDE", outcome: "answer" }, { type: "REPLY", kind: "text" });
-    expect(contains(rig.modelCalls[1]!.messages, steering)).toBe(false);
     await step({ type: "DECIDE", outcome: "answer" });
     expect(observeLoop(rig).value).toBe("streaming");
-    expect(contains(rig.modelCalls[2]!.messages, steering)).toBe(true);
+    expect(contains(rig.modelCalls[1]!.messages, steering)).toBe(true);
     await step({ type: "REPLY", kind: "text" }, { type: "DECIDE", outcome: "answer" });
-    expect(observeLoop(rig).value).toBe("done");
+    expect(observeLoop(rig).value).toBe("idle");
+    expect(rig.modelCalls).toHaveLength(2);
     expectRunInvariants(rig);
   });
 
@@ -152,9 +204,86 @@ describe("transitions the models do not reach", () => {
   });
 });
 
+// Commands an app sends to the agent actor outside the model's run: queues, setters, reset, continue.
+describe("agentMachine commands", () => {
+  function agentActor(replies: ScriptedReply[], tools = [echoTool()]) {
+    const runtime = createAgentRuntime({ streamFn: scriptedModel(replies) }, tools);
+    const actor = createActor(agentMachine, { input: { runtime, model: testModel }, inspect });
+    const events: AgentEvent[] = [];
+    actor.on("*", (event) => events.push(event));
+    /** Resolves at the next `agent_end`. */
+    const nextEnd = () => new Promise<void>((resolve) => actor.on("agent_end", () => resolve()));
+    return { actor: actor.start(), events, nextEnd };
+  }
+
+  it("queues, changes settings and clears the transcript by events alone", () => {
+    const { actor } = agentActor([]);
+    actor.send({ type: "STEER", message: user("s") });
+    actor.send({ type: "FOLLOW_UP", message: user("f") });
+    expect(actor.getSnapshot().context).toMatchObject({ steering: [user("s")], followUp: [user("f")] });
+    actor.send({ type: "CLEAR_QUEUES", queue: "steering" });
+    expect(actor.getSnapshot().context.steering).toEqual([]);
+    const model = { ...testModel, id: "other" };
+    actor.send({ type: "SET_MODEL", model });
+    actor.send({ type: "SET_THINKING_LEVEL", thinkingLevel: "high" });
+    actor.send({ type: "SET_SYSTEM_PROMPT", systemPrompt: "be brief" });
+    actor.send({ type: "SET_TOOLS", toolNames: [] });
+    actor.send({ type: "SET_STREAM_OPTIONS", streamOptions: { sessionId: "s-1" } });
+    actor.send({ type: "SET_MESSAGES", messages: [user("old")] });
+    expect(actor.getSnapshot().context).toMatchObject({
+      model,
+      thinkingLevel: "high",
+      systemPrompt: "be brief",
+      toolNames: [],
+      streamOptions: { sessionId: "s-1" },
+      messages: [user("old")],
+    });
+    actor.send({ type: "RESET" });
+    expect(actor.getSnapshot().context).toMatchObject({ messages: [], steering: [], followUp: [] });
+  });
+
+  it("continues from a user tail and from queued steering, and ignores CONTINUE with nothing to do", async () => {
+    const { actor, events, nextEnd } = agentActor([{ text: "one" }, { text: "two" }]);
+    actor.send({ type: "CONTINUE" });
+    expect(actor.getSnapshot().value).toBe("idle");
+    expect(events).toEqual([]);
+    actor.send({ type: "SET_MESSAGES", messages: [user("hi")] });
+    let end = nextEnd();
+    actor.send({ type: "CONTINUE" });
+    await end;
+    actor.send({ type: "STEER", message: user("more") });
+    end = nextEnd();
+    actor.send({ type: "CONTINUE" });
+    await end;
+    expect(actor.getSnapshot().context.messages.map((m) => (m as { role: string }).role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+  });
+
+  it("validates and finishes calls without hooks, and rejects an unknown tool", async () => {
+    const { actor, events, nextEnd } = agentActor([
+      {
+        toolCalls: [
+          { name: "echo", arguments: { text: "x" } },
+          { name: "nope", arguments: {} },
+        ],
+      },
+      { text: "ok" },
+    ]);
+    const end = nextEnd();
+    actor.send({ type: "PROMPT", messages: [user("go")] });
+    await end;
+    const results = events.flatMap((e) => (e.type === "tool_execution_end" ? [[e.toolName, e.isError]] : []));
+    expect(Object.fromEntries(results)).toEqual({ echo: false, nope: true });
+  });
+});
+
 describe("transition coverage", () => {
   it("names every transition of both machines uniquely", () => {
-    for (const machine of [agentLoopMachine, toolCallMachine]) {
+    for (const machine of [agentMachine, toolCallMachine]) {
       const labels = machineTransitions(machine).map(transitionLabel);
       expect(new Set(labels).size).toBe(labels.length);
     }
@@ -162,13 +291,13 @@ describe("transition coverage", () => {
 
   // Runs after every test above: a new transition that no test takes fails here.
   it("took every transition except the documented unreachable ones", () => {
-    const missed = ["agentLoopMachine", "toolCallMachine"].flatMap((name) => coverage.report(name).missed);
+    const missed = ["agentMachine", "toolCallMachine"].flatMap((name) => coverage.report(name).missed);
     expect(missed.sort()).toEqual(Object.keys(UNREACHABLE).sort());
   });
 });
 
 afterAll(() => {
-  for (const name of ["agentLoopMachine", "toolCallMachine"]) {
+  for (const name of ["agentMachine", "toolCallMachine"]) {
     const { taken, total, missed } = coverage.report(name);
     const reasons = missed.map(
       (label) => `\n  not taken: ${label} (${UNREACHABLE[label] ?? "NOT DOCUMENTED"})`,

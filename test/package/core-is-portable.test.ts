@@ -41,7 +41,7 @@ describe("the core entry point", () => {
     const files = [...importGraph("index.ts").keys()].map((file) => path.relative(srcRoot, file));
     expect(files).toEqual(
       expect.arrayContaining([
-        "machines/agent-loop.machine.ts",
+        "machines/agent.machine.ts",
         "agent/agent.ts",
         "storage/memory-session-repo.ts",
       ]),

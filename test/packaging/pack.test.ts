@@ -49,7 +49,7 @@ describe("the packed package", () => {
       await importIn("agentchart", [
         "Agent",
         "agentLoop",
-        "agentLoopMachine",
+        "agentMachine",
         "defineTool",
         "MemorySessionRepo",
       ]),

@@ -24,6 +24,7 @@ export async function runTool<TDetails>(
   const parsed = tool.parameters.parse(args);
   return tool.execute(parsed, {
     toolCallId: "call-1",
+    idempotencyKey: "agent:call-1",
     signal: options.signal ?? new AbortController().signal,
     update: options.onUpdate ?? (() => {}),
     context: "context" in options ? options.context : { cwd },

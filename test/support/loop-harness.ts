@@ -1,6 +1,6 @@
 import { lastValueFrom, toArray } from "rxjs";
 import { z } from "zod";
-import { agentLoop } from "../../src/loop/agent-loop.js";
+import { agentLoop, createAgentLoopActor } from "../../src/agent/agent-loop.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentContext, AgentLoopConfig } from "../../src/types/loop.js";
@@ -67,4 +67,24 @@ export function echoTool(name = "echo", gate?: () => Promise<void>) {
       return { content: [{ type: "text", text: `echo: ${text}` }], details: { text } };
     },
   });
+}
+
+/**
+ * An agent actor for a loop run (`createAgentLoopActor`), started, with every AgentEvent going to
+ * `onEvent`. Call `prompt()` to send `PROMPT` with `prompts`; `ended` resolves with `agent_end`'s messages.
+ */
+export function startLoopActor(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  onEvent: (event: AgentEvent) => void = () => {},
+) {
+  const actor = createAgentLoopActor(context, config);
+  const ended = deferred<AgentMessage[]>();
+  actor.on("*", (event) => {
+    onEvent(event);
+    if (event.type === "agent_end") ended.resolve(event.messages);
+  });
+  actor.start();
+  return { actor, ended: ended.promise, prompt: () => actor.send({ type: "PROMPT", messages: prompts }) };
 }

@@ -26,6 +26,7 @@ describe("createBuiltinTools", () => {
         { command: "true" },
         {
           toolCallId: "c",
+          idempotencyKey: "agent:c",
           signal: new AbortController().signal,
           update: () => {},
           context: { cwd: "/nonexistent-agentchart-dir" },

@@ -1,0 +1,96 @@
+import type { AnyActorRef } from "xstate";
+import type { AgentMachineContext } from "../loop/agent-context.js";
+import type { AgentEvent } from "../types/events.js";
+import type { AgentCallbacks, AgentContext } from "../types/loop.js";
+import type { AgentTool } from "../types/tool.js";
+
+export type { AgentCallbacks };
+
+/** What an agent actor runs with besides its context: callbacks, tool implementations, the run's signal. */
+export interface AgentRuntime {
+  callbacks: AgentCallbacks;
+  /** Tool implementations by name; the context names the active ones. */
+  tools: Map<string, AgentTool>;
+  /** The current run's controller: aborted by `ABORT` (or at once by `Agent.abort()`). */
+  controller: AbortController;
+}
+
+/** Creates a runtime for `callbacks` and `tools`. */
+export function createAgentRuntime(
+  callbacks: AgentCallbacks,
+  tools: readonly AgentTool[] = [],
+): AgentRuntime {
+  return {
+    callbacks,
+    tools: new Map(tools.map((tool) => [tool.name, tool])),
+    controller: new AbortController(),
+  };
+}
+
+interface Binding {
+  agent: AnyActorRef;
+  runtime: AgentRuntime;
+}
+
+const bindings = new WeakMap<AnyActorRef, Binding>();
+
+/**
+ * Binds a runtime to an agent actor (done by the machine's context factory from `input.runtime`, and
+ * by `Agent.restore` for a restored actor). Children find it through their parent.
+ */
+export function bindAgentRuntime(agent: AnyActorRef, runtime: AgentRuntime): void {
+  bindings.set(agent, { agent, runtime });
+}
+
+function bindingOf(ref: AnyActorRef): Binding {
+  for (let current: AnyActorRef | undefined = ref; current; current = current._parent) {
+    const binding = bindings.get(current);
+    if (binding) return binding;
+  }
+  throw new Error(
+    "agentchart: this agent actor has no runtime. Create it with `input.runtime` (see createAgentRuntime) or restore it with Agent.restore.",
+  );
+}
+
+/** The runtime of the agent that `ref` is (or belongs to). */
+export function runtimeOf(ref: AnyActorRef): AgentRuntime {
+  return bindingOf(ref).runtime;
+}
+
+/** Internal handle of XState's emitter (the one `emit` actions use). */
+interface Emitting {
+  _actorScope: { emit: (event: AgentEvent) => void };
+}
+
+/**
+ * Delivers AgentEvents to the agent actor's `actor.on(...)` listeners, synchronously and in order. The
+ * per-token path (stream deltas, tool progress) comes from child actors between macrosteps; going
+ * through the actor's own emitter instead of a transition per token keeps a delta at a fraction of a
+ * microsecond (the `emit` action would need a macrostep each).
+ */
+export function emitAgentEvents(ref: AnyActorRef, events: readonly AgentEvent[]): void {
+  if (events.length === 0) return;
+  const emitter = (bindingOf(ref).agent as unknown as Emitting)._actorScope;
+  for (const event of events) emitter.emit(event);
+}
+
+/** The active tools named by `toolNames`, in order; names without an implementation are left out. */
+export function activeTools(runtime: AgentRuntime, toolNames: readonly string[]): AgentTool[] {
+  const tools: AgentTool[] = [];
+  for (const name of toolNames) {
+    const tool = runtime.tools.get(name);
+    if (tool) tools.push(tool);
+  }
+  return tools;
+}
+
+/** The agent's live context as the loop callbacks see it (system prompt, transcript, active tools). */
+export function agentContextOf(ref: AnyActorRef): AgentContext {
+  const { agent, runtime } = bindingOf(ref);
+  const context = (agent.getSnapshot() as { context: AgentMachineContext }).context;
+  return {
+    systemPrompt: context.systemPrompt,
+    messages: context.messages,
+    tools: activeTools(runtime, context.toolNames),
+  };
+}

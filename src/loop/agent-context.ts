@@ -1,0 +1,98 @@
+import type { SteeringPolicy } from "../types/loop.js";
+import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../types/messages.js";
+import type { Model, ThinkingLevel } from "../types/model.js";
+import type { StreamOptions } from "../types/stream.js";
+import type { ToolResult } from "../types/tool.js";
+
+/** `one-at-a-time` drains the oldest message per drain point; `all` drains the whole queue. */
+export type QueueMode = "one-at-a-time" | "all";
+export type QueueName = "steering" | "followUp";
+
+/**
+ * Stream options that are plain data and may be persisted with the agent. API keys, headers and
+ * callbacks are runtime options (`AgentRuntime.streamOptions`) and are never part of the context.
+ */
+export type PersistableStreamOptions = Pick<
+  StreamOptions,
+  "sessionId" | "metadata" | "maxTokens" | "temperature" | "timeoutMs" | "maxRetries"
+>;
+
+/** How a tool call ended. */
+export interface ToolCallOutcome {
+  toolCall: ToolCall;
+  result: ToolResult;
+  isError: boolean;
+}
+
+/** Where one tool call of a batch is: waiting, in preflight, ready, running, or answered. */
+export type ToolCallPhase = "pending" | "preparing" | "prepared" | "executing" | "settled";
+
+/** The bookkeeping of one assistant message's tool calls: plain data, replaced (never mutated) per step. */
+export interface ToolBatch {
+  message: AssistantMessage;
+  calls: ToolCall[];
+  sequential: boolean;
+  phases: Record<string, ToolCallPhase>;
+  outcomes: Record<string, ToolCallOutcome>;
+  /** Tool result messages emitted so far, in source order. */
+  results: ToolResultMessage[];
+  /** A steering poll (policy `betweenTools`) is on its way: no further call starts until it answers. */
+  pollingSteering: boolean;
+}
+
+/** A message drained from a queue (or given as a prompt) that the run has not injected yet. */
+export interface InboxMessage {
+  message: AgentMessage;
+  /** The queue it came from: an aborted run gives it back there. Prompts have none. */
+  from?: QueueName;
+  /** It came from an external source (`getSteeringMessages`…), which gets it back instead. */
+  external?: boolean;
+}
+
+/** The state of one run, from `agent_start` to `agent_end`. */
+export interface RunState {
+  /** Messages added by this run (for `agent_end`). */
+  newMessages: AgentMessage[];
+  /** Messages to inject before the next model call, one per step. */
+  inbox: InboxMessage[];
+  turns: number;
+  /** `turn_start` was emitted and its `turn_end` not yet. */
+  turnOpen: boolean;
+  batch: ToolBatch | undefined;
+  lastTurn: { message: AssistantMessage; toolResults: ToolResultMessage[] } | undefined;
+  /** The last turn ran tools and their batch did not ask to terminate. */
+  toolsWantReply: boolean;
+  /** The run started from a message drained from the steering queue: the first drain point is spent. */
+  steeringSpent: boolean;
+}
+
+/** Behaviour settings of the agent (plain data, persisted). */
+export interface AgentSettings {
+  toolExecution: "parallel" | "sequential";
+  steering: SteeringPolicy;
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+  maxTurns: number | undefined;
+}
+
+/**
+ * The context of `agentMachine`: everything about an agent, as JSON-safe data. Functions (StreamFn,
+ * tool implementations, callbacks) live in the `AgentRuntime` bound to the actor, never here.
+ */
+export interface AgentMachineContext {
+  /** Stable id of this agent; with a tool call id it makes the call's idempotency key. */
+  agentId: string;
+  systemPrompt: string;
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+  /** Names of the active tools (implementations come from the runtime). */
+  toolNames: string[];
+  messages: AgentMessage[];
+  steering: AgentMessage[];
+  followUp: AgentMessage[];
+  settings: AgentSettings;
+  streamOptions: PersistableStreamOptions;
+  /** The error of the last failed turn. */
+  errorMessage: string | undefined;
+  run: RunState | undefined;
+}

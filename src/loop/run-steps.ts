@@ -1,0 +1,386 @@
+import type { AgentEvent } from "../types/events.js";
+import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
+import type {
+  AgentMachineContext,
+  InboxMessage,
+  QueueName,
+  RunState,
+  ToolCallOutcome,
+} from "./agent-context.js";
+import { takeFromQueue } from "./between-turns.js";
+import { failedAssistantMessage } from "./messages.js";
+import {
+  ABORTED_CALL_TEXT,
+  batchTerminates,
+  createToolBatch,
+  DUPLICATE_ID_CALL_TEXT,
+  duplicateCallId,
+  FAILED_REPLY_CALL_TEXT,
+  isBatchSettled,
+  nextBatchStep,
+  phaseOf,
+  SKIPPED_CALL_TEXT,
+  settle,
+  TRUNCATED_CALL_TEXT,
+  takeResultMessages,
+  unsettledCalls,
+  withPhase,
+} from "./tool-batch.js";
+import { errorOutcome } from "./tool-outcome.js";
+
+// The loop's steps: pure functions from the agent's context (and an input) to the next context and
+// the AgentEvents to emit, in the order the docs (docs/concepts.md) prescribe. The machine applies the
+// context with `assign` and emits the events; no step mutates what it is given.
+
+/** What a step produces. */
+export interface StepResult {
+  context: AgentMachineContext;
+  events: AgentEvent[];
+}
+
+/** Builds one step's result: a private copy of the context that the step may change, and its events. */
+class Step {
+  readonly events: AgentEvent[] = [];
+  context: AgentMachineContext;
+  constructor(context: AgentMachineContext) {
+    this.context = context;
+  }
+  get run(): RunState {
+    return this.context.run!;
+  }
+  setRun(patch: Partial<RunState>): void {
+    this.context = { ...this.context, run: { ...this.run, ...patch } };
+  }
+  set(patch: Partial<AgentMachineContext>): void {
+    this.context = { ...this.context, ...patch };
+  }
+  emit(event: AgentEvent): void {
+    this.events.push(event);
+  }
+  append(message: AgentMessage, emitStart = true): void {
+    if (emitStart) this.emit({ type: "message_start", message });
+    this.context = {
+      ...this.context,
+      messages: this.context.messages.concat([message]),
+      run: { ...this.run, newMessages: this.run.newMessages.concat([message]) },
+    };
+    this.emit({ type: "message_end", message });
+  }
+  openTurn(): void {
+    if (this.run.turnOpen) return;
+    this.setRun({ turnOpen: true });
+    this.emit({ type: "turn_start" });
+  }
+  result(): StepResult {
+    return { context: this.context, events: this.events };
+  }
+}
+
+/** Starts a run: `agent_start`; the prompts wait in the inbox until the first decision injects them. */
+export function beginRun(
+  ctx: AgentMachineContext,
+  prompts: InboxMessage[],
+  steeringSpent: boolean,
+): StepResult {
+  const run: RunState = {
+    newMessages: [],
+    inbox: prompts,
+    turns: 0,
+    turnOpen: false,
+    batch: undefined,
+    lastTurn: undefined,
+    toolsWantReply: false,
+    steeringSpent,
+  };
+  return { context: { ...ctx, run, errorMessage: undefined }, events: [{ type: "agent_start" }] };
+}
+
+/**
+ * Starts a run from the transcript: after an assistant message, from the next queued steering
+ * message(s) by the queue's mode (which spends the run's first steering drain point), else follow-ups;
+ * otherwise the model is asked again. The caller checks that there is something to continue from.
+ */
+export function continueRun(ctx: AgentMachineContext): StepResult {
+  const last = ctx.messages.at(-1) as { role?: string } | undefined;
+  if (last?.role === "assistant") {
+    for (const queue of ["steering", "followUp"] as const) {
+      const mode = queue === "steering" ? ctx.settings.steeringMode : ctx.settings.followUpMode;
+      const taken = takeFromQueue(ctx[queue], mode);
+      if (taken.length === 0) continue;
+      const rest = { ...ctx, [queue]: ctx[queue].slice(taken.length) };
+      return beginRun(
+        rest,
+        taken.map((message) => ({ message, from: queue })),
+        queue === "steering",
+      );
+    }
+  }
+  return beginRun(ctx, [], false);
+}
+
+/** Messages of external sources (`getSteeringMessages`…) that an ended run hands back, by queue. */
+export type ExternalReturns = { queue: QueueName; messages: AgentMessage[] }[];
+
+/**
+ * Ends the run: messages drained but not injected go back to the front of their queue (external
+ * sources' ones are returned for `restoreQueuedMessages`), then `agent_end`.
+ */
+export function endRun(ctx: AgentMachineContext): StepResult & { returned: ExternalReturns } {
+  const step = new Step(ctx);
+  const returned: ExternalReturns = [];
+  for (const queue of ["steering", "followUp"] as const) {
+    const back = step.run.inbox.filter((entry) => entry.from === queue);
+    const own = back.filter((entry) => !entry.external).map((entry) => entry.message);
+    const theirs = back.filter((entry) => entry.external).map((entry) => entry.message);
+    if (own.length > 0) step.set({ [queue]: [...own, ...step.context[queue]] });
+    if (theirs.length > 0) returned.push({ queue, messages: theirs });
+  }
+  step.emit({ type: "agent_end", messages: step.run.newMessages });
+  step.set({ run: undefined });
+  return { ...step.result(), returned };
+}
+
+/**
+ * Ends the current turn with a failure message. Prompts the run has not injected yet are injected
+ * first (a prompt is never lost); an abort between turns with nothing to inject adds nothing: the last
+ * turn already ended cleanly.
+ */
+export function failTurn(ctx: AgentMachineContext, reason: "error" | "aborted", text: string): StepResult {
+  const step = new Step(ctx);
+  const prompts = step.run.inbox.filter((entry) => entry.from === undefined);
+  if (reason === "aborted" && !step.run.turnOpen && prompts.length === 0) return step.result();
+  step.openTurn();
+  step.setRun({ inbox: step.run.inbox.filter((entry) => entry.from !== undefined) });
+  for (const prompt of prompts) step.append(prompt.message);
+  const message = failedAssistantMessage(ctx.model, reason, text);
+  step.append(message);
+  step.setRun({ turnOpen: false });
+  step.set({ errorMessage: text });
+  step.emit({ type: "turn_end", message, toolResults: [] });
+  return step.result();
+}
+
+/** Injects the next inbox message (opening the turn first). */
+export function injectNext(ctx: AgentMachineContext): StepResult {
+  const step = new Step(ctx);
+  step.openTurn();
+  const [next, ...rest] = step.run.inbox;
+  if (!next) return step.result();
+  step.setRun({ inbox: rest });
+  step.append(next.message);
+  return step.result();
+}
+
+/** Opens the turn before a model call that has nothing to inject. */
+export function openTurn(ctx: AgentMachineContext): StepResult {
+  const step = new Step(ctx);
+  step.openTurn();
+  return step.result();
+}
+
+function startToolCall(step: Step, call: ToolCall): void {
+  step.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
+}
+
+function endToolCall(step: Step, outcome: ToolCallOutcome): void {
+  let batch = settle(step.run.batch!, outcome);
+  step.emit({
+    type: "tool_execution_end",
+    toolCallId: outcome.toolCall.id,
+    toolName: outcome.toolCall.name,
+    result: outcome.result,
+    isError: outcome.isError,
+  });
+  if (batch.sequential) {
+    const { batch: after, taken } = takeResultMessages(batch);
+    batch = after;
+    step.setRun({ batch });
+    for (const message of taken) step.append(message);
+  } else {
+    step.setRun({ batch });
+  }
+}
+
+/**
+ * Records the finished reply; a reply with tool calls opens a tool batch. Calls that will never run
+ * (truncated, part of a failed or aborted reply, or sharing an id) are settled at once with an error
+ * result.
+ */
+export function recordReply(
+  ctx: AgentMachineContext,
+  reply: { message: AssistantMessage; started: boolean; sequential: boolean },
+): StepResult {
+  const step = new Step(ctx);
+  const { message } = reply;
+  step.append(message, !reply.started);
+  if (message.stopReason === "error" || message.stopReason === "aborted")
+    step.set({ errorMessage: message.errorMessage });
+  const batch = createToolBatch(message, reply.sequential);
+  step.setRun({ turns: step.run.turns + 1, batch: batch.calls.length > 0 ? batch : undefined });
+  if (batch.calls.length === 0) return step.result();
+  const reason = message.stopReason;
+  const duplicateId = duplicateCallId(batch);
+  const runnable = reason !== "length" && reason !== "error" && reason !== "aborted";
+  if (runnable && duplicateId === undefined) return step.result();
+  for (const call of batch.calls) {
+    startToolCall(step, call);
+    const text =
+      reason === "length"
+        ? TRUNCATED_CALL_TEXT(call.name)
+        : reason === "aborted"
+          ? ABORTED_CALL_TEXT
+          : reason === "error"
+            ? FAILED_REPLY_CALL_TEXT
+            : DUPLICATE_ID_CALL_TEXT(duplicateId!);
+    endToolCall(step, errorOutcome(call, text));
+  }
+  return step.result();
+}
+
+/** Ends the turn: the remaining tool results (source order), then `turn_end`. */
+export function closeTurn(ctx: AgentMachineContext): StepResult {
+  const step = new Step(ctx);
+  const batch = step.run.batch;
+  if (batch) {
+    const { taken } = takeResultMessages(batch);
+    for (const message of taken) step.append(message);
+  }
+  const message = step.run.newMessages.findLast(
+    (m): m is AssistantMessage => (m as AssistantMessage).role === "assistant",
+  );
+  if (!message) return step.result();
+  const toolResults = batch ? [...batch.results, ...takeResultMessages(batch).taken] : [];
+  step.emit({ type: "turn_end", message, toolResults });
+  step.setRun({
+    turnOpen: false,
+    lastTurn: { message, toolResults },
+    toolsWantReply: batch !== undefined && !batchTerminates(batch),
+    batch: undefined,
+  });
+  return step.result();
+}
+
+/** A command for the machine: spawn a call's actor, or let prepared calls execute. */
+export type ToolBatchCommand = { kind: "spawn"; call: ToolCall } | { kind: "execute"; ids: string[] };
+
+/** Moves the batch forward: the next preflight, or the prepared calls that may execute now. */
+export function advanceToolBatch(ctx: AgentMachineContext): StepResult & { command?: ToolBatchCommand } {
+  const batch = ctx.run?.batch;
+  if (!batch) return { context: ctx, events: [] };
+  const next = nextBatchStep(batch);
+  if (next.kind === "wait") return { context: ctx, events: [] };
+  const step = new Step(ctx);
+  if (next.kind === "execute") {
+    let updated = batch;
+    for (const id of next.ids) updated = withPhase(updated, id, "executing");
+    step.setRun({ batch: updated });
+    return { ...step.result(), command: next };
+  }
+  step.setRun({ batch: withPhase(batch, next.call.id, "preparing") });
+  startToolCall(step, next.call);
+  return { ...step.result(), command: { kind: "spawn", call: next.call } };
+}
+
+/** Whether the call has a running child actor (spawned and not yet settled). */
+export function hasToolCallChild(ctx: AgentMachineContext, toolCallId: string): boolean {
+  const batch = ctx.run?.batch;
+  if (!batch?.calls.some((call) => call.id === toolCallId)) return false;
+  const phase = phaseOf(batch, toolCallId);
+  return phase !== "pending" && phase !== "settled";
+}
+
+export function markPrepared(ctx: AgentMachineContext, toolCallId: string): AgentMachineContext {
+  const batch = ctx.run?.batch;
+  if (!batch || phaseOf(batch, toolCallId) !== "preparing") return ctx;
+  return { ...ctx, run: { ...ctx.run!, batch: withPhase(batch, toolCallId, "prepared") } };
+}
+
+/** Records a settled call (ignored when the call was already answered, e.g. skipped or aborted). */
+export function recordToolOutcome(ctx: AgentMachineContext, outcome: ToolCallOutcome): StepResult {
+  const batch = ctx.run?.batch;
+  if (!batch?.calls.some((call) => call.id === outcome.toolCall.id)) return { context: ctx, events: [] };
+  if (phaseOf(batch, outcome.toolCall.id) === "settled") return { context: ctx, events: [] };
+  const step = new Step(ctx);
+  endToolCall(step, outcome);
+  return step.result();
+}
+
+/** Whether steering must be polled now: policy `betweenTools` and calls still unsettled. */
+export function wantsSteeringPoll(ctx: AgentMachineContext): boolean {
+  const batch = ctx.run?.batch;
+  return ctx.settings.steering === "betweenTools" && batch !== undefined && !isBatchSettled(batch);
+}
+
+/** Marks a between-tools steering poll as running (or answered). */
+export function setSteeringPoll(ctx: AgentMachineContext, polling: boolean): AgentMachineContext {
+  const batch = ctx.run?.batch;
+  if (!batch) return ctx;
+  return { ...ctx, run: { ...ctx.run!, batch: { ...batch, pollingSteering: polling } } };
+}
+
+/**
+ * Answers every unsettled call with `text`. Returns the ids of the calls whose actors must be stopped
+ * (those that were spawned).
+ */
+function settleRemaining(step: Step, text: string): string[] {
+  const batch = step.run.batch;
+  if (!batch) return [];
+  const spawned: string[] = [];
+  for (const call of unsettledCalls(batch)) {
+    if (phaseOf(step.run.batch!, call.id) === "pending") startToolCall(step, call);
+    else spawned.push(call.id);
+    endToolCall(step, errorOutcome(call, text));
+  }
+  return spawned;
+}
+
+/**
+ * Steering arrived between tools: the messages wait in the inbox and every unsettled call is skipped.
+ * Returns the children to stop.
+ */
+export function skipRemainingTools(
+  ctx: AgentMachineContext,
+  arrived: InboxMessage[],
+): StepResult & { stop: string[] } {
+  const step = new Step(ctx);
+  step.setRun({
+    inbox: [...step.run.inbox, ...arrived],
+    batch: { ...step.run.batch!, pollingSteering: false },
+  });
+  const stop = settleRemaining(step, SKIPPED_CALL_TEXT);
+  return { ...step.result(), stop };
+}
+
+/** External steering that arrived outside a tool batch waits in the inbox for the next injection. */
+export function keepInInbox(ctx: AgentMachineContext, external: AgentMessage[]): AgentMachineContext {
+  const arrived = external.map((message) => ({ message, from: "steering" as const, external: true }));
+  return { ...ctx, run: { ...ctx.run!, inbox: [...ctx.run!.inbox, ...arrived] } };
+}
+
+/** Abort during tools: every unsettled call gets an "aborted" result. Returns the children to stop. */
+export function abortToolBatch(ctx: AgentMachineContext): StepResult & { stop: string[] } {
+  const step = new Step(ctx);
+  const stop = settleRemaining(step, ABORTED_CALL_TEXT);
+  return { ...step.result(), stop };
+}
+
+/** Answers `ids` (calls that were executing when the agent was persisted) with `text`, in the batch only. */
+export function settleInterrupted(
+  ctx: AgentMachineContext,
+  calls: ToolCall[],
+  text: string,
+): AgentMachineContext {
+  let batch = ctx.run?.batch;
+  if (!batch) return ctx;
+  for (const call of calls) batch = settle(batch, errorOutcome(call, text));
+  return { ...ctx, run: { ...ctx.run!, batch } };
+}
+
+/** Messages that reached the agent's queue (`STEER` / `FOLLOW_UP`). */
+export function enqueue(
+  ctx: AgentMachineContext,
+  queue: QueueName,
+  message: AgentMessage,
+): AgentMachineContext {
+  return { ...ctx, [queue]: [...ctx[queue], message] };
+}
