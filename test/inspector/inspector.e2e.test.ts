@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
@@ -8,11 +8,11 @@ import { createInspectorServer, type InspectorServer } from "../../src/inspector
 import { createAgentLoopActor } from "../../src/loop/agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
+import { type ChromiumBinary, chromiumBinary } from "../support/chromium.js";
 import { fakeLoopMachine } from "../support/fake-loop.machine.js";
 import { deferred, echoTool, emptyContext, testModel, user } from "../support/loop-harness.js";
 
-/** Debian's chromium; CHROMIUM_PATH overrides it (CI installs it with .ci/chromium.sh). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** Flags for a quiet headless run; the binary comes from `chromiumBinary()` (CHROMIUM_PATH overrides). */
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
@@ -31,17 +31,22 @@ let profile: string | undefined;
 let missingBrowser: Error | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
+  let binary: ChromiumBinary;
+  try {
+    binary = await chromiumBinary();
+  } catch (error) {
     // Every test fails with this message (a throwing beforeAll would only mark them skipped).
     missingBrowser = new Error(
-      `${CHROMIUM} is missing: the inspector end-to-end test needs Debian's chromium. Run .ci/chromium.sh`,
+      "No Chromium for the inspector end-to-end test: run npm install (dev dependency @sparticuz/chromium) or set CHROMIUM_PATH",
+      { cause: error },
     );
     return;
   }
   profile = mkdtempSync(join(tmpdir(), "agentchart-chromium-"));
   // A fresh, empty profile for every run (playwright passes it as --user-data-dir).
   browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: binary.executablePath,
+    env: binary.env,
     args: CHROMIUM_FLAGS,
     viewport: { width: 1400, height: 900 },
   });
