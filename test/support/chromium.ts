@@ -1,5 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -18,7 +27,8 @@ export interface ChromiumBinary {
  * ships inside its npm package: unpacked into the temp folder on first use (~190 MB, one or two
  * seconds), started with the NSS and expat libraries and the fonts that the same package ships, so
  * it needs only glibc and libgcc from the system (both in every Debian). Throws when the package's
- * files are missing, unpacking fails or `tar` is not on the PATH.
+ * files are missing, unpacking fails, `tar` is not on the PATH, or the unpacked binary (shared as
+ * `<tmp>/chromium` by every user of the package) is not executable by this user.
  */
 export async function chromiumBinary(): Promise<ChromiumBinary> {
   const override = process.env.CHROMIUM_PATH;
@@ -28,6 +38,15 @@ export async function chromiumBinary(): Promise<ChromiumBinary> {
   }
   Chromium.setGraphicsMode = false; // no WebGL needed: skips unpacking SwiftShader
   const executablePath = await Chromium.executablePath(); // also unpacks <tmp>/fonts
+  try {
+    accessSync(executablePath, constants.X_OK);
+  } catch (error) {
+    throw new Error(
+      `${executablePath} (unpacked by @sparticuz/chromium) is not executable by this user: ` +
+        "set TMPDIR to a folder of your own, or CHROMIUM_PATH",
+      { cause: error },
+    );
+  }
   const support = packagedSupportFiles();
   return {
     executablePath,
