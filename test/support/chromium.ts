@@ -36,7 +36,6 @@ export async function chromiumBinary(): Promise<ChromiumBinary> {
     if (!existsSync(override)) throw new Error(`CHROMIUM_PATH points to ${override}, which does not exist`);
     return { executablePath: override, env: process.env };
   }
-  Chromium.setGraphicsMode = false; // no WebGL needed: skips unpacking SwiftShader
   const executablePath = await Chromium.executablePath(); // also unpacks <tmp>/fonts
   try {
     accessSync(executablePath, constants.X_OK);
