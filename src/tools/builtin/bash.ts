@@ -51,8 +51,15 @@ export interface BashToolOptions {
   outputFiles?: OutputFileLimits;
 }
 
+/** The arguments of `bash`. */
+export interface BashArgs {
+  command: string;
+  /** Seconds after which the command is killed. */
+  timeout?: number;
+}
+
 /** The `bash` tool; `dispose()` deletes its full-output files (call it when the session ends). */
-export type BashTool = AgentTool<z.output<typeof bashParameters>, BashDetails, BuiltinToolContext> & {
+export type BashTool = AgentTool<BashArgs, BashDetails, BuiltinToolContext> & {
   dispose(): Promise<void>;
 };
 
@@ -86,7 +93,7 @@ export function createBashTool(options: BashToolOptions = {}): BashTool {
 export const bashTool: BashTool = createBashTool();
 
 async function runCommand(
-  args: z.output<typeof bashParameters>,
+  args: BashArgs,
   cwd: string,
   signal: AbortSignal,
   update: (partial: BashProgress) => void,

@@ -7,6 +7,7 @@ import { readTool } from "./read.js";
 import { writeTool } from "./write.js";
 
 export {
+  type BashArgs,
   type BashDetails,
   type BashProgress,
   type BashTool,
