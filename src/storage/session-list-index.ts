@@ -90,9 +90,10 @@ function readValidIndex(sessionPath: string, fd: number, size: number, ino: numb
   ) {
     return undefined;
   }
-  return index.tail === fingerprint(fd, index.size) ? index : undefined;
+  return index.tail === sha1(tailBefore(fd, index.size)) ? index : undefined;
 }
 
+/** Writes the index covering `[0, size)`, only if `size` is at a line end. Never throws. */
 function writeIndexQuietly(
   sessionPath: string,
   fd: number,
@@ -101,7 +102,9 @@ function writeIndexQuietly(
   name: string | undefined,
 ): void {
   try {
-    const index: ListIndex = { version: 1, size, ino, tail: fingerprint(fd, size) };
+    const tail = tailBefore(fd, size);
+    if (tail[tail.length - 1] !== 10) return; // a torn or unfinished last line: nothing to vouch for
+    const index: ListIndex = { version: 1, size, ino, tail: sha1(tail) };
     if (name !== undefined) index.name = name;
     writeFileAtomic(listIndexPathOf(sessionPath), JSON.stringify(index), "none");
   } catch {
@@ -109,10 +112,13 @@ function writeIndexQuietly(
   }
 }
 
-/** SHA-1 of the (up to) 4 KB before `size`. */
-function fingerprint(fd: number, size: number): string {
+/** The (up to) 4 KB before `size`. */
+function tailBefore(fd: number, size: number): Buffer {
   const length = Math.min(size, FINGERPRINT_BYTES);
   const buffer = Buffer.alloc(length);
-  const read = readAt(fd, buffer, size - length, length);
-  return createHash("sha1").update(buffer.subarray(0, read)).digest("hex");
+  return buffer.subarray(0, readAt(fd, buffer, size - length, length));
+}
+
+function sha1(bytes: Buffer): string {
+  return createHash("sha1").update(bytes).digest("hex");
 }

@@ -4,6 +4,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -71,10 +72,16 @@ describe("JsonlSessionRepo.list reads only the header and the latest name", () =
 
   it("skips a malformed tail line, even one that looks like a name", async () => {
     const path = await largeNamedSession("torn", "kept");
+    const whole = statSync(path).size;
     appendFileSync(path, '{"type":"session_info","id":"t","parentId":null,"name":"torn');
     expect((await listed("torn"))?.name).toBe("kept");
     unlinkSync(listIndexPathOf(path));
     expect((await listed("torn"))?.name).toBe("kept");
+    // The index written by that listing ends before the torn line, which it cannot vouch for.
+    expect(JSON.parse(readFileSync(listIndexPathOf(path), "utf8"))).toMatchObject({
+      size: whole,
+      name: "kept",
+    });
   });
 
   it("ignores an index that no longer describes the file: rewritten, cut, or corrupt", async () => {
