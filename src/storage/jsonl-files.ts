@@ -70,7 +70,7 @@ export function readAt(fd: number, buffer: Buffer, position: number, length: num
 /** The first line of an open file (the header), read in chunks so huge files are not loaded. */
 export function readFirstLine(fd: number): string {
   const chunks: Buffer[] = [];
-  const chunk = Buffer.alloc(16 * 1024);
+  const chunk = Buffer.allocUnsafe(16 * 1024);
   for (let position = 0; ; ) {
     const read = readAt(fd, chunk, position, chunk.length);
     if (read === 0) break;

@@ -52,7 +52,7 @@ function infoLineName(line: string): NameSearch | undefined {
  * 1 MB are skipped unread). Throws the fs error when a read fails.
  */
 export function scanForLatestName(fd: number, start: number, end: number): NameScan {
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(0, end - start)));
   let linesEnd: number | undefined;
   // The end of a line that began before the current chunk: its bytes from the chunk's end on.
   let carry: Buffer = EMPTY;
@@ -65,7 +65,7 @@ export function scanForLatestName(fd: number, start: number, end: number): NameS
     return { ...search, linesEnd: linesEnd ?? start, foundEnd: lineEnd };
   };
   while (pos > start) {
-    const from = Math.max(start, pos - CHUNK_BYTES);
+    const from = Math.max(start, pos - chunk.length);
     const block = chunk.subarray(0, readAt(fd, chunk, from, pos - from));
     let lineEnd = block.length;
     let newline = lineEnd > 0 ? block.lastIndexOf(10, lineEnd - 1) : -1;
