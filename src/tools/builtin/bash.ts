@@ -69,9 +69,10 @@ export type BashTool = AgentTool<BashArgs, BashDetails, BuiltinToolContext> & {
  * (at most every 100 ms) and cut to the last 2,000 lines / 50 KB; the full output then goes to a
  * temp file named in the note and in `details.fullOutputPath`, kept within `options.outputFiles`
  * and deleted by `dispose()` (or at process exit). Abort (the tool signal) or `timeout` kills the
- * command with everything it started — background jobs and `setsid` escapees included (found by
- * process group, an inherited environment mark and parent pids) — and settles once they are gone. A non-zero exit, a kill, an abort
- * or a timeout throws an Error carrying the output, so the tool result is an error.
+ * command with everything it started — background jobs and `setsid` escapees included, found by
+ * process group, an inherited environment mark and parent pids — and settles once they are gone.
+ * A non-zero exit, a kill, an abort or a timeout throws an Error carrying the output, so the tool
+ * result is an error.
  */
 export function createBashTool(options: BashToolOptions = {}): BashTool {
   const files = new OutputFiles(options.outputFiles);
@@ -83,7 +84,7 @@ export function createBashTool(options: BashToolOptions = {}): BashTool {
       `${DEFAULT_MAX_LINES} lines or ${formatBytes(DEFAULT_MAX_BYTES)}; the full output is saved to a file. ` +
       "A non-zero exit status is reported as an error. Optional timeout in seconds.",
     parameters: bashParameters,
-    execute: (args, { context, signal, update }) =>
+    execute: async (args, { context, signal, update }) =>
       runCommand(args, requireCwd(context), signal, update, files),
   });
   return { ...tool, dispose: () => files.dispose() };
