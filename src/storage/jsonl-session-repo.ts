@@ -220,7 +220,7 @@ export class JsonlSessionRepo implements SessionRepo {
         modifiedAt: stat.mtime,
         path,
       };
-      const name = readLatestName(path, fd, stat.size, stat.ino);
+      const name = nameOrNone(path, fd, stat.size, stat.ino);
       if (name !== undefined) info.name = name;
       if (header.parentSession !== undefined) info.parentSession = header.parentSession;
       return info;
@@ -242,5 +242,14 @@ export class JsonlSessionRepo implements SessionRepo {
     if (path === undefined)
       throw new SessionError("not_found", `Session "${id}" does not exist under ${this.root}.`);
     return path;
+  }
+}
+
+/** The session's latest name; a failed read of the file's body lists the session without one. */
+function nameOrNone(path: string, fd: number, size: number, ino: number): string | undefined {
+  try {
+    return readLatestName(path, fd, size, ino);
+  } catch {
+    return undefined;
   }
 }
