@@ -9,7 +9,7 @@ import { JsonlSessionRepo } from "../src/node.js";
 const RUNS = 7;
 const ENTRIES = 10_000;
 const root = mkdtempSync(join(tmpdir(), "agentchart-bench-"));
-const piSession = resolve(process.cwd(), "../shared/fixtures/pi-sessions/before-compaction.jsonl");
+const piSession = resolve(import.meta.dirname, "../test/fixtures/pi-sessions/before-compaction.jsonl");
 
 function message(i: number): AgentMessage {
   if (i % 2 === 0)

@@ -47,7 +47,7 @@ export interface InspectorServer {
  * ```ts
  * const inspector = await createInspectorServer({ port: 0 });
  * console.log(`inspector at ${inspector.url}`);
- * const actor = createActor(agentLoopMachine, { input, inspect: inspector.inspect }).start();
+ * const actor = createActor(agentMachine, { input, inspect: inspector.inspect }).start();
  * ```
  */
 export async function createInspectorServer(options: InspectorServerOptions = {}): Promise<InspectorServer> {

@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 
 /**
  * Loads the page's ES modules from `./page/`. In a build (`dist/inspector/page/*.js`) they are
  * served as compiled by `tsc`. In a source checkout (tests, `tsx`) only the `.ts` files exist; they
- * are then transpiled once with the `typescript` dev dependency. Either way nothing comes from the
- * network.
+ * are then transpiled once with the `typescript` dev dependency. `elk.js` is the layout engine, read
+ * from the installed `elkjs` dependency. Either way nothing comes from the network.
  */
 
 const ASSET_NAME = /^[a-z][a-z0-9-]*\.js$/;
@@ -38,6 +39,7 @@ export function loadPageAsset(name: string): Promise<string | undefined> {
 }
 
 async function readPageModule(name: string): Promise<string | undefined> {
+  if (name === "elk.js") return readElkModule();
   const compiled = await readIfExists(new URL(name, pageDirectory));
   if (compiled !== undefined) return compiled;
   const sourceName = name.replace(/\.js$/, ".ts");
@@ -52,6 +54,15 @@ async function readPageModule(name: string): Promise<string | undefined> {
       verbatimModuleSyntax: true,
     },
   }).outputText;
+}
+
+/**
+ * elkjs's browser bundle (a UMD script, ~1.6 MB) as an ES module: given a local `module` object the
+ * bundle assigns the ELK class to `module.exports`, which becomes the default export.
+ */
+async function readElkModule(): Promise<string> {
+  const bundle = await readFile(createRequire(import.meta.url).resolve("elkjs/lib/elk.bundled.js"), "utf8");
+  return `const module = { exports: {} };\nconst exports = module.exports;\n${bundle}\nexport default module.exports;\n`;
 }
 
 function loadTranspiler(): Promise<TypeScriptTranspiler> {

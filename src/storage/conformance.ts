@@ -200,6 +200,48 @@ export function sessionRepoConformance(
       );
 
       it(
+        "lists the latest name of large sessions: named early, renamed several times, never named",
+        withRepo(async ({ repo }) => {
+          const bulk = "x".repeat(10_000);
+          const grow = async (session: Session, messages: number) => {
+            for (let i = 0; i < messages; i++) session.appendMessage(user(`${i} ${bulk}`));
+            await session.flush();
+          };
+          const nameOf = async (id: string) => (await repo.list()).find((info) => info.id === id)?.name;
+          const early = await repo.create({ id: "named-early" });
+          await early.setName("early");
+          await grow(early, 30);
+          expect(await nameOf("named-early")).toBe("early");
+          await early.close();
+          expect(await nameOf("named-early")).toBe("early");
+          const reopened = await repo.open("named-early");
+          await grow(reopened, 10);
+          expect(await nameOf("named-early")).toBe("early");
+          await reopened.close();
+
+          const renamed = await repo.create({ id: "renamed" });
+          for (const name of ["first", "second", "", "third"]) {
+            await renamed.setName(name);
+            await grow(renamed, 10);
+            expect(await nameOf("renamed")).toBe(name === "" ? undefined : name);
+          }
+          await renamed.close();
+          const again = await repo.open("renamed");
+          await again.setName("fourth");
+          await again.close();
+          expect(await nameOf("renamed")).toBe("fourth");
+
+          const unnamed = await repo.create({ id: "unnamed" });
+          await grow(unnamed, 30);
+          await unnamed.close();
+          const unnamedInfo = (await repo.list()).find((info) => info.id === "unnamed");
+          expect(unnamedInfo?.id).toBe("unnamed");
+          expect(unnamedInfo !== undefined && "name" in unnamedInfo).toBe(false);
+          expect(await nameOf("named-early")).toBe("early");
+        }),
+      );
+
+      it(
         "deletes idempotently, but not while a writer has the session open",
         withRepo(async ({ repo }) => {
           const session = await repo.create({ id: "gone" });

@@ -56,26 +56,33 @@ function readdirOrEmpty(path: string): string[] {
   }
 }
 
-/** The first line of a file (the header), read in chunks so huge files are not loaded. */
-export function readFirstLine(path: string): string {
-  const fd = openSync(path, "r");
-  try {
-    const chunks: Buffer[] = [];
-    const chunk = Buffer.alloc(16 * 1024);
-    for (;;) {
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) break;
-      const newline = chunk.subarray(0, read).indexOf(10);
-      if (newline !== -1) {
-        chunks.push(Buffer.from(chunk.subarray(0, newline)));
-        break;
-      }
-      chunks.push(Buffer.from(chunk.subarray(0, read)));
-    }
-    return Buffer.concat(chunks).toString("utf8");
-  } finally {
-    closeSync(fd);
+/** Reads `length` bytes of `fd` at `position` into `buffer`; fewer only at the end of the file. */
+export function readAt(fd: number, buffer: Buffer, position: number, length: number): number {
+  let read = 0;
+  while (read < length) {
+    const got = readSync(fd, buffer, read, length - read, position + read);
+    if (got === 0) break;
+    read += got;
   }
+  return read;
+}
+
+/** The first line of an open file (the header), read in chunks so huge files are not loaded. */
+export function readFirstLine(fd: number): string {
+  const chunks: Buffer[] = [];
+  const chunk = Buffer.allocUnsafe(16 * 1024);
+  for (let position = 0; ; ) {
+    const read = readAt(fd, chunk, position, chunk.length);
+    if (read === 0) break;
+    const newline = chunk.subarray(0, read).indexOf(10);
+    if (newline !== -1) {
+      chunks.push(Buffer.from(chunk.subarray(0, newline)));
+      break;
+    }
+    chunks.push(Buffer.from(chunk.subarray(0, read)));
+    position += read;
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**

@@ -1,9 +1,10 @@
 import {
   appendFileSync,
+  closeSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readFileSync,
-  statSync,
   truncateSync,
   unlinkSync,
 } from "node:fs";
@@ -27,6 +28,7 @@ import { Session } from "./session.js";
 import { SessionError } from "./session-error.js";
 import { type ParsedSession, parseSessionText, serializeSession } from "./session-file.js";
 import { createSessionHeader } from "./session-header.js";
+import { listIndexPathOf, readLatestName } from "./session-list-index.js";
 import type {
   CreateSessionOptions,
   ForkSessionOptions,
@@ -35,7 +37,7 @@ import type {
   SessionRepo,
   WriteFault,
 } from "./session-repo.js";
-import { normalizeSessionName, SessionTree } from "./session-tree.js";
+import { SessionTree } from "./session-tree.js";
 
 /** Options of {@link JsonlSessionRepo}. */
 export interface JsonlSessionRepoOptions {
@@ -80,7 +82,8 @@ export class JsonlSessionRepo implements SessionRepo {
       const { parsed, text } = this.read(path, options);
       const recovered = this.repair(path, parsed, text);
       const fd = openSync(path, "a");
-      const sink = new JsonlFileSink(fd, id, this.durability, release, this.options.writeFault);
+      const owner = { id, path, name: parsed.tree.name };
+      const sink = new JsonlFileSink(fd, owner, this.durability, release, this.options.writeFault);
       return new Session({ header: parsed.header, tree: parsed.tree, sink, path, recovered });
     } catch (error) {
       release();
@@ -106,7 +109,7 @@ export class JsonlSessionRepo implements SessionRepo {
     if (liveLockHolder(path) !== undefined) {
       throw new SessionError("locked", `Session "${id}" is open for writing; close it before deleting.`);
     }
-    for (const file of [path, lockPathOf(path)]) {
+    for (const file of [path, lockPathOf(path), listIndexPathOf(path)]) {
       try {
         unlinkSync(file);
       } catch (error) {
@@ -137,7 +140,8 @@ export class JsonlSessionRepo implements SessionRepo {
     try {
       writeFileAtomic(path, serializeSession(header, tree.getEntries()), this.durability);
       const fd = openSync(path, "a");
-      const sink = new JsonlFileSink(fd, header.id, this.durability, release, this.options.writeFault);
+      const owner = { id: header.id, path, name: tree.name };
+      const sink = new JsonlFileSink(fd, owner, this.durability, release, this.options.writeFault);
       return new Session({ header, tree, sink, path });
     } catch (error) {
       release();
@@ -191,30 +195,40 @@ export class JsonlSessionRepo implements SessionRepo {
     return recovered;
   }
 
+  /**
+   * What `list()` shows of one file, reading only the header line and what `readLatestName` needs
+   * for the name; `undefined` for a file that is not a session or vanished meanwhile.
+   */
   private describe(path: string): SessionInfo | undefined {
-    let header: SessionHeader;
-    let modifiedAt: Date;
+    let fd: number;
     try {
-      const raw: unknown = JSON.parse(readFirstLine(path));
+      fd = openSync(path, "r");
+    } catch {
+      return undefined; // vanished while listing
+    }
+    try {
+      const raw: unknown = JSON.parse(readFirstLine(fd));
       const value = raw as Record<string, unknown>;
       if (value?.type !== "session" || typeof value.id !== "string" || typeof value.cwd !== "string")
         return undefined;
-      header = migrateHeader(value);
-      modifiedAt = statSync(path).mtime;
+      const header = migrateHeader(value);
+      const stat = fstatSync(fd);
+      const info: SessionInfo = {
+        id: header.id,
+        cwd: header.cwd,
+        createdAt: new Date(header.timestamp),
+        modifiedAt: stat.mtime,
+        path,
+      };
+      const name = nameOrNone(path, fd, stat.size, stat.ino);
+      if (name !== undefined) info.name = name;
+      if (header.parentSession !== undefined) info.parentSession = header.parentSession;
+      return info;
     } catch {
-      return undefined; // not a session file (or vanished while listing)
+      return undefined; // not a session file
+    } finally {
+      closeSync(fd);
     }
-    const info: SessionInfo = {
-      id: header.id,
-      cwd: header.cwd,
-      createdAt: new Date(header.timestamp),
-      modifiedAt,
-      path,
-    };
-    const name = readSessionName(path);
-    if (name !== undefined) info.name = name;
-    if (header.parentSession !== undefined) info.parentSession = header.parentSession;
-    return info;
   }
 
   private findFile(id: string): string | undefined {
@@ -231,24 +245,11 @@ export class JsonlSessionRepo implements SessionRepo {
   }
 }
 
-/** The latest `session_info` name of a file, found by string search (no full parse). */
-function readSessionName(path: string): string | undefined {
-  let text: string;
+/** The session's latest name; a failed read of the file's body lists the session without one. */
+function nameOrNone(path: string, fd: number, size: number, ino: number): string | undefined {
   try {
-    text = readFileSync(path, "utf8");
+    return readLatestName(path, fd, size, ino);
   } catch {
     return undefined;
   }
-  let at = text.lastIndexOf('"type":"session_info"');
-  while (at !== -1) {
-    const start = text.lastIndexOf("\n", at) + 1;
-    const end = text.indexOf("\n", at);
-    try {
-      const entry = JSON.parse(text.slice(start, end === -1 ? undefined : end)) as { name?: string };
-      return normalizeSessionName(entry.name);
-    } catch {
-      at = text.lastIndexOf('"type":"session_info"', start - 1);
-    }
-  }
-  return undefined;
 }

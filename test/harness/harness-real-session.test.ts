@@ -8,10 +8,7 @@ import { encodeCwd, sessionFileName } from "../../src/storage/jsonl-files.js";
 import { JsonlSessionRepo } from "../../src/storage/jsonl-session-repo.js";
 import type { LlmContext } from "../../src/types/stream.js";
 
-const fixture = path.resolve(
-  import.meta.dirname,
-  "../../../shared/fixtures/pi-sessions/before-compaction.jsonl",
-);
+const fixture = path.resolve(import.meta.dirname, "../fixtures/pi-sessions/before-compaction.jsonl");
 const roots: string[] = [];
 afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSkills } from "../../src/harness/skills.js";
 
-const FIXTURES = path.resolve(import.meta.dirname, "../../../shared/fixtures/skills");
+const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/skills");
 const CASES = path.join(FIXTURES, "skills");
 
 /** Loads one fixture case folder as its own root. */
@@ -16,7 +16,7 @@ function messages(diagnostics: { message: string }[]): string[] {
   return diagnostics.map((d) => d.message);
 }
 
-describe("loadSkills on the shared fixtures", () => {
+describe("loadSkills on the skill fixtures", () => {
   it("loads a valid skill with its metadata, body and paths", async () => {
     const { skills, diagnostics } = await loadCase("valid-skill");
     expect(diagnostics).toEqual([]);

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { createActor } from "xstate";
@@ -7,6 +11,7 @@ import {
   type InspectorServer,
 } from "../../src/inspector/index.js";
 import type { InspectionRecord, InspectorServerMessage } from "../../src/inspector/inspection-record.js";
+import type { LayoutEngine } from "../../src/inspector/page/diagram-layout.js";
 import { fakeLoopMachine } from "../support/fake-loop.machine.js";
 
 /** A page stand-in: collects every record it receives and lets a test await a condition. */
@@ -60,6 +65,34 @@ describe("inspector server", () => {
     }
     expect((await fetch(new URL("/assets/..%2Finspector-server.js", server.url))).status).toBe(404);
     expect((await fetch(new URL("/nope", server.url))).status).toBe(404);
+  });
+
+  it("serves the installed elkjs as an ES module whose default export is the layout engine", async () => {
+    server = await createInspectorServer({ port: 0 });
+    const asset = await fetch(new URL("/assets/elk.js", server.url));
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toContain("text/javascript");
+    const folder = mkdtempSync(join(tmpdir(), "agentchart-elk-asset-"));
+    try {
+      const file = join(folder, "elk.mjs");
+      writeFileSync(file, await asset.text());
+      const { default: ELK } = (await import(pathToFileURL(file).href)) as {
+        default: new () => LayoutEngine;
+      };
+      const graph = await new ELK().layout({
+        id: "graph",
+        layoutOptions: { "elk.algorithm": "layered", "elk.direction": "RIGHT" },
+        children: [
+          { id: "a", width: 40, height: 20 },
+          { id: "b", width: 40, height: 20 },
+        ],
+        edges: [{ id: "a-b", sources: ["a"], targets: ["b"] }],
+      });
+      const [a, b] = graph.children ?? [];
+      expect(b?.x).toBeGreaterThan((a?.x ?? 0) + 40);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("replays the backlog to a late viewer, then streams new records", async () => {

@@ -1,18 +1,27 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { createActor } from "xstate";
 import { createAgentLoopActor } from "../../src/agent/agent-loop.js";
-import { createInspectorServer, type InspectorServer } from "../../src/inspector/index.js";
+import { agentMachine, harnessMachine, toolCallMachine } from "../../src/index.js";
+import {
+  type ActorRecord,
+  createInspectorServer,
+  type InspectorIngestMessage,
+  type InspectorServer,
+  projectMachineDefinition,
+} from "../../src/inspector/index.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
+import { type ChromiumBinary, chromiumBinary } from "../support/chromium.js";
+import { type DiagramBoxes, diagramFaults } from "../support/diagram-geometry.js";
 import { fakeLoopMachine } from "../support/fake-loop.machine.js";
 import { deferred, echoTool, emptyContext, testModel, user } from "../support/loop-harness.js";
 
-/** Debian's chromium; CHROMIUM_PATH overrides it (CI installs it with .ci/chromium.sh). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** Flags for a quiet headless run; the binary comes from `chromiumBinary()` (CHROMIUM_PATH overrides). */
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
@@ -31,17 +40,22 @@ let profile: string | undefined;
 let missingBrowser: Error | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
+  let binary: ChromiumBinary;
+  try {
+    binary = await chromiumBinary();
+  } catch (error) {
     // Every test fails with this message (a throwing beforeAll would only mark them skipped).
     missingBrowser = new Error(
-      `${CHROMIUM} is missing: the inspector end-to-end test needs Debian's chromium. Run .ci/chromium.sh`,
+      "No Chromium for the inspector end-to-end test: run npm install (dev dependency @sparticuz/chromium) or set CHROMIUM_PATH",
+      { cause: error },
     );
     return;
   }
   profile = mkdtempSync(join(tmpdir(), "agentchart-chromium-"));
   // A fresh, empty profile for every run (playwright passes it as --user-data-dir).
   browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: binary.executablePath,
+    env: binary.env,
     args: CHROMIUM_FLAGS,
     viewport: { width: 1400, height: 900 },
   });
@@ -134,7 +148,7 @@ describe("inspector page in headless Chromium", () => {
     actor.send({ type: "NEXT_TURN" });
     actor.send({ type: "TOKEN", text: "Two files." });
     actor.send({ type: "STREAM_END" });
-    await page.waitForSelector(active("idle"));
+    await page.waitForSelector(active("done"));
     expect(actor.getSnapshot().status).toBe("done");
 
     const log = page.getByTestId("event-log");
@@ -208,9 +222,74 @@ describe("inspector page in headless Chromium", () => {
     expect(actor.getSnapshot().status).toBe("done");
 
     const page = await openPage(server.url);
-    await page.waitForSelector(active("idle"));
+    await page.waitForSelector(active("done"));
     await page.waitForSelector('[data-testid="child-call_7"][data-status="stopped"][data-state="settled"]');
     await page.waitForSelector('[data-testid="event-log"] [data-event-type="PROMPT"]');
+    await page.close();
+  });
+});
+
+describe("the inspector's diagrams, laid out by ELK in headless Chromium", () => {
+  it("draws the loop, tool-call and harness machines with nested states and no label over another or a state", async () => {
+    const server = await startServer();
+    const page = await openPage(server.url);
+    const ingest = new WebSocket(`${server.url.replace(/^http/, "ws")}ingest`);
+    await new Promise((resolve, reject) => ingest.once("open", resolve).once("error", reject));
+    const machines = { loop: agentMachine, toolCall: toolCallMachine, harness: harnessMachine };
+    for (const [name, machine] of Object.entries(machines)) {
+      // A root actor running `machine`, as another process would stream it: the page draws its definition.
+      const machineKey = `${machine.id}#e2e`;
+      const actor: ActorRecord = {
+        kind: "actor",
+        seq: 1,
+        time: Date.now(),
+        sessionId: name,
+        actorId: name,
+        rootId: name,
+        machineKey,
+        definition: { machineKey, root: projectMachineDefinition(machine) },
+      };
+      const message: InspectorIngestMessage = { type: "records", records: [actor] };
+      ingest.send(JSON.stringify(message));
+      const diagram = `[data-testid="state-diagram"][data-machine$="${machineKey}"][data-layout="done"]`;
+      await page.waitForSelector(diagram);
+      const boxes = await page.$eval(diagram, (svg): DiagramBoxes => {
+        const rect = (element: Element | null) => {
+          const box = (element as SVGGraphicsElement).getBBox();
+          return { x: box.x, y: box.y, width: box.width, height: box.height };
+        };
+        const states = Array.from(svg.querySelectorAll("g.state")).map((group) => {
+          const testId = group.getAttribute("data-testid") ?? "";
+          return {
+            path: testId === "state-root" ? "" : testId.slice("state-".length),
+            rect: rect(group.querySelector(":scope > rect")),
+            label: rect(group.querySelector(":scope > text")),
+            atomic: false,
+          };
+        });
+        for (const state of states) {
+          const prefix = state.path === "" ? "" : `${state.path}.`;
+          state.atomic = !states.some((other) => other !== state && other.path.startsWith(prefix));
+        }
+        const edgeLabels = Array.from(svg.querySelectorAll("g.edge")).map((edge) => ({
+          name: `${edge.getAttribute("data-source")} → ${edge.getAttribute("data-target")}: ${edge.textContent}`,
+          rect: rect(edge.querySelector("text")),
+        }));
+        return { states, edgeLabels };
+      });
+      const expectedStates = (node: ActorRecord["definition"] & {}): number => {
+        const count = (state: typeof node.root): number =>
+          1 + state.states.reduce((sum, child) => sum + count(child), 0);
+        return count(node.root);
+      };
+      expect(boxes.states).toHaveLength(expectedStates(actor.definition!));
+      expect(boxes.edgeLabels.length, name).toBeGreaterThan(5);
+      // Real text metrics: a label without width would make the overlap check vacuous.
+      for (const label of boxes.edgeLabels) expect(label.rect.width, label.name).toBeGreaterThan(10);
+      expect(diagramFaults(boxes), name).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`inspector-diagram-${name}.png`), fullPage: true });
+    }
+    ingest.close();
     await page.close();
   });
 });

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentMessage } from "../../src/index.js";
 
-/** Folder of the shared, read-only fixtures (never copied into the repo). */
-export const fixturesDir = resolve(process.cwd(), "../shared/fixtures");
+/** Folder of the project's read-only fixtures (test/fixtures; see its README for where each came from). */
+export const fixturesDir = resolve(import.meta.dirname, "../fixtures");
 
 /** A fresh temp folder and a function that removes it. */
 export function tempRoot(prefix: string): { root: string; remove: () => void } {

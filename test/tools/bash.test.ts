@@ -1,37 +1,14 @@
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bashTool } from "../../src/tools/builtin/bash.js";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bashTool, createBashTool } from "../../src/tools/builtin/bash.js";
+import { isProcessRunning } from "../../src/tools/builtin/command-processes.js";
+import { createBuiltinTools } from "../../src/tools/builtin/index.js";
 import { makeTempDir, runTool, textOf } from "../support/builtin-tools.js";
 
-const PF_EXITING = 0x4;
-
-/**
- * True while `pid` is a live process that is not already exiting. Zombies (nobody may reap them
- * in a container) and processes inside the kernel's exit path (PF_EXITING: a SIGKILLed process
- * has closed its pipes — which is what the tool waits for — a moment before it turns zombie)
- * count as gone.
- */
-function isRunning(pid: number): boolean {
-  if (existsSync("/proc")) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const state = fields[0];
-      const flags = Number(fields[6]);
-      return state !== "Z" && state !== "X" && (flags & PF_EXITING) === 0;
-    } catch {
-      return false;
-    }
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const isRunning = isProcessRunning;
 
 /** Collects streamed output and resolves `waitFor(pattern)` once it appears. */
 function outputWatcher() {
@@ -64,6 +41,7 @@ describe("bash", () => {
   beforeEach(async () => {
     cwd = await makeTempDir();
   });
+  afterAll(() => bashTool.dispose());
   afterEach(async () => {
     for (const pid of leftovers.splice(0)) {
       try {
@@ -162,12 +140,116 @@ describe("bash", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it("kills setsid escapees and orphans on abort, and settles only once they are gone", async () => {
+    const watcher = outputWatcher();
+    const controller = new AbortController();
+    const command = [
+      'sleep 300 & echo "pid:$!"', // a background job in the group
+      'setsid sleep 300 & echo "pid:$!"', // a new session, child of the shell
+      "setsid sh -c 'sleep 300 >/dev/null 2>&1 & echo \"pid:$!\"'", // new session, orphaned at once
+      'env -i setsid sleep 300 & echo "pid:$!"', // no environment, new session, child of the shell
+      'echo "ready"',
+      "wait",
+    ].join("\n");
+    const running = runTool(
+      bashTool,
+      cwd,
+      { command },
+      { signal: controller.signal, onUpdate: watcher.onUpdate },
+    );
+    const match = await watcher.waitFor(/(pid:\d+\n){4}ready/);
+    const pids = pidsIn(match[0]);
+    leftovers.push(...pids);
+    expect(pids).toHaveLength(4);
+    expect(pids.every(isRunning)).toBe(true);
+    controller.abort();
+    await expect(running).rejects.toThrow(/Command aborted$/);
+    expect(pids.filter(isRunning)).toEqual([]);
+  });
+
+  it("kills setsid escapees on timeout", async () => {
+    const error = await runTool(bashTool, cwd, {
+      command:
+        'setsid sh -c \'sleep 300 >/dev/null 2>&1 & echo "pid:$!"\'; setsid sleep 300 & echo "pid:$!"; wait',
+      timeout: 2,
+    }).then(
+      () => undefined,
+      (reason: Error) => reason,
+    );
+    expect(error?.message).toMatch(/Command timed out after 2 seconds and was killed$/);
+    const pids = pidsIn(error?.message ?? "");
+    leftovers.push(...pids);
+    expect(pids).toHaveLength(2);
+    expect(pids.filter(isRunning)).toEqual([]);
+  });
+
   it("does not hang when a background job keeps the output pipe open", async () => {
     const result = await runTool(bashTool, cwd, { command: 'sleep 30 & echo "pid:$!"' });
     const pids = pidsIn(textOf(result));
     leftovers.push(...pids);
     expect(result.details?.exitCode).toBe(0);
     expect(pids).toHaveLength(1);
+  });
+
+  it("keeps full-output files within its bounds and deletes them on dispose", async () => {
+    const bash = createBashTool({ outputFiles: { maxFiles: 2 } });
+    const paths: string[] = [];
+    for (let run = 0; run < 3; run++) {
+      const result = await runTool(bash, cwd, { command: "seq 1 3000" });
+      paths.push(result.details?.fullOutputPath as string);
+    }
+    expect(paths.map((file) => existsSync(file))).toEqual([false, true, true]);
+    await bash.dispose();
+    expect(paths.filter((file) => existsSync(file))).toEqual([]);
+    expect(existsSync(path.dirname(paths[2] as string))).toBe(false);
+  });
+
+  it("deletes the files of createBuiltinTools() on dispose", async () => {
+    const tools = createBuiltinTools();
+    const bash = tools.find((tool) => tool.name === "bash") as typeof bashTool;
+    const result = await runTool(bash, cwd, { command: "seq 1 3000" });
+    const fullOutputPath = result.details?.fullOutputPath as string;
+    expect(existsSync(fullOutputPath)).toBe(true);
+    await tools.dispose();
+    expect(existsSync(fullOutputPath)).toBe(false);
+  });
+
+  it("deletes the files of a tool never disposed when the process exits", async () => {
+    const script = [
+      `import { bashTool } from ${JSON.stringify(path.resolve("src/tools/builtin/bash.ts"))};`,
+      "const signal = new AbortController().signal;",
+      `const result = await bashTool.execute({ command: "seq 1 3000" }, { toolCallId: "c", signal, update() {}, context: { cwd: ${JSON.stringify(cwd)} } });`,
+      "console.log(result.details.fullOutputPath);",
+    ].join("\n");
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(child.stderr).toBe("");
+    const fullOutputPath = child.stdout.trim();
+    expect(fullOutputPath).toMatch(/agentchart-bash-.*\.log$/);
+    expect(existsSync(fullOutputPath)).toBe(false);
+    expect(existsSync(path.dirname(fullOutputPath))).toBe(false);
+  });
+
+  it("bounds binary output: random bytes, NULs and one endless line", async () => {
+    const result = await runTool(bashTool, cwd, {
+      command:
+        "head -c 3000000 /dev/urandom; printf 'x\\0y\\0\\001z'; head -c 2000000 /dev/zero | tr '\\0' a",
+    });
+    const text = textOf(result);
+    const [shown, note] = text.split("\n\n[Output truncated");
+    expect(Buffer.byteLength(shown as string)).toBeLessThanOrEqual(50 * 1024);
+    expect(shown).toMatch(/^a+$/);
+    expect(note).toMatch(/of 4\.8 MB\); full output: /);
+    const fullOutputPath = result.details?.fullOutputPath as string;
+    const full = await fs.readFile(fullOutputPath);
+    expect(full.length).toBe(3000000 + 6 + 2000000);
+    expect(full.subarray(3000000, 3000006)).toEqual(Buffer.from("x\0y\0\x01z"));
+  });
+
+  it("shows NULs and other control characters as U+FFFD, keeping tabs and newlines", async () => {
+    const result = await runTool(bashTool, cwd, { command: "printf 'a\\0b\\tc\\001\\nd\\377e'" });
+    expect(textOf(result)).toBe("a\uFFFDb\tc\uFFFD\nd\uFFFDe");
   });
 
   it("refuses to start when already aborted", async () => {

@@ -1,4 +1,5 @@
 import type { EventRecord, InspectorServerMessage, SnapshotRecord } from "../inspection-record.js";
+import ELK from "./elk.js";
 import {
   type ActorView,
   activeStatePaths,
@@ -14,12 +15,13 @@ import { drawStateDiagram, type StateDiagram } from "./state-diagram.js";
 /**
  * The inspector page: connects to `/ws`, folds records into the model and re-renders once per
  * animation frame. Selection: the system (root actor) follows the newest one unless the user picks
- * one; the diagram shows the selected actor's machine, or the root's.
+ * one; the diagram shows the selected actor's machine, or the root's, laid out by ELK.
  */
 
 const EVENT_LOG_LIMIT = 200;
 
 const model = createInspectorModel();
+const layoutEngine = new ELK();
 const view = {
   rootId: undefined as string | undefined,
   followNewest: true,
@@ -111,7 +113,7 @@ function renderDiagram(actor: ActorView | undefined): void {
     return;
   }
   if (view.diagram?.machineKey !== definition.machineKey) {
-    view.diagram = { machineKey: definition.machineKey, diagram: drawStateDiagram(definition) };
+    view.diagram = { machineKey: definition.machineKey, diagram: drawStateDiagram(definition, layoutEngine) };
     container.replaceChildren(view.diagram.diagram.element);
   }
   view.diagram.diagram.element.dataset.actor = actor.actorId;

@@ -1,87 +1,96 @@
-import type { MachineDefinitionRecord, TransitionDefinitionRecord } from "../inspection-record.js";
-import { flattenBoxes, layoutStateTree, type StateBox } from "./diagram-layout.js";
+import type { MachineDefinitionRecord } from "../inspection-record.js";
+import {
+  type Box,
+  type DiagramLayout,
+  type EdgeRoute,
+  flattenBoxes,
+  type LayoutEngine,
+  layoutDiagram,
+  type StateBox,
+  type TextMeasure,
+} from "./diagram-layout.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MARGIN = 12;
-const MAX_LABEL = 30;
+/** Fonts of the labels; the page's CSS draws them with the same ones (see page-html.ts). */
+const FONTS = { state: "600 13px system-ui, sans-serif", edge: "11px system-ui, sans-serif" } as const;
+const LINE_HEIGHT = { state: 18, edge: 15 } as const;
 
 /** A drawn diagram whose highlighted states can be updated. */
 export interface StateDiagram {
+  /** The `<svg>`; empty, with `data-layout="pending"`, until the layout is done. */
   readonly element: SVGSVGElement;
-  /** Marks exactly the states with these paths (`"executingTools.waiting"`) as active. */
+  /** Settles when the diagram is drawn (`data-layout="done"`) or its layout failed (`"error"`). */
+  readonly drawn: Promise<void>;
+  /** Marks exactly the states with these paths (`"executingTools.waiting"`) as active, now or once drawn. */
   setActive(paths: ReadonlySet<string>): void;
 }
 
 /**
- * Draws a machine definition as SVG: one `<g class="state" data-testid="state-<path>">` per state
- * (nested inside its parent's box) and one labelled arrow per transition target.
+ * Draws a machine definition as SVG, laid out by `engine` (ELK): one `<g class="state"
+ * data-testid="state-<path>">` per state, nested states inside their parent's box, and one
+ * `<g class="edge">` per transition target with its label in a box of its own. A failed layout is
+ * logged to the console and shown as a note in the `<svg>`.
  */
-export function drawStateDiagram(definition: MachineDefinitionRecord): StateDiagram {
-  const root = layoutStateTree(definition.root);
-  const boxes = flattenBoxes(root);
-  const boxById = new Map(boxes.map((box) => [box.node.id, box]));
+export function drawStateDiagram(definition: MachineDefinitionRecord, engine: LayoutEngine): StateDiagram {
   const svg = svgElement("svg", {
-    viewBox: `${-MARGIN} ${-MARGIN} ${root.width + 2 * MARGIN} ${root.height + 2 * MARGIN + 40}`,
-    width: String(root.width + 2 * MARGIN),
-    height: String(root.height + 2 * MARGIN + 40),
     "data-testid": "state-diagram",
     "data-machine": definition.machineKey,
+    "data-layout": "pending",
   });
-  svg.append(arrowMarker());
-  const groups = new Map<string, SVGGElement>();
-  for (const box of boxes) {
-    const group = drawBox(box);
-    groups.set(box.path, group);
-    svg.append(group);
-  }
-  const edges = svgElement("g", { class: "edges" });
-  const pairCount = new Map<string, number>();
-  for (const box of boxes) {
-    for (const transition of box.node.transitions) {
-      for (const targetId of transition.targets) {
-        const target = boxById.get(targetId);
-        if (!target) continue;
-        const pair = `${box.node.id}->${targetId}`;
-        const nth = pairCount.get(pair) ?? 0;
-        pairCount.set(pair, nth + 1);
-        edges.append(drawEdge(box, target, transition, nth));
-      }
+  let active: ReadonlySet<string> = new Set();
+  let groups = new Map<string, SVGGElement>();
+  const highlight = () => {
+    for (const [path, group] of groups) {
+      if (path !== "") group.setAttribute("data-active", String(active.has(path)));
     }
-  }
-  svg.append(edges);
+  };
+  const drawn = layoutDiagram(definition.root, textMeasure(), engine).then(
+    (layout) => {
+      groups = render(svg, layout);
+      highlight();
+      svg.setAttribute("data-layout", "done");
+    },
+    (error: unknown) => {
+      console.error("inspector: the diagram layout failed", error);
+      const note = svgElement("text", { x: "0", y: "16" });
+      note.textContent = `The diagram could not be laid out: ${String(error)}`;
+      svg.replaceChildren(note);
+      svg.setAttribute("data-layout", "error");
+    },
+  );
   return {
     element: svg,
+    drawn,
     setActive(paths) {
-      for (const [path, group] of groups) {
-        if (path === "") continue;
-        group.setAttribute("data-active", String(paths.has(path)));
-      }
+      active = paths;
+      highlight();
     },
   };
 }
 
-function drawBox(box: StateBox): SVGGElement {
+/** Fills `svg` with the layout; returns the state groups by path. */
+function render(svg: SVGSVGElement, layout: DiagramLayout): Map<string, SVGGElement> {
+  const width = layout.width + 2 * MARGIN;
+  const height = layout.height + 2 * MARGIN;
+  svg.setAttribute("viewBox", `${-MARGIN} ${-MARGIN} ${width} ${height}`);
+  svg.setAttribute("width", String(width));
+  svg.setAttribute("height", String(height));
+  const groups = new Map<string, SVGGElement>();
+  const states = flattenBoxes(layout.root);
+  for (const box of states) groups.set(box.path, drawState(box));
+  const edges = svgElement("g", { class: "edges" });
+  for (const edge of layout.edges) edges.append(drawEdge(edge));
+  svg.replaceChildren(arrowMarker(), ...groups.values(), edges);
+  return groups;
+}
+
+function drawState(box: StateBox): SVGGElement {
   const classes = ["state", box.node.type, box.region ? "region" : ""].filter(Boolean).join(" ");
   const testId = box.path === "" ? "state-root" : `state-${box.path}`;
   const group = svgElement("g", { class: classes, "data-testid": testId, "data-active": "false" });
-  group.append(
-    svgElement("rect", {
-      x: String(box.x),
-      y: String(box.y),
-      width: String(box.width),
-      height: String(box.height),
-      rx: "8",
-    }),
-  );
-  const atomic = box.children.length === 0;
-  const label = svgElement("text", {
-    class: "state-label",
-    x: String(atomic ? box.x + box.width / 2 : box.x + 10),
-    y: String(atomic ? box.y + box.height / 2 + 4 : box.y + 18),
-    "text-anchor": atomic ? "middle" : "start",
-  });
-  label.textContent = box.node.key;
-  group.append(label);
+  group.append(svgElement("rect", { ...rectAttributes(box), rx: "8" }));
+  group.append(labelText("state-label", box.node.key, box.label));
   const title = svgElement("title", {});
   title.textContent =
     box.node.id + (box.node.invokes.length > 0 ? `\ninvokes: ${box.node.invokes.join(", ")}` : "");
@@ -89,73 +98,47 @@ function drawBox(box: StateBox): SVGGElement {
   return group;
 }
 
-function drawEdge(source: StateBox, target: StateBox, transition: TransitionDefinitionRecord, nth: number) {
-  const group = svgElement("g", { class: "edge", "data-event": transition.event });
-  const { d, labelX, labelY, anchor = "middle" } = edgeGeometry(source, target, nth);
+function drawEdge(edge: EdgeRoute): SVGGElement {
+  const group = svgElement("g", {
+    class: "edge",
+    "data-event": edge.transition.event,
+    "data-source": edge.source.path,
+    "data-target": edge.target.path,
+  });
+  const d = edge.points.map((point, i) => `${i === 0 ? "M" : "L"} ${point.x} ${point.y}`).join(" ");
   group.append(svgElement("path", { d, "marker-end": "url(#arrow)" }));
-  const fullLabel =
-    (transition.event === "" ? "always" : transition.event) + (transition.guarded ? " [guard]" : "");
-  const text = svgElement("text", { x: String(labelX), y: String(labelY), "text-anchor": anchor });
-  text.textContent = fullLabel.length > MAX_LABEL ? `${fullLabel.slice(0, MAX_LABEL - 1)}…` : fullLabel;
+  const text = labelText("edge-label", edge.text, edge.label);
   const title = svgElement("title", {});
-  title.textContent = `${fullLabel} → ${target.node.id}`;
+  title.textContent = `${edge.fullText} → ${edge.target.node.id}`;
   text.append(title);
   group.append(text);
   return group;
 }
 
-interface EdgeGeometry {
-  d: string;
-  labelX: number;
-  labelY: number;
-  anchor?: "start" | "middle";
+/** A text starting at the left of `box`, vertically centred in it. */
+function labelText(className: string, content: string, box: Box): SVGTextElement {
+  const text = svgElement("text", {
+    class: className,
+    x: String(box.x),
+    y: String(box.y + box.height / 2),
+    "dominant-baseline": "central",
+  });
+  text.textContent = content;
+  return text;
 }
 
-function edgeGeometry(source: StateBox, target: StateBox, nth: number): EdgeGeometry {
-  const shift = nth * 14;
-  if (source === target) {
-    const x = source.x + source.width - 24;
-    const y = source.y;
-    return {
-      d: `M ${x - 14} ${y} C ${x - 14} ${y - 30}, ${x + 14} ${y - 30}, ${x + 14} ${y}`,
-      labelX: x,
-      labelY: y - 26 - shift,
-    };
-  }
-  const sourceRight = source.x + source.width;
-  if (target.x >= sourceRight) {
-    const x1 = sourceRight;
-    const y1 = source.y + Math.min(source.height / 2, 20);
-    const x2 = target.x;
-    const y2 = target.y + Math.min(target.height / 2, 20);
-    const bend = Math.max(30, (x2 - x1) / 2);
-    return {
-      d: `M ${x1} ${y1} C ${x1 + bend} ${y1}, ${x2 - bend} ${y2}, ${x2} ${y2}`,
-      labelX: (x1 + x2) / 2,
-      labelY: (y1 + y2) / 2 - 5 - shift,
-    };
-  }
-  const overlapLeft = Math.max(source.x, target.x);
-  const overlapRight = Math.min(sourceRight, target.x + target.width);
-  const sourceAbove = source.y + source.height <= target.y;
-  if (overlapRight - overlapLeft > 20 && (sourceAbove || target.y + target.height <= source.y)) {
-    // Same column: a straight arrow between facing edges.
-    const x = (overlapLeft + overlapRight) / 2 + shift;
-    const y1 = sourceAbove ? source.y + source.height : source.y;
-    const y2 = sourceAbove ? target.y : target.y + target.height;
-    return { d: `M ${x} ${y1} L ${x} ${y2}`, labelX: x + 6, labelY: (y1 + y2) / 2 + 4, anchor: "start" };
-  }
-  // Backwards: leave from the bottom and loop below both boxes.
-  const x1 = source.x + source.width / 2;
-  const y1 = source.y + source.height;
-  const x2 = target.x + target.width / 2 + 8;
-  const y2 = target.y + target.height;
-  const low = Math.max(y1, y2) + 28 + shift;
-  return {
-    d: `M ${x1} ${y1} C ${x1} ${low}, ${x2} ${low}, ${x2} ${y2}`,
-    labelX: (x1 + x2) / 2,
-    labelY: low - 2,
+/** Measures label text with a canvas in the fonts the page draws it with. */
+function textMeasure(): TextMeasure {
+  const context = document.createElement("canvas").getContext("2d");
+  return (text, kind) => {
+    if (!context) return { width: text.length * 8, height: LINE_HEIGHT[kind] };
+    context.font = FONTS[kind];
+    return { width: Math.ceil(context.measureText(text).width) + 2, height: LINE_HEIGHT[kind] };
   };
+}
+
+function rectAttributes(box: StateBox): Record<string, string> {
+  return { x: String(box.x), y: String(box.y), width: String(box.width), height: String(box.height) };
 }
 
 function arrowMarker(): SVGDefsElement {

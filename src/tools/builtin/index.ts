@@ -1,14 +1,23 @@
 import type { AgentTool } from "../../types/tool.js";
-import { bashTool } from "./bash.js";
+import { type BashToolOptions, createBashTool } from "./bash.js";
 import { editTool } from "./edit.js";
 import { lsTool } from "./ls.js";
 import type { BuiltinToolContext } from "./path-guard.js";
 import { readTool } from "./read.js";
 import { writeTool } from "./write.js";
 
-export { type BashDetails, type BashProgress, bashTool } from "./bash.js";
+export {
+  type BashArgs,
+  type BashDetails,
+  type BashProgress,
+  type BashTool,
+  type BashToolOptions,
+  bashTool,
+  createBashTool,
+} from "./bash.js";
 export { type EditDetails, editTool } from "./edit.js";
 export { DEFAULT_LS_LIMIT, type LsDetails, lsTool } from "./ls.js";
+export type { OutputFileLimits } from "./output-files.js";
 export { type BuiltinToolContext, PathOutsideCwdError, resolveInCwd } from "./path-guard.js";
 export { MAX_IMAGE_BYTES, type ReadDetails, readTool } from "./read.js";
 export {
@@ -21,18 +30,30 @@ export {
 } from "./truncate.js";
 export { type WriteDetails, writeTool } from "./write.js";
 
+/** The built-in tools as an array, with `dispose()` for what they keep (bash's full-output files). */
+export type BuiltinTools = AgentTool<unknown, unknown, BuiltinToolContext>[] & {
+  /** Deletes the temp files the tools made; call it when the session ends. The tools stay usable. */
+  dispose(): Promise<void>;
+};
+
 /**
- * The five built-in tools — `read`, `write`, `edit`, `bash`, `ls` — in a new array. They need a
- * tool context `{cwd}` and are confined to that folder.
+ * The five built-in tools — `read`, `write`, `edit`, `bash`, `ls` — in a new array, with a `bash` of
+ * their own (see {@link createBashTool}). They need a tool context `{cwd}` and are confined to that
+ * folder. Keep the array to call `dispose()` when the session ends.
  *
  * ```ts
- * const agent = new AgentHarness({ ..., tools: createBuiltinTools(), toolContext: { cwd: process.cwd() } });
+ * const tools = createBuiltinTools();
+ * const agent = new AgentHarness({ ..., tools, toolContext: { cwd: process.cwd() } });
+ * // …
+ * await tools.dispose();
  * ```
  */
-export function createBuiltinTools(): AgentTool<unknown, unknown, BuiltinToolContext>[] {
-  return [readTool, writeTool, editTool, bashTool, lsTool] as AgentTool<
+export function createBuiltinTools(options: BashToolOptions = {}): BuiltinTools {
+  const bash = createBashTool(options);
+  const tools = [readTool, writeTool, editTool, bash, lsTool] as AgentTool<
     unknown,
     unknown,
     BuiltinToolContext
   >[];
+  return Object.assign(tools, { dispose: () => bash.dispose() });
 }

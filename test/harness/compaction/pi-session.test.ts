@@ -16,7 +16,7 @@ import { scriptedModel } from "../../../src/testing.js";
 import { requestText, summariser } from "../../support/compaction.js";
 import { fixturesDir } from "../../support/session-files.js";
 
-/** The real 2.3 MB pi session (v1, two compactions), parsed in memory: the shared fixture is only read. */
+/** The real 2.3 MB pi session (v1, two compactions), parsed in memory: the fixture is only read. */
 function loadSession() {
   const text = readFileSync(join(fixturesDir, "pi-sessions", "before-compaction.jsonl"), "utf8");
   return parseSessionText(text).tree;
