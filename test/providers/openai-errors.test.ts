@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai } from "../../src/openai.js";
-import type { Message } from "../../src/types/messages.js";
+import type { Message, ToolCall } from "../../src/types/messages.js";
 import type { AssistantMessageEvent, LlmContext } from "../../src/types/stream.js";
 import { collectEvents, eventTypes } from "../support/collect-events.js";
 import { chatModel, chunk, usageChunk } from "../support/openai-fixtures.js";
@@ -132,22 +132,32 @@ describe("openai provider: broken streams", () => {
     expect(message.errorMessage).toMatch(/ended before the server sent a finish reason/);
   });
 
-  it("ends with an error naming the tool call when its JSON arguments are malformed", async () => {
+  it("ends a tool call with malformed JSON arguments marked as invalid, and the reply normally", async () => {
     server.enqueue(
       streamReply([
         chunk({ tool_calls: [{ index: 0, id: "call_ok", function: { name: "a", arguments: '{"x":1}' } }] }),
         chunk({
           tool_calls: [{ index: 1, id: "call_bad", function: { name: "b", arguments: '{"x": tru' } }],
         }),
+        chunk({ tool_calls: [{ index: 2, id: "call_list", function: { name: "c", arguments: "[1]" } }] }),
         chunk({}, "tool_calls"),
       ]),
     );
-    const { events, message } = await collectEvents(openai({ baseURL: server.baseURL })(model, context, {}));
-    expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toMatch(/malformed JSON arguments for tool call "b" \(call_bad\)/);
-    expect(message.errorMessage).toContain('{"x": tru');
+    const { events, message, final } = await collectEvents(
+      openai({ baseURL: server.baseURL })(model, context, {}),
+    );
+    expect(final).toMatchObject({ type: "done", reason: "toolUse" });
+    expect(message.errorMessage).toBeUndefined();
     const ended = events.filter((event) => event.type === "toolcall_end").map((event) => event.toolCall.id);
-    expect(ended).toEqual(["call_ok"]);
+    expect(ended).toEqual(["call_ok", "call_bad", "call_list"]);
+    const [ok, bad, list] = message.content as ToolCall[];
+    expect(ok).toEqual({ type: "toolCall", id: "call_ok", name: "a", arguments: { x: 1 } });
+    expect(bad).toMatchObject({ id: "call_bad", arguments: {}, invalidArguments: { raw: '{"x": tru' } });
+    expect(bad!.invalidArguments!.error).toMatch(/JSON/);
+    expect(list).toMatchObject({
+      arguments: {},
+      invalidArguments: { raw: "[1]", error: "arguments must be a JSON object" },
+    });
   });
 
   it("accepts truncated tool-call JSON when the reply stopped at length", async () => {
