@@ -1,9 +1,9 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai } from "../../src/openai.js";
-import type { Message, ToolCall } from "../../src/types/messages.js";
+import type { AssistantMessage, Message, ToolCall } from "../../src/types/messages.js";
 import type { AssistantMessageEvent, LlmContext } from "../../src/types/stream.js";
-import { collectEvents, eventTypes } from "../support/collect-events.js";
+import { argumentsArePlainData, collectEvents, eventTypes } from "../support/collect-events.js";
 import { chatModel, chunk, usageChunk } from "../support/openai-fixtures.js";
 import { OpenAITestServer, sseBody, streamReply } from "../support/openai-server.js";
 
@@ -201,6 +201,45 @@ describe("openai provider: abort and timeouts", () => {
       content: [{ type: "text", text: "Streaming forever" }],
     });
     await server.request(index).then((request) => request.closed);
+  });
+
+  it("leaves tool calls of plain data behind when aborted, or when the consumer stops, mid-arguments", async () => {
+    const cutMidArguments = () =>
+      streamReply(
+        [
+          chunk({
+            tool_calls: [{ index: 0, id: "call_r", function: { name: "read", arguments: '{"path":"src/' } }],
+          }),
+        ],
+        { done: false, ending: "hang" },
+      );
+    server.enqueue(cutMidArguments(), cutMidArguments());
+    const controller = new AbortController();
+    let shown: unknown;
+    const aborted = await collectEvents(
+      openai({ baseURL: server.baseURL })(model, context, { signal: controller.signal }),
+      (event) => {
+        if (event.type !== "toolcall_delta") return;
+        shown = structuredClone((event.partial.content[0] as ToolCall).arguments);
+        controller.abort();
+      },
+    );
+    expect(shown).toEqual({ path: "src/" });
+    expect(aborted.final).toMatchObject({ type: "error", reason: "aborted" });
+    expect(aborted.message.content).toEqual([
+      { type: "toolCall", id: "call_r", name: "read", arguments: {} },
+    ]);
+    expect(argumentsArePlainData(aborted.message)).toBe(true);
+
+    let partial: AssistantMessage | undefined;
+    for await (const event of openai({ baseURL: server.baseURL })(model, context, {})) {
+      if (event.type === "toolcall_delta") {
+        partial = event.partial;
+        break;
+      }
+    }
+    expect(partial?.content).toEqual([{ type: "toolCall", id: "call_r", name: "read", arguments: {} }]);
+    expect(argumentsArePlainData(partial!)).toBe(true);
   });
 
   it("aborts while waiting for the response headers", async () => {

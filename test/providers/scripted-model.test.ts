@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
-import type { ToolCall } from "../../src/types/messages.js";
-import type { LlmContext } from "../../src/types/stream.js";
+import type { AssistantMessage, ToolCall } from "../../src/types/messages.js";
+import type { AssistantMessageEvent, LlmContext } from "../../src/types/stream.js";
 import {
   argumentsArePlainData,
   argumentsAtEachDelta,
@@ -54,6 +54,21 @@ describe("scripted model: tool-call arguments", () => {
       invalidArguments: { raw: '{"path": notes}', error: expect.stringMatching(/JSON/) },
     });
     expect(argumentsArePlainData(message)).toBe(true);
+  });
+
+  it("leaves plain data behind when the consumer stops reading while the arguments stream", async () => {
+    const model = scriptedModel([{ toolCalls: [{ name: "read", arguments: { path: "a/b/c.txt" } }] }]);
+    let partial: AssistantMessage | undefined;
+    for await (const event of model(testModel, context, {}) as AsyncIterable<AssistantMessageEvent>) {
+      if (event.type === "toolcall_delta") {
+        partial = event.partial;
+        break;
+      }
+    }
+    expect(partial?.content).toEqual([
+      { type: "toolCall", id: expect.any(String), name: "read", arguments: {} },
+    ]);
+    expect(argumentsArePlainData(partial!)).toBe(true);
   });
 
   it("leaves plain data behind when aborted while the arguments stream", async () => {

@@ -187,14 +187,24 @@ export class PartialMessageBuilder {
    * arguments parse (`{}` otherwise); no `*_end` events are queued after a failure.
    */
   fail(errorMessage: string, aborted: boolean): void {
-    for (const open of this.toolCalls.values()) {
-      if (open.contentIndex >= 0) open.args.end("empty");
-    }
+    this.abandonToolCalls();
     this.sequential = undefined;
     const reason = aborted ? "aborted" : "error";
     this.message.stopReason = reason;
     this.message.errorMessage = errorMessage;
     this.events.push({ type: "error", reason, error: this.message });
+  }
+
+  /**
+   * Gives every open tool call whatever arguments parse (`{}` otherwise) as plain data, without
+   * `toolcall_end`: for a reply that failed, or whose consumer stopped reading.
+   */
+  abandonToolCalls(): void {
+    for (const open of this.toolCalls.values()) {
+      if (open.contentIndex < 0) continue;
+      open.contentIndex = -1;
+      open.args.end("empty");
+    }
   }
 
   private openSequential(kind: "text" | "thinking", key: string, signature?: string): number {

@@ -97,8 +97,12 @@ async function* replay(
   };
   /** The tool call whose arguments are streaming, if any. */
   let streaming: StreamingArguments | undefined;
-  const aborted = (): AssistantMessageEvent => {
+  const abandonArguments = () => {
     streaming?.end("empty");
+    streaming = undefined;
+  };
+  const aborted = (): AssistantMessageEvent => {
+    abandonArguments();
     message.stopReason = "aborted";
     message.errorMessage = "Request was aborted";
     return { type: "error", reason: "aborted", error: message };
@@ -133,18 +137,24 @@ async function* replay(
         arguments: {},
       };
       message.content.push(toolCall);
-      streaming = new StreamingArguments(toolCall);
-      if (await pace()) return yield aborted();
-      yield { type: "toolcall_start", contentIndex, partial: message };
-      const json = block.rawArguments ?? JSON.stringify(block.arguments);
-      for (const delta of splitIntoDeltas(json, reply.deltas)) {
-        if (await pace()) return yield aborted();
-        streaming.append(delta);
-        yield { type: "toolcall_delta", contentIndex, delta, partial: message };
-      }
+      const args = new StreamingArguments(toolCall);
+      streaming = args;
       const cut = reply.stopReason === "length";
-      const parsed = streaming.end(cut ? "empty" : "mark");
-      streaming = undefined;
+      let parsed: boolean;
+      try {
+        if (await pace()) return yield aborted();
+        yield { type: "toolcall_start", contentIndex, partial: message };
+        const json = block.rawArguments ?? JSON.stringify(block.arguments);
+        for (const delta of splitIntoDeltas(json, reply.deltas)) {
+          if (await pace()) return yield aborted();
+          args.append(delta);
+          yield { type: "toolcall_delta", contentIndex, delta, partial: message };
+        }
+        parsed = args.end(cut ? "empty" : "mark");
+        streaming = undefined;
+      } finally {
+        abandonArguments(); // the consumer stopped reading mid-call: leave plain data behind
+      }
       if (block.arguments !== undefined) toolCall.arguments = block.arguments; // the scripted object itself
       if (parsed || !cut) yield { type: "toolcall_end", contentIndex, toolCall, partial: message };
     }
