@@ -24,8 +24,10 @@ export function parseToolCallArguments(json: string): ArgumentsParse {
 export type MalformedArgumentsPolicy =
   /** `arguments: {}` plus `invalidArguments` (the model finished a call it got wrong). */
   | "mark"
-  /** `arguments: {}` only (a reply cut at "length" or failed: unfinished JSON is expected). */
-  | "empty";
+  /** `arguments: {}` only (a reply cut at "length": the loop reports the call as truncated). */
+  | "empty"
+  /** The best-effort parse so far, as shown while streaming (a reply that failed or was abandoned). */
+  | "partial";
 
 /**
  * The arguments of one tool call while their JSON text streams in. From construction until `end`,
@@ -67,12 +69,12 @@ export class StreamingArguments {
   }
 
   /**
-   * Ends the stream: `arguments` becomes the strict parse of the text. Malformed text gives `{}`,
-   * marked with `invalidArguments` under the "mark" policy. Returns whether the text parsed.
+   * Ends the stream: `arguments` becomes the strict parse of the text. Text that does not parse
+   * gives what `policy` says. Returns whether the text parsed.
    */
   end(policy: MalformedArgumentsPolicy): boolean {
     const parsed = parseToolCallArguments(this.#text);
-    this.#settle(parsed.ok ? parsed.value : {});
+    this.#settle(parsed.ok ? parsed.value : policy === "partial" ? this.#current() : {});
     if (!parsed.ok && policy === "mark") {
       this.block.invalidArguments = { raw: this.#text, error: parsed.error };
     }

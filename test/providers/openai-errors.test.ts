@@ -227,7 +227,7 @@ describe("openai provider: abort and timeouts", () => {
     expect(shown).toEqual({ path: "src/" });
     expect(aborted.final).toMatchObject({ type: "error", reason: "aborted" });
     expect(aborted.message.content).toEqual([
-      { type: "toolCall", id: "call_r", name: "read", arguments: {} },
+      { type: "toolCall", id: "call_r", name: "read", arguments: { path: "src/" } },
     ]);
     expect(argumentsArePlainData(aborted.message)).toBe(true);
 
@@ -238,7 +238,9 @@ describe("openai provider: abort and timeouts", () => {
         break;
       }
     }
-    expect(partial?.content).toEqual([{ type: "toolCall", id: "call_r", name: "read", arguments: {} }]);
+    expect(partial?.content).toEqual([
+      { type: "toolCall", id: "call_r", name: "read", arguments: { path: "src/" } },
+    ]);
     expect(argumentsArePlainData(partial!)).toBe(true);
   });
 

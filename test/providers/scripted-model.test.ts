@@ -56,8 +56,10 @@ describe("scripted model: tool-call arguments", () => {
     expect(argumentsArePlainData(message)).toBe(true);
   });
 
-  it("leaves plain data behind when the consumer stops reading while the arguments stream", async () => {
-    const model = scriptedModel([{ toolCalls: [{ name: "read", arguments: { path: "a/b/c.txt" } }] }]);
+  it("leaves the arguments shown so far, as plain data, when the consumer stops reading while the arguments stream", async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: "read", arguments: { path: "a/b/c.txt" } }], deltas: 2 },
+    ]);
     let partial: AssistantMessage | undefined;
     for await (const event of model(testModel, context, {}) as AsyncIterable<AssistantMessageEvent>) {
       if (event.type === "toolcall_delta") {
@@ -66,14 +68,16 @@ describe("scripted model: tool-call arguments", () => {
       }
     }
     expect(partial?.content).toEqual([
-      { type: "toolCall", id: expect.any(String), name: "read", arguments: {} },
+      { type: "toolCall", id: expect.any(String), name: "read", arguments: { path: "a" } }, // {"path":"a
     ]);
     expect(argumentsArePlainData(partial!)).toBe(true);
   });
 
-  it("leaves plain data behind when aborted while the arguments stream", async () => {
+  it("leaves the arguments shown so far, as plain data, when aborted while the arguments stream", async () => {
     const controller = new AbortController();
-    const model = scriptedModel([{ toolCalls: [{ name: "read", arguments: { path: "a/b/c.txt" } }] }]);
+    const model = scriptedModel([
+      { toolCalls: [{ name: "read", arguments: { path: "a/b/c.txt" } }], deltas: 2 },
+    ]);
     const { events, message, final } = await collectEvents(
       model(testModel, context, { signal: controller.signal }),
       (event) => {
@@ -83,7 +87,7 @@ describe("scripted model: tool-call arguments", () => {
     expect(eventTypes(events).slice(-2)).toEqual(["toolcall_delta", "error"]);
     expect(final).toMatchObject({ type: "error", reason: "aborted" });
     expect(message.content).toEqual([
-      { type: "toolCall", id: expect.any(String), name: "read", arguments: {} },
+      { type: "toolCall", id: expect.any(String), name: "read", arguments: { path: "a" } }, // {"path":"a
     ]);
     expect(argumentsArePlainData(message)).toBe(true);
   });

@@ -183,8 +183,8 @@ export class PartialMessageBuilder {
   }
 
   /**
-   * Ends the reply after a failure, keeping the partial content. Open tool calls keep whatever
-   * arguments parse (`{}` otherwise); no `*_end` events are queued after a failure.
+   * Ends the reply after a failure, keeping the partial content. Open tool calls keep the arguments
+   * parsed so far; no `*_end` events are queued after a failure.
    */
   fail(errorMessage: string, aborted: boolean): void {
     this.abandonToolCalls();
@@ -196,14 +196,14 @@ export class PartialMessageBuilder {
   }
 
   /**
-   * Gives every open tool call whatever arguments parse (`{}` otherwise) as plain data, without
-   * `toolcall_end`: for a reply that failed, or whose consumer stopped reading.
+   * Gives every open tool call the arguments parsed so far, as plain data, without `toolcall_end`:
+   * for a reply that failed, or whose consumer stopped reading.
    */
   abandonToolCalls(): void {
     for (const open of this.toolCalls.values()) {
       if (open.contentIndex < 0) continue;
       open.contentIndex = -1;
-      open.args.end("empty");
+      open.args.end("partial");
     }
   }
 

@@ -98,7 +98,7 @@ async function* replay(
   /** The tool call whose arguments are streaming, if any. */
   let streaming: StreamingArguments | undefined;
   const abandonArguments = () => {
-    streaming?.end("empty");
+    streaming?.end("partial");
     streaming = undefined;
   };
   const aborted = (): AssistantMessageEvent => {
