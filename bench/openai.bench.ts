@@ -2,7 +2,7 @@
  * Overhead of the `openai()` StreamFn over the bare SDK.
  *
  * Streams two 5,000-chunk Chat Completions replies from a loopback server — one of text deltas, one
- * tool call whose JSON arguments arrive in 5,000 deltas (a ~40 KB `content` string) — once through
+ * tool call whose JSON arguments arrive in 5,000 deltas (a ~30 KB `content` string) — once through
  * the bare SDK (`client.chat.completions.create({stream: true})` consumed by an empty for-await loop:
  * the floor) and through the StreamFn (every event consumed; for the tool call also a consumer that
  * reads `partial.content[i].arguments` on every delta, as a UI would). Runs alternate; the table
