@@ -7,6 +7,7 @@ import type {
 } from "../types/loop.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
+import { invalidArgumentsText } from "./invalid-arguments.js";
 import { type MaybeAsyncSteps, runMaybeAsync } from "./maybe-async.js";
 import { errorText, errorToolResult } from "./messages.js";
 
@@ -57,7 +58,8 @@ export function validationErrorText(
 }
 
 /**
- * Preflight of one call: find the tool → `prepareArguments` → zod validation → `beforeToolCall`.
+ * Preflight of one call: find the tool → arguments the model sent as invalid JSON →
+ * `prepareArguments` → zod validation → `beforeToolCall`.
  * Synchronous unless `beforeToolCall` returns a promise. Never throws or rejects: every failure is an
  * error outcome.
  */
@@ -79,6 +81,8 @@ export function preflightToolCall(
 function* preflightSteps(input: ToolCallInput, signal: AbortSignal): MaybeAsyncSteps<PreflightOutput> {
   const { toolCall, tool, config } = input;
   if (!tool) return { ok: false, outcome: errorOutcome(toolCall, `Tool ${toolCall.name} not found`) };
+  const invalidArguments = invalidArgumentsText(toolCall);
+  if (invalidArguments !== undefined) return { ok: false, outcome: errorOutcome(toolCall, invalidArguments) };
   const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
   const parsed = tool.parameters.safeParse(raw);
   if (!parsed.success) {
