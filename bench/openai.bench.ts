@@ -1,10 +1,12 @@
 /**
  * Overhead of the `openai()` StreamFn over the bare SDK.
  *
- * Streams a 5,000-chunk Chat Completions reply from a loopback server, once through the bare SDK
- * (`client.chat.completions.create({stream: true})` consumed by an empty for-await loop: the floor)
- * and once through the StreamFn (every event consumed). Runs alternate; the table shows the median
- * of the measured runs. Run: `npx tsx bench/openai.bench.ts [runs]`.
+ * Streams two 5,000-chunk Chat Completions replies from a loopback server — one of text deltas, one
+ * tool call whose JSON arguments arrive in 5,000 deltas (a ~30 KB `content` string) — once through
+ * the bare SDK (`client.chat.completions.create({stream: true})` consumed by an empty for-await loop:
+ * the floor) and through the StreamFn (every event consumed; for the tool call also a consumer that
+ * reads `partial.content[i].arguments` on every delta, as a UI would). Runs alternate; the table
+ * shows the median of the measured runs. Run: `npx tsx bench/openai.bench.ts [runs]`.
  */
 // The project's own SDK (bench/node_modules holds an older copy pulled in by pi-ai).
 import OpenAI from "../node_modules/openai/index.mjs";
@@ -17,10 +19,26 @@ const CHUNKS = 5_000;
 const WARMUP = 3;
 const RUNS = Number(process.argv[2] ?? 9);
 
-function replyBody(): string {
+function textReplyBody(): string {
   const chunks: unknown[] = [chunk({ role: "assistant", content: "" })];
   for (let i = 0; i < CHUNKS; i++) chunks.push(chunk({ content: `tok${i % 97} ` }));
   chunks.push(chunk({}, "stop"), usageChunk(1000, CHUNKS));
+  return sseBody(chunks);
+}
+
+/** One `write` call: `{"path":"notes.txt","content":"tok0 tok1 …"}`, one argument delta per chunk. */
+function toolCallReplyBody(): string {
+  const call = (index: number, fields: Record<string, unknown>) =>
+    chunk({ tool_calls: [{ index, ...fields }] });
+  const chunks: unknown[] = [
+    chunk({ role: "assistant", content: null }),
+    call(0, { id: "call_w", type: "function", function: { name: "write", arguments: "" } }),
+  ];
+  const pieces = ['{"path":"notes.txt","content":"'];
+  for (let i = 1; i < CHUNKS - 1; i++) pieces.push(`tok${i % 97} `);
+  pieces.push('"}');
+  for (const piece of pieces) chunks.push(call(0, { function: { arguments: piece } }));
+  chunks.push(chunk({}, "tool_calls"), usageChunk(1000, CHUNKS));
   return sseBody(chunks);
 }
 
@@ -30,9 +48,13 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** One way of consuming a reply: returns the elapsed ms. */
+type Variant = { name: string; body: Buffer; run: (body: Buffer) => Promise<number> };
+
 async function main(): Promise<void> {
   const server = await OpenAITestServer.start();
-  const body = Buffer.from(replyBody());
+  const textBody = Buffer.from(textReplyBody());
+  const toolCallBody = Buffer.from(toolCallReplyBody());
   const model = chatModel();
   const context: LlmContext = {
     systemPrompt: "",
@@ -42,7 +64,7 @@ async function main(): Promise<void> {
   const client = new OpenAI({ baseURL: server.baseURL, apiKey: "bench", logLevel: "off" });
   const streamFn = openai({ client });
 
-  const runFloor = async (): Promise<number> => {
+  const runFloor = async (body: Buffer): Promise<number> => {
     server.enqueue({ kind: "stream", pieces: [body] });
     const start = performance.now();
     const stream = await client.chat.completions.create({
@@ -57,43 +79,60 @@ async function main(): Promise<void> {
     return performance.now() - start;
   };
 
-  const runProvider = async (): Promise<number> => {
+  /** Consumes every event; with `readArguments`, reads the streaming call's arguments on each delta. */
+  const runProvider = async (body: Buffer, readArguments: boolean): Promise<number> => {
     server.enqueue({ kind: "stream", pieces: [body] });
     const start = performance.now();
     let events = 0;
     let last = "";
+    let keys = 0;
     for await (const event of streamFn(model, context)) {
       events++;
       last = event.type;
+      if (readArguments && event.type === "toolcall_delta") {
+        const block = event.partial.content[event.contentIndex] as { arguments: Record<string, unknown> };
+        keys += Object.keys(block.arguments).length;
+      }
     }
     const elapsed = performance.now() - start;
     if (last !== "done" || events < CHUNKS)
       throw new Error(`unexpected stream end: ${last} after ${events} events`);
+    if (readArguments && keys === 0) throw new Error("the arguments never showed while streaming");
     return elapsed;
   };
 
-  for (let i = 0; i < WARMUP; i++) {
-    await runFloor();
-    await runProvider();
-  }
-  const floor: number[] = [];
-  const provider: number[] = [];
+  const variants: Variant[] = [
+    { name: "text: bare SDK for-await (floor)", body: textBody, run: runFloor },
+    { name: "text: openai() StreamFn, all events", body: textBody, run: (b) => runProvider(b, false) },
+    { name: "tool call: bare SDK for-await (floor)", body: toolCallBody, run: runFloor },
+    {
+      name: "tool call: openai() StreamFn, all events",
+      body: toolCallBody,
+      run: (b) => runProvider(b, false),
+    },
+    {
+      name: "tool call: StreamFn, reading arguments per delta",
+      body: toolCallBody,
+      run: (b) => runProvider(b, true),
+    },
+  ];
+  for (let i = 0; i < WARMUP; i++) for (const variant of variants) await variant.run(variant.body);
+  const times = variants.map(() => [] as number[]);
   for (let i = 0; i < RUNS; i++) {
-    floor.push(await runFloor());
-    provider.push(await runProvider());
+    for (let v = 0; v < variants.length; v++) times[v]!.push(await variants[v]!.run(variants[v]!.body));
   }
   await server.close();
 
-  const floorUs = (median(floor) / CHUNKS) * 1000;
-  const providerUs = (median(provider) / CHUNKS) * 1000;
   console.log(`OpenAI provider, ${CHUNKS} chunks, median of ${RUNS} runs (Node ${process.version})\n`);
-  console.log("| path | ms per reply | µs per chunk |");
-  console.log("|---|---:|---:|");
-  console.log(`| bare SDK for-await (floor) | ${median(floor).toFixed(1)} | ${floorUs.toFixed(2)} |`);
-  console.log(
-    `| openai() StreamFn, all events | ${median(provider).toFixed(1)} | ${providerUs.toFixed(2)} |`,
-  );
-  console.log(`| ratio | | ${(providerUs / floorUs).toFixed(2)}× |`);
+  console.log("| path | ms per reply | µs per chunk | ratio to its floor |");
+  console.log("|---|---:|---:|---:|");
+  let floorMs = 0;
+  for (let v = 0; v < variants.length; v++) {
+    const ms = median(times[v]!);
+    if (variants[v]!.run === runFloor) floorMs = ms;
+    const perChunk = ((ms / CHUNKS) * 1000).toFixed(2);
+    console.log(`| ${variants[v]!.name} | ${ms.toFixed(1)} | ${perChunk} | ${(ms / floorMs).toFixed(2)}× |`);
+  }
 }
 
 await main();

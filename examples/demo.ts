@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import type { InspectionEvent } from "xstate";
 import { Agent } from "../src/index.js";
 import { lsTool, readTool } from "../src/node-tools.js";
-import { scriptedModel } from "../src/testing.js";
+import { type ScriptedTurn, scriptedModel } from "../src/testing.js";
 import type { Model } from "../src/types/model.js";
 import type { StreamFn } from "../src/types/stream.js";
 import { demoScript } from "./demo-script.js";
@@ -46,9 +46,17 @@ async function chooseModel(): Promise<{ model: Model; streamFn: StreamFn; banner
       contextWindow: 32_000,
       maxTokens: 2_048,
     },
-    streamFn: scriptedModel(demoScript),
+    // On a terminal the script streams at a readable pace (15 ms per event).
+    streamFn: scriptedModel(process.stdout.isTTY ? demoScript.map(paced) : demoScript),
     banner: "offline scripted model (set OPENAI_API_KEY to use a real one)",
   };
+}
+
+/** The same scripted turn, sending its events `PACE_MS` apart. */
+const PACE_MS = 15;
+function paced(turn: ScriptedTurn): ScriptedTurn {
+  if (typeof turn !== "function") return { ...turn, delayMs: PACE_MS };
+  return (context, options) => ({ ...turn(context, options), delayMs: PACE_MS });
 }
 
 /**
@@ -96,6 +104,14 @@ agent.subscribe((event) => {
       if (update.type === "text_start" || update.type === "thinking_start") process.stdout.write("\n");
       if (update.type === "text_delta") process.stdout.write(update.delta);
       if (update.type === "thinking_delta") process.stdout.write(dim(update.delta));
+      if (update.type === "toolcall_start") process.stdout.write("\n");
+      if (update.type === "toolcall_delta" && process.stdout.isTTY) {
+        // The arguments parsed so far, redrawn on one line as they grow.
+        const call = update.partial.content[update.contentIndex];
+        if (call?.type === "toolCall") {
+          process.stdout.write(`\r\x1b[2K  ${dim(`… ${call.name}(${JSON.stringify(call.arguments)})`)}`);
+        }
+      }
       break;
     }
     case "tool_execution_start":

@@ -1,5 +1,5 @@
 export { type ScriptedModel, type ScriptedTurn, scriptedModel } from "./providers/scripted/scripted-model.js";
-export type { ScriptedBlock, ScriptedReply } from "./providers/scripted/scripted-reply.js";
+export type { ScriptedBlock, ScriptedReply, ScriptedToolCall } from "./providers/scripted/scripted-reply.js";
 export {
   type ConformanceMatchers,
   type ConformanceTestApi,

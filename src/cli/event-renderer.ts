@@ -1,9 +1,12 @@
 import type { HarnessEvent } from "../harness/harness-hooks.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
+import type { AssistantMessage } from "../types/messages.js";
 import type { ToolResult } from "../types/tool.js";
 import type { TerminalStyle } from "./terminal-style.js";
 
 const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/** Longest arguments text shown on a tool call's line. */
+const ARGUMENTS_PREVIEW_CHARS = 80;
 
 /** Where the renderer writes; `isTTY` switches the spinner on. */
 export interface RenderTarget {
@@ -12,8 +15,9 @@ export interface RenderTarget {
 }
 
 /**
- * Renders AgentEvents and harness events for a person: streamed text, thinking dimmed, one line per
- * tool call with a spinner while it runs (on a terminal) and a short result summary when it settles,
+ * Renders AgentEvents and harness events for a person: streamed text, thinking dimmed, on a terminal
+ * a line that grows with a tool call's arguments while the model streams them, one line per tool
+ * call with a spinner while it runs (on a terminal) and a short result summary when it settles,
  * a note for error and aborted replies, retries dimmed, automatic compactions and their failures.
  * `renderPhase` shows when the harness starts compacting.
  */
@@ -21,6 +25,8 @@ export class EventRenderer {
   readonly #out: RenderTarget;
   readonly #style: TerminalStyle;
   readonly #running = new Map<string, string>();
+  /** The tool call whose arguments line is drawn, and what it shows. */
+  #argumentsLine: { contentIndex: number; text: string } | undefined;
   #atLineStart = true;
   #spinner: ReturnType<typeof setInterval> | undefined;
   #frame = 0;
@@ -55,11 +61,15 @@ export class EventRenderer {
         if (update.type === "thinking_start" || update.type === "text_start") this.#newLine();
         else if (update.type === "thinking_delta") this.#write(this.#style.dim(update.delta));
         else if (update.type === "text_delta") this.#write(update.delta);
+        else if (update.type === "toolcall_delta")
+          this.#drawArgumentsLine(update.partial, update.contentIndex);
+        else if (update.type === "toolcall_end") this.#clearArgumentsLine();
         break;
       }
       case "message_end": {
         const message = event.message as { role?: string; stopReason?: string; errorMessage?: string };
         if (message.role !== "assistant") break;
+        this.#argumentsLine = undefined; // a reply that failed mid-call keeps its line
         this.#newLine();
         if (message.stopReason === "aborted") this.#line(this.#style.yellow("(aborted)"));
         else if (message.stopReason === "error") {
@@ -102,6 +112,32 @@ export class EventRenderer {
   /** Stops the spinner (e.g. before the process exits). */
   dispose(): void {
     this.#stopSpinner();
+  }
+
+  /**
+   * Redraws the streaming call's line (terminal only) with the arguments parsed so far. Once the
+   * preview is cut at its width, later deltas only change what is cut off, so they are not parsed.
+   */
+  #drawArgumentsLine(message: AssistantMessage, contentIndex: number): void {
+    if (!this.#out.isTTY) return;
+    const shown = this.#argumentsLine;
+    if (shown?.contentIndex === contentIndex && shown.text.endsWith("…")) return;
+    const call = message.content[contentIndex];
+    if (call?.type !== "toolCall") return;
+    const text = abbreviate(JSON.stringify(call.arguments), ARGUMENTS_PREVIEW_CHARS);
+    if (shown?.contentIndex === contentIndex && shown.text === text) return;
+    if (shown === undefined) this.#newLine();
+    this.#argumentsLine = { contentIndex, text };
+    this.#out.write(`\r\x1b[2K${this.#style.yellow("⚙")} ${this.#style.dim(`${call.name} ${text}`)}`);
+    this.#atLineStart = false;
+  }
+
+  /** Removes the arguments line: the call's own line follows when it runs. */
+  #clearArgumentsLine(): void {
+    if (this.#argumentsLine === undefined) return;
+    this.#argumentsLine = undefined;
+    this.#out.write("\r\x1b[2K");
+    this.#atLineStart = true;
   }
 
   #write(text: string): void {

@@ -7,6 +7,7 @@ import type {
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import type { ToolCallOutcome } from "./agent-context.js";
+import { invalidArgumentsText } from "./invalid-arguments.js";
 import { errorText } from "./messages.js";
 import { errorOutcome } from "./tool-outcome.js";
 
@@ -31,12 +32,15 @@ export function validationErrorText(
 export type ValidationOutput = { ok: true; args: unknown } | { ok: false; outcome: ToolCallOutcome };
 
 /**
- * The synchronous part of a call's preflight: find the tool → `prepareArguments` → zod validation.
+ * The synchronous part of a call's preflight: find the tool → arguments the model sent as invalid JSON →
+ * `prepareArguments` → zod validation.
  * Never throws: every failure is an error outcome.
  */
 export function validateToolCall(toolCall: ToolCall, tool: AgentTool | undefined): ValidationOutput {
   try {
     if (!tool) return { ok: false, outcome: errorOutcome(toolCall, `Tool ${toolCall.name} not found`) };
+    const invalidArguments = invalidArgumentsText(toolCall);
+    if (invalidArguments !== undefined) return { ok: false, outcome: errorOutcome(toolCall, invalidArguments) };
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
     const parsed = tool.parameters.safeParse(raw);
     if (!parsed.success)

@@ -25,8 +25,29 @@ export interface ToolCall {
   type: "toolCall";
   id: string;
   name: string;
+  /**
+   * The arguments the model sent, parsed. While the call streams (between `toolcall_start` and
+   * `toolcall_end`), the providers of this package fill it with a best-effort parse of the JSON
+   * received so far (an unfinished string shows as far as it came), so a UI can show arguments as
+   * they arrive; treat it as read-only until the call ends.
+   */
   arguments: Record<string, unknown>;
+  /**
+   * Present when the model finished this call with arguments that are not valid JSON (or not a JSON
+   * object); `arguments` is then `{}`. `raw` is the text received, `error` the parser's message. The
+   * loop does not run such a call: it answers it with an error result quoting both, so the model
+   * can send the call again. Absent on calls cut short by a reply that stopped at "length".
+   */
+  invalidArguments?: InvalidToolArguments;
   thoughtSignature?: string;
+}
+
+/** Arguments a model sent that could not be parsed (see `ToolCall.invalidArguments`). */
+export interface InvalidToolArguments {
+  /** The arguments text exactly as received. */
+  raw: string;
+  /** Why it was rejected, e.g. the JSON parser's message. */
+  error: string;
 }
 
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";

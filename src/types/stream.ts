@@ -5,6 +5,8 @@ import type { Model, ThinkingLevel } from "./model.js";
 /**
  * One event of a streamed assistant reply (pi-ai's protocol). Every event but `done` and `error`
  * carries `partial`, the assistant message built so far. The last event of a stream is `done` or `error`.
+ * A `toolcall_delta`'s `delta` is the next piece of the call's JSON arguments text; the arguments
+ * parsed so far are in `partial.content[contentIndex].arguments` (see `ToolCall.arguments`).
  */
 export type AssistantMessageEvent =
   | { type: "start"; partial: AssistantMessage }

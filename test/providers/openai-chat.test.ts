@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai } from "../../src/openai.js";
 import { emptyUsage } from "../../src/types/messages.js";
 import type { StreamFn } from "../../src/types/stream.js";
-import { collectEvents, eventTypes } from "../support/collect-events.js";
+import {
+  argumentsArePlainData,
+  argumentsAtEachDelta,
+  collectEvents,
+  eventTypes,
+} from "../support/collect-events.js";
 import {
   chatModel,
   chunk,
@@ -77,6 +82,50 @@ describe("openai chat completions: streamed replies", () => {
     const ends = events.filter((event) => event.type === "toolcall_end");
     expect(ends.map((event) => event.toolCall.id)).toEqual(["call_paris", "call_rome"]);
     for (const event of events.slice(0, -1)) expect("partial" in event && event.partial).toBe(message);
+  });
+
+  it("shows the arguments parsed so far at each toolcall_delta, and plain data once the call ends", async () => {
+    const argumentsDelta = (index: number, text: string) =>
+      chunk({ tool_calls: [{ index, function: { arguments: text } }] });
+    server.enqueue(
+      streamReply([
+        chunk({ role: "assistant", content: null }),
+        chunk({
+          tool_calls: [
+            { index: 0, id: "call_r", type: "function", function: { name: "read", arguments: "" } },
+          ],
+        }),
+        argumentsDelta(0, '{"pa'),
+        argumentsDelta(0, 'th":"src/'),
+        argumentsDelta(0, 'main.ts","lim'),
+        argumentsDelta(0, 'it":20'),
+        argumentsDelta(0, '0,"tags":["a",'),
+        argumentsDelta(0, '"b"]}'),
+        chunk({}, "tool_calls"),
+      ]),
+    );
+    const seen: [number, unknown][] = [];
+    const { message } = await collectEvents(
+      openai({ baseURL: server.baseURL })(chatModel(), context(), {}),
+      argumentsAtEachDelta(seen),
+    );
+    expect(seen).toEqual([
+      [0, {}],
+      [0, { path: "src/" }],
+      [0, { path: "src/main.ts" }],
+      [0, { path: "src/main.ts", limit: 20 }],
+      [0, { path: "src/main.ts", limit: 200, tags: ["a"] }],
+      [0, { path: "src/main.ts", limit: 200, tags: ["a", "b"] }],
+    ]);
+    expect(message.content).toEqual([
+      {
+        type: "toolCall",
+        id: "call_r",
+        name: "read",
+        arguments: { path: "src/main.ts", limit: 200, tags: ["a", "b"] },
+      },
+    ]);
+    expect(argumentsArePlainData(message)).toBe(true);
   });
 
   it("streams Ollama `reasoning` deltas as thinking before the text", async () => {

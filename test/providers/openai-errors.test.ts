@@ -1,9 +1,9 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai } from "../../src/openai.js";
-import type { Message } from "../../src/types/messages.js";
+import type { AssistantMessage, Message, ToolCall } from "../../src/types/messages.js";
 import type { AssistantMessageEvent, LlmContext } from "../../src/types/stream.js";
-import { collectEvents, eventTypes } from "../support/collect-events.js";
+import { argumentsArePlainData, collectEvents, eventTypes } from "../support/collect-events.js";
 import { chatModel, chunk, usageChunk } from "../support/openai-fixtures.js";
 import { OpenAITestServer, sseBody, streamReply } from "../support/openai-server.js";
 
@@ -132,22 +132,32 @@ describe("openai provider: broken streams", () => {
     expect(message.errorMessage).toMatch(/ended before the server sent a finish reason/);
   });
 
-  it("ends with an error naming the tool call when its JSON arguments are malformed", async () => {
+  it("ends a tool call with malformed JSON arguments marked as invalid, and the reply normally", async () => {
     server.enqueue(
       streamReply([
         chunk({ tool_calls: [{ index: 0, id: "call_ok", function: { name: "a", arguments: '{"x":1}' } }] }),
         chunk({
           tool_calls: [{ index: 1, id: "call_bad", function: { name: "b", arguments: '{"x": tru' } }],
         }),
+        chunk({ tool_calls: [{ index: 2, id: "call_list", function: { name: "c", arguments: "[1]" } }] }),
         chunk({}, "tool_calls"),
       ]),
     );
-    const { events, message } = await collectEvents(openai({ baseURL: server.baseURL })(model, context, {}));
-    expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toMatch(/malformed JSON arguments for tool call "b" \(call_bad\)/);
-    expect(message.errorMessage).toContain('{"x": tru');
+    const { events, message, final } = await collectEvents(
+      openai({ baseURL: server.baseURL })(model, context, {}),
+    );
+    expect(final).toMatchObject({ type: "done", reason: "toolUse" });
+    expect(message.errorMessage).toBeUndefined();
     const ended = events.filter((event) => event.type === "toolcall_end").map((event) => event.toolCall.id);
-    expect(ended).toEqual(["call_ok"]);
+    expect(ended).toEqual(["call_ok", "call_bad", "call_list"]);
+    const [ok, bad, list] = message.content as ToolCall[];
+    expect(ok).toEqual({ type: "toolCall", id: "call_ok", name: "a", arguments: { x: 1 } });
+    expect(bad).toMatchObject({ id: "call_bad", arguments: {}, invalidArguments: { raw: '{"x": tru' } });
+    expect(bad!.invalidArguments!.error).toMatch(/JSON/);
+    expect(list).toMatchObject({
+      arguments: {},
+      invalidArguments: { raw: "[1]", error: "arguments must be a JSON object" },
+    });
   });
 
   it("accepts truncated tool-call JSON when the reply stopped at length", async () => {
@@ -191,6 +201,47 @@ describe("openai provider: abort and timeouts", () => {
       content: [{ type: "text", text: "Streaming forever" }],
     });
     await server.request(index).then((request) => request.closed);
+  });
+
+  it("leaves tool calls of plain data behind when aborted, or when the consumer stops, mid-arguments", async () => {
+    const cutMidArguments = () =>
+      streamReply(
+        [
+          chunk({
+            tool_calls: [{ index: 0, id: "call_r", function: { name: "read", arguments: '{"path":"src/' } }],
+          }),
+        ],
+        { done: false, ending: "hang" },
+      );
+    server.enqueue(cutMidArguments(), cutMidArguments());
+    const controller = new AbortController();
+    let shown: unknown;
+    const aborted = await collectEvents(
+      openai({ baseURL: server.baseURL })(model, context, { signal: controller.signal }),
+      (event) => {
+        if (event.type !== "toolcall_delta") return;
+        shown = structuredClone((event.partial.content[0] as ToolCall).arguments);
+        controller.abort();
+      },
+    );
+    expect(shown).toEqual({ path: "src/" });
+    expect(aborted.final).toMatchObject({ type: "error", reason: "aborted" });
+    expect(aborted.message.content).toEqual([
+      { type: "toolCall", id: "call_r", name: "read", arguments: { path: "src/" } },
+    ]);
+    expect(argumentsArePlainData(aborted.message)).toBe(true);
+
+    let partial: AssistantMessage | undefined;
+    for await (const event of openai({ baseURL: server.baseURL })(model, context, {})) {
+      if (event.type === "toolcall_delta") {
+        partial = event.partial;
+        break;
+      }
+    }
+    expect(partial?.content).toEqual([
+      { type: "toolCall", id: "call_r", name: "read", arguments: { path: "src/" } },
+    ]);
+    expect(argumentsArePlainData(partial!)).toBe(true);
   });
 
   it("aborts while waiting for the response headers", async () => {

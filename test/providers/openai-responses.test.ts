@@ -3,7 +3,12 @@ import { openai } from "../../src/openai.js";
 import type { Message } from "../../src/types/messages.js";
 import { emptyUsage } from "../../src/types/messages.js";
 import type { LlmContext } from "../../src/types/stream.js";
-import { collectEvents, eventTypes } from "../support/collect-events.js";
+import {
+  argumentsArePlainData,
+  argumentsAtEachDelta,
+  collectEvents,
+  eventTypes,
+} from "../support/collect-events.js";
 import { chatModel, responsesEvents, responsesIncompleteEvents } from "../support/openai-fixtures.js";
 import { OpenAITestServer, type ScriptedReply, streamReply } from "../support/openai-server.js";
 
@@ -58,6 +63,44 @@ describe("openai responses API: streamed replies", () => {
     expect(message).toMatchObject({ api: "openai-responses", provider: "openai", model: "gpt-test" });
     expect(message.usage).toMatchObject({ input: 400, cacheRead: 100, output: 60, totalTokens: 560 });
     expect(message.usage.cost.total).toBeCloseTo((400 * 2 + 100 * 0.5 + 60 * 8) / 1e6);
+  });
+
+  it("shows the arguments parsed so far at each toolcall_delta", async () => {
+    server.enqueue(responsesReply(responsesEvents()));
+    const seen: [number, unknown][] = [];
+    const { message } = await collectEvents(
+      openai({ baseURL: server.baseURL, api: "responses" })(model, context()),
+      argumentsAtEachDelta(seen),
+    );
+    expect(seen).toEqual([
+      [2, { a: 2 }],
+      [2, { a: 2, b: 3 }],
+    ]);
+    expect(argumentsArePlainData(message)).toBe(true);
+  });
+
+  it("marks a function call whose final arguments are malformed JSON, and ends the reply normally", async () => {
+    const malformed = responsesEvents().map((event) => {
+      const item = event.item as { type?: string } | undefined;
+      if (event.type === "response.function_call_arguments.delta" && event.delta === '"b":3}') {
+        return { ...event, delta: '"b":}' };
+      }
+      if (event.type === "response.output_item.done" && item?.type === "function_call") {
+        return { ...event, item: { ...item, arguments: '{"a":2,"b":}' } };
+      }
+      return event;
+    });
+    server.enqueue(responsesReply(malformed));
+    const { message, final } = await collectEvents(
+      openai({ baseURL: server.baseURL, api: "responses" })(model, context()),
+    );
+    expect(final).toMatchObject({ type: "done", reason: "toolUse" });
+    expect(message.content.at(-1)).toMatchObject({
+      type: "toolCall",
+      id: "call_sum",
+      arguments: {},
+      invalidArguments: { raw: '{"a":2,"b":}', error: expect.stringMatching(/JSON/) },
+    });
   });
 
   it("maps status incomplete (max_output_tokens) to stopReason length", async () => {

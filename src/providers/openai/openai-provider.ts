@@ -42,10 +42,13 @@ export const PLACEHOLDER_API_KEY = "not-needed";
  * (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, …).
  *
  * Returns an async iterable of `AssistantMessageEvent`s that never throws: HTTP errors (after the
- * SDK's own retries of 429/5xx), connection loss, timeouts, malformed streams and malformed tool-call
- * JSON end with an `error` event (`stopReason: "error"`, `errorMessage` with the HTTP status and the
- * server's message); an aborted `options.signal` cancels the request and ends with
- * `error {reason: "aborted"}`, keeping the partial content. Per-call `options.apiKey`,
+ * SDK's own retries of 429/5xx), connection loss, timeouts and malformed streams end with an
+ * `error` event (`stopReason: "error"`, `errorMessage` with the HTTP status and the server's
+ * message); an aborted `options.signal` cancels the request and ends with
+ * `error {reason: "aborted"}`, keeping the partial content. A tool call whose JSON arguments are
+ * malformed does not fail the reply: it ends with `arguments: {}` and `invalidArguments` (see
+ * `ToolCall`), and the loop answers it with an error result. `toolcall_delta` events carry the
+ * arguments parsed so far in `partial.content[contentIndex].arguments`. Per-call `options.apiKey`,
  * `options.maxRetries`, `options.timeoutMs` and `options.headers` override the factory's.
  *
  * ```ts

@@ -2,12 +2,13 @@ import type { AssistantMessage, StopReason, ToolCall } from "../../types/message
 import { emptyUsage } from "../../types/messages.js";
 import type { Model } from "../../types/model.js";
 import type { AssistantMessageEvent } from "../../types/stream.js";
+import { StreamingArguments } from "../tool-call-arguments.js";
 
 /** A tool call whose arguments are still arriving as JSON text. */
 interface OpenToolCall {
   block: ToolCall;
   contentIndex: number;
-  json: string;
+  args: StreamingArguments;
 }
 
 /** The text or thinking block that deltas are currently appended to. */
@@ -25,7 +26,10 @@ interface OpenSequentialBlock {
  * - text and thinking are sequential: a delta of another kind (or another `key`) closes the open
  *   block (`*_end`) and opens a new one (`*_start`);
  * - tool calls may interleave (keyed by the provider's index); each stays open until `endToolCall` or
- *   `finish`, where its JSON arguments are parsed;
+ *   `finish`, where its JSON arguments are parsed. Meanwhile the block's `arguments` shows a
+ *   best-effort parse of the JSON received so far (`StreamingArguments`, parsed only when read).
+ *   Malformed JSON in a finished call gives `arguments: {}` plus `invalidArguments`, and the reply
+ *   ends normally so the loop can answer that call with an error;
  * - every event carries the same mutable `partial` message object.
  *
  * The stream drains the queue with `takeEvents()` after feeding each provider chunk.
@@ -36,8 +40,6 @@ export class PartialMessageBuilder {
   private sequential: OpenSequentialBlock | undefined;
   private readonly toolCalls = new Map<string | number, OpenToolCall>();
   private generatedIds = 0;
-  /** First malformed tool-call JSON seen; turns a normal finish into an error. */
-  private argumentsError: string | undefined;
 
   constructor(model: Model, api: string) {
     this.message = {
@@ -116,7 +118,7 @@ export class PartialMessageBuilder {
     if (open === undefined) {
       this.closeSequential();
       const block: ToolCall = { type: "toolCall", id: id ?? "", name: name ?? "", arguments: {} };
-      open = { block, contentIndex: this.message.content.length, json: "" };
+      open = { block, contentIndex: this.message.content.length, args: new StreamingArguments(block) };
       this.message.content.push(block);
       this.toolCalls.set(key, open);
       this.events.push({ type: "toolcall_start", contentIndex: open.contentIndex, partial: this.message });
@@ -130,7 +132,7 @@ export class PartialMessageBuilder {
   appendToolCallArguments(key: string | number, delta: string): void {
     const open = this.toolCalls.get(key);
     if (open === undefined || open.contentIndex < 0 || delta === "") return;
-    open.json += delta;
+    open.args.append(delta);
     this.events.push({
       type: "toolcall_delta",
       contentIndex: open.contentIndex,
@@ -141,44 +143,35 @@ export class PartialMessageBuilder {
 
   /**
    * Ends one tool call: parses its JSON (or `finalArguments` when the server sends the whole text)
-   * and queues `toolcall_end`. Malformed JSON queues nothing and is reported by `finish`.
+   * and queues `toolcall_end`. Malformed JSON gives `arguments: {}` plus `invalidArguments`; with
+   * `truncated` (a reply cut at "length") it gives `{}` only and queues no `toolcall_end`.
    */
-  endToolCall(key: string | number, finalArguments?: string, lenient = false): void {
+  endToolCall(key: string | number, finalArguments?: string, truncated = false): void {
     const open = this.toolCalls.get(key);
     if (open === undefined || open.contentIndex < 0) return;
     const contentIndex = open.contentIndex;
     open.contentIndex = -1; // marks the call as ended; the key stays known
-    if (finalArguments !== undefined) open.json = finalArguments;
+    if (finalArguments !== undefined) open.args.replace(finalArguments);
     if (!open.block.id) open.block.id = `call_${Date.now().toString(36)}_${this.generatedIds++}`;
-    const parsed = parseArguments(open.json);
-    if (parsed.ok) {
-      open.block.arguments = parsed.value;
+    const parsed = open.args.end(truncated ? "empty" : "mark");
+    if (parsed || !truncated) {
       this.events.push({ type: "toolcall_end", contentIndex, toolCall: open.block, partial: this.message });
-    } else if (!lenient) {
-      this.argumentsError ??=
-        `The model sent malformed JSON arguments for tool call "${open.block.name}" (${open.block.id}): ` +
-        `${parsed.error}. Received: ${truncate(open.json, 200)}`;
     }
   }
 
-  /** Closes every open block, in content order. `lenient` keeps `{}` for unparsable arguments. */
-  closeAll(lenient: boolean): void {
+  /** Closes every open block, in content order. `truncated`: see `endToolCall`. */
+  closeAll(truncated: boolean): void {
     this.closeSequential();
-    for (const key of [...this.toolCalls.keys()]) this.endToolCall(key, undefined, lenient);
+    for (const key of [...this.toolCalls.keys()]) this.endToolCall(key, undefined, truncated);
   }
 
   /**
-   * Closes every open block and queues the final event. A normal `stopReason` becomes "error" when
-   * a tool call had malformed JSON arguments (unless the reply was cut at "length", where truncated
-   * arguments are expected and the loop reports them per call).
+   * Closes every open block and queues the final event. A reply cut at "length" keeps `{}` for
+   * unfinished arguments (the loop reports those calls as truncated).
    */
   finish(stopReason: StopReason, errorMessage?: string): void {
     this.closeAll(stopReason === "length");
     if (stopReason === "stop" && this.hasToolCalls) stopReason = "toolUse";
-    if (this.argumentsError !== undefined && stopReason !== "error" && stopReason !== "aborted") {
-      stopReason = "error";
-      errorMessage = this.argumentsError;
-    }
     this.message.stopReason = stopReason;
     if (stopReason === "error" || stopReason === "aborted") {
       this.message.errorMessage =
@@ -190,20 +183,28 @@ export class PartialMessageBuilder {
   }
 
   /**
-   * Ends the reply after a failure, keeping the partial content. Open tool calls keep whatever
-   * arguments parse (`{}` otherwise); no `*_end` events are queued after a failure.
+   * Ends the reply after a failure, keeping the partial content. Open tool calls keep the arguments
+   * parsed so far; no `*_end` events are queued after a failure.
    */
   fail(errorMessage: string, aborted: boolean): void {
-    for (const open of this.toolCalls.values()) {
-      if (open.contentIndex < 0) continue;
-      const parsed = parseArguments(open.json);
-      if (parsed.ok) open.block.arguments = parsed.value;
-    }
+    this.abandonToolCalls();
     this.sequential = undefined;
     const reason = aborted ? "aborted" : "error";
     this.message.stopReason = reason;
     this.message.errorMessage = errorMessage;
     this.events.push({ type: "error", reason, error: this.message });
+  }
+
+  /**
+   * Gives every open tool call the arguments parsed so far, as plain data, without `toolcall_end`:
+   * for a reply that failed, or whose consumer stopped reading.
+   */
+  abandonToolCalls(): void {
+    for (const open of this.toolCalls.values()) {
+      if (open.contentIndex < 0) continue;
+      open.contentIndex = -1;
+      open.args.end("partial");
+    }
   }
 
   private openSequential(kind: "text" | "thinking", key: string, signature?: string): number {
@@ -225,24 +226,4 @@ export class PartialMessageBuilder {
     this.sequential = { kind, key, contentIndex };
     return contentIndex;
   }
-}
-
-type ParseResult = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
-
-/** Parses tool-call arguments; an empty string means "no arguments". */
-function parseArguments(json: string): ParseResult {
-  if (json.trim() === "") return { ok: true, value: {} };
-  try {
-    const value: unknown = JSON.parse(json);
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      return { ok: false, error: "arguments must be a JSON object" };
-    }
-    return { ok: true, value: value as Record<string, unknown> };
-  } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`;
 }

@@ -73,6 +73,8 @@ export async function* runStream<TChunk>(
   } finally {
     watchdog?.disarm();
     userSignal?.removeEventListener("abort", abortFromUser);
+    // A consumer that stopped iterating early keeps a message of plain data.
+    builder.abandonToolCalls();
     // Stops the HTTP request when the consumer stops iterating early.
     if (!controller.signal.aborted) controller.abort();
   }

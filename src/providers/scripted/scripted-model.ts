@@ -8,6 +8,7 @@ import type {
 import { emptyUsage } from "../../types/messages.js";
 import type { Model } from "../../types/model.js";
 import type { AssistantMessageEvent, LlmContext, StreamFn, StreamOptions } from "../../types/stream.js";
+import { StreamingArguments } from "../tool-call-arguments.js";
 import type { ScriptedBlock, ScriptedReply } from "./scripted-reply.js";
 
 /** A scripted turn: a fixed reply, or a function of the request (to react to tool results). */
@@ -94,7 +95,14 @@ async function* replay(
     if (reply.delayMs) await abortableDelay(reply.delayMs, signal);
     return signal?.aborted === true;
   };
+  /** The tool call whose arguments are streaming, if any. */
+  let streaming: StreamingArguments | undefined;
+  const abandonArguments = () => {
+    streaming?.end("partial");
+    streaming = undefined;
+  };
   const aborted = (): AssistantMessageEvent => {
+    abandonArguments();
     message.stopReason = "aborted";
     message.errorMessage = "Request was aborted";
     return { type: "error", reason: "aborted", error: message };
@@ -129,12 +137,26 @@ async function* replay(
         arguments: {},
       };
       message.content.push(toolCall);
-      if (await pace()) return yield aborted();
-      yield { type: "toolcall_start", contentIndex, partial: message };
-      const json = JSON.stringify(block.arguments);
-      yield { type: "toolcall_delta", contentIndex, delta: json, partial: message };
-      toolCall.arguments = block.arguments;
-      yield { type: "toolcall_end", contentIndex, toolCall, partial: message };
+      const args = new StreamingArguments(toolCall);
+      streaming = args;
+      const cut = reply.stopReason === "length";
+      let parsed: boolean;
+      try {
+        if (await pace()) return yield aborted();
+        yield { type: "toolcall_start", contentIndex, partial: message };
+        const json = block.rawArguments ?? JSON.stringify(block.arguments);
+        for (const delta of splitIntoDeltas(json, reply.deltas)) {
+          if (await pace()) return yield aborted();
+          args.append(delta);
+          yield { type: "toolcall_delta", contentIndex, delta, partial: message };
+        }
+        parsed = args.end(cut ? "empty" : "mark");
+        streaming = undefined;
+      } finally {
+        abandonArguments(); // the consumer stopped reading mid-call: leave plain data behind
+      }
+      if (block.arguments !== undefined) toolCall.arguments = block.arguments; // the scripted object itself
+      if (parsed || !cut) yield { type: "toolcall_end", contentIndex, toolCall, partial: message };
     }
   }
   if (reply.hang) {

@@ -1,0 +1,78 @@
+import * as partialJson from "partial-json";
+import { describe, expect, it, vi } from "vitest";
+import { parseToolCallArguments, StreamingArguments } from "../../src/providers/tool-call-arguments.js";
+import type { ToolCall } from "../../src/types/messages.js";
+
+vi.mock("partial-json", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("partial-json")>();
+  return { ...actual, parse: vi.fn(actual.parse) };
+});
+
+const newCall = (): ToolCall => ({ type: "toolCall", id: "c1", name: "write", arguments: {} });
+
+describe("StreamingArguments", () => {
+  it("parses only when read, once per change of the text", () => {
+    const parse = vi.mocked(partialJson.parse);
+    parse.mockClear();
+    const call = newCall();
+    const args = new StreamingArguments(call);
+    for (const delta of ['{"path":"a.txt",', '"content":"', "lorem", " ipsum"]) args.append(delta);
+    expect(parse).not.toHaveBeenCalled();
+    expect(call.arguments).toEqual({ path: "a.txt", content: "lorem ipsum" });
+    expect(call.arguments).toBe(call.arguments);
+    expect(parse).toHaveBeenCalledTimes(1);
+    args.append(" dolor");
+    expect(call.arguments).toEqual({ path: "a.txt", content: "lorem ipsum dolor" });
+    expect(parse).toHaveBeenCalledTimes(2);
+  });
+
+  it("keeps the last result while the text does not parse, and ends per policy", () => {
+    const cases = [
+      ["mark", {}, { raw: '{"a":1,]', error: expect.stringMatching(/JSON/) }],
+      ["empty", {}, undefined],
+      ["partial", { a: 1 }, undefined],
+    ] as const;
+    for (const [policy, settled, invalid] of cases) {
+      const call = newCall();
+      const args = new StreamingArguments(call);
+      args.append('{"a":1,');
+      expect(call.arguments).toEqual({ a: 1 });
+      args.append("]");
+      expect(call.arguments).toEqual({ a: 1 });
+      expect(args.end(policy)).toBe(false);
+      expect(call.arguments).toEqual(settled);
+      expect(call.invalidArguments).toEqual(invalid);
+      expect(Object.getOwnPropertyDescriptor(call, "arguments")).toMatchObject({
+        value: settled,
+        writable: true,
+      });
+    }
+  });
+
+  it("ends with the strict parse of the text, or of a replacement sent at the end", () => {
+    const call = newCall();
+    const args = new StreamingArguments(call);
+    args.append('{"a":');
+    args.replace('{"b":[1,2]}');
+    expect(call.arguments).toEqual({ b: [1, 2] });
+    expect(args.end("mark")).toBe(true);
+    expect(call).toEqual({ type: "toolCall", id: "c1", name: "write", arguments: { b: [1, 2] } });
+  });
+
+  it("lets an assignment end the accessor", () => {
+    const call = newCall();
+    new StreamingArguments(call).append('{"a":1}');
+    call.arguments = { replaced: true };
+    expect(Object.getOwnPropertyDescriptor(call, "arguments")).toMatchObject({ value: { replaced: true } });
+  });
+});
+
+describe("parseToolCallArguments", () => {
+  it("accepts an object or empty text, and names what is wrong otherwise", () => {
+    expect(parseToolCallArguments(" ")).toEqual({ ok: true, value: {} });
+    expect(parseToolCallArguments('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
+    expect(parseToolCallArguments("[1]")).toEqual({ ok: false, error: "arguments must be a JSON object" });
+    expect(parseToolCallArguments("null")).toEqual({ ok: false, error: "arguments must be a JSON object" });
+    expect(parseToolCallArguments("{bad")).toMatchObject({ ok: false, error: expect.stringMatching(/JSON/) });
+  });
+});
