@@ -40,7 +40,8 @@ export function validateToolCall(toolCall: ToolCall, tool: AgentTool | undefined
   try {
     if (!tool) return { ok: false, outcome: errorOutcome(toolCall, `Tool ${toolCall.name} not found`) };
     const invalidArguments = invalidArgumentsText(toolCall);
-    if (invalidArguments !== undefined) return { ok: false, outcome: errorOutcome(toolCall, invalidArguments) };
+    if (invalidArguments !== undefined)
+      return { ok: false, outcome: errorOutcome(toolCall, invalidArguments) };
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
     const parsed = tool.parameters.safeParse(raw);
     if (!parsed.success)

@@ -46,13 +46,7 @@ describe("the packed package", () => {
 
   it("exports the core from `agentchart`", async () => {
     expect(
-      await importIn("agentchart", [
-        "Agent",
-        "agentLoop",
-        "agentMachine",
-        "defineTool",
-        "MemorySessionRepo",
-      ]),
+      await importIn("agentchart", ["Agent", "agentLoop", "agentMachine", "defineTool", "MemorySessionRepo"]),
     ).toEqual([]);
   });
 
