@@ -1,5 +1,6 @@
 import { fromCallback } from "xstate";
-import { SessionError } from "../storage/session-error.js";
+import { errorText } from "../types/error-text.js";
+import { SessionError } from "../types/session-error.js";
 
 /**
  * Where a session's lines go. Implementations must write text in call order. `write` either stores
@@ -44,7 +45,7 @@ function joinBatch(batch: readonly PendingWrite[]): string {
 }
 
 function storageFailure(cause: unknown): SessionError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = errorText(cause);
   return new SessionError(
     "storage",
     `Writing the session failed (${reason}); the session is read-only now — reopen it to continue.`,

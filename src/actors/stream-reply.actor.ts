@@ -1,7 +1,8 @@
 import { from, type Subscription } from "rxjs";
 import { fromPromise } from "xstate";
-import { defaultConvertToLlm, errorText, failedAssistantMessage } from "../loop/messages.js";
+import { defaultConvertToLlm, failedAssistantMessage } from "../loop/messages.js";
 import { toToolSpec } from "../tools/define-tool.js";
+import { errorText } from "../types/error-text.js";
 import type { AgentEventSink } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";

@@ -3,8 +3,9 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
-import { isSessionError } from "../storage/session-error.js";
+import { errorText } from "../types/error-text.js";
 import { THINKING_LEVELS } from "../types/model.js";
+import { isSessionError } from "../types/session-error.js";
 import { CliError } from "./cli-error.js";
 import { DEFAULT_INSPECTOR_PORT, runInspector } from "./inspect-command.js";
 import { type RunIo, type RunOptions, runAgentCommand } from "./run-command.js";
@@ -39,7 +40,7 @@ export async function runCli(argv: readonly string[], io: RunIo): Promise<number
     // Commander has printed its message; help and version exit 0, usage errors 2.
     if (isCommanderExit(error)) return error.exitCode === 0 ? 0 : 2;
     const code = error instanceof CliError ? error.exitCode : 1;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     io.stderr.write(`agentchart: ${message}\n`);
     if (!(error instanceof CliError) && !isSessionError(error) && io.env.AGENTCHART_DEBUG) {
       io.stderr.write(`${(error as Error).stack ?? ""}\n`);

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import { expandPromptTemplate, parseTemplateArgs } from "../harness/prompt-templates.js";
+import { errorText } from "../types/error-text.js";
 import { THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { withModelId } from "./model-choice.js";
@@ -168,9 +169,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     }
     busy = true;
     work = handleLine(line)
-      .catch((error: unknown) =>
-        print(style.red(`error: ${error instanceof Error ? error.message : String(error)}`)),
-      )
+      .catch((error: unknown) => print(style.red(`error: ${errorText(error)}`)))
       .finally(() => {
         interrupts = 0;
         drain();

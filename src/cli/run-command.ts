@@ -3,6 +3,7 @@ import { createInspectorClient, type InspectorClient } from "../inspector/inspec
 import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
 import type { Session } from "../storage/session.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
+import { errorText } from "../types/error-text.js";
 import type { ThinkingLevel } from "../types/model.js";
 import { CliError } from "./cli-error.js";
 import { EventRenderer } from "./event-renderer.js";
@@ -94,7 +95,7 @@ export async function runAgentCommand(
     ...(session ? { session, repo } : {}),
     ...(inspector ? { inspect: inspector.inspect } : {}),
     onHandlerError: (error, eventType) => {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorText(error);
       io.stderr.write(`agentchart: a handler of "${eventType}" failed: ${reason}\n`);
     },
   });
@@ -153,7 +154,7 @@ function connectInspector(target: string | true, io: RunIo): InspectorClient {
   const url = target === true ? `http://127.0.0.1:${DEFAULT_INSPECTOR_PORT}/` : target;
   const client = createInspectorClient(url);
   client.ready.catch((error: unknown) => {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorText(error);
     io.stderr.write(`agentchart: cannot reach the inspector at ${url} (${reason}); running without it\n`);
   });
   return client;

@@ -2,9 +2,10 @@ import { distinctUntilChanged, type Observable, Subject } from "rxjs";
 import type { Actor, InspectionEvent, Observer } from "xstate";
 import { Agent } from "../agent/agent.js";
 import type { QueueMode } from "../loop/agent-context.js";
+import { toMessage } from "../loop/messages.js";
 import type { HarnessPhase, harnessMachine } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
-import type { AgentMessage, AssistantMessage, ImageContent, UserMessage } from "../types/messages.js";
+import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
@@ -412,16 +413,6 @@ export class AgentHarness {
     this.#events.next(event);
     this.#hooks.notify(event);
   }
-}
-
-function toMessage(input: string | AgentMessage, images: ImageContent[] = []): AgentMessage {
-  if (typeof input !== "string") return input;
-  const message: UserMessage = {
-    role: "user",
-    content: images.length > 0 ? [{ type: "text", text: input }, ...images] : input,
-    timestamp: Date.now(),
-  };
-  return message;
 }
 
 function defaultHandlerError(error: unknown, eventType: string): void {

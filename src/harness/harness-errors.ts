@@ -1,5 +1,5 @@
-import { errorText } from "../loop/messages.js";
-import { isSessionError } from "../storage/session-error.js";
+import { errorText } from "../types/error-text.js";
+import { isSessionError } from "../types/session-error.js";
 
 /** Why a harness operation failed. Match on `code`, not on the message. */
 export type AgentHarnessErrorCode =

@@ -49,7 +49,9 @@ export interface TreePreparation {
 }
 
 /** Why a compaction runs. */
-export type CompactionReason = "manual" | "threshold" | "overflow";
+import type { CompactionReason } from "../types/harness-messages.js";
+
+export type { CompactionReason };
 
 /** Hook events (handlers may transform) and their results; see `AgentHarness.on`. */
 export interface HarnessHookMap {

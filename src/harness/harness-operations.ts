@@ -1,6 +1,7 @@
 import { BehaviorSubject, filter, firstValueFrom } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
 import type { Agent } from "../agent/agent.js";
+import { isPromiseLike } from "../loop/maybe-async.js";
 import {
   type HarnessPhase,
   harnessMachine,
@@ -8,6 +9,7 @@ import {
   type TurnOutcome,
 } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
+import { errorText } from "../types/error-text.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentHarnessOptions } from "./agent-harness.js";
@@ -302,7 +304,7 @@ export class HarnessOperations {
     } catch (error) {
       if (reason === "manual") throw error;
       if (!signal.aborted) {
-        const errorMessage = error instanceof Error ? error.message : String(error);
+        const errorMessage = errorText(error);
         this.#core.emit({ type: "compaction_failed", reason, errorMessage });
       }
       return { compacted: false };
@@ -341,12 +343,4 @@ function withoutTrailingFailures(messages: readonly AgentMessage[]): AgentMessag
     end--;
   }
   return messages.slice(0, end);
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as PromiseLike<unknown>).then === "function"
-  );
 }

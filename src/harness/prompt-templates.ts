@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../types/error-text.js";
 import { FrontMatterError, splitFrontMatter } from "./front-matter.js";
 import type { ResourceDiagnostic, ResourceRoot } from "./skill-types.js";
 
@@ -168,7 +169,7 @@ function failure(code: ResourceDiagnostic["code"], where: string, error: unknown
     severity: "error",
     code,
     path: where,
-    message: error instanceof Error ? error.message : String(error),
+    message: errorText(error),
   };
 }
 

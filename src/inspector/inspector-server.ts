@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
+import { errorText } from "../types/error-text.js";
 import { createInspectionBacklog, isInspectionRecord, namespaceRecord } from "./inspection-backlog.js";
 import { createInspectionProjector, type InspectFunction } from "./inspection-projector.js";
 import type { InspectionRecord } from "./inspection-record.js";
@@ -81,7 +82,7 @@ export async function createInspectorServer(options: InspectorServerOptions = {}
   const server = createServer((request, response) => {
     serveHttp(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
-      response.end(`Inspector error: ${error instanceof Error ? error.message : String(error)}`);
+      response.end(`Inspector error: ${errorText(error)}`);
     });
   });
 

@@ -1,3 +1,4 @@
+import { errorText } from "../types/error-text.js";
 import type { JsonValue } from "./inspection-record.js";
 
 /** Limits applied by {@link sanitizeForInspection}. */
@@ -162,7 +163,7 @@ function ownEntries(value: object): Array<[string, unknown]> {
     try {
       return [key, (value as Record<string, unknown>)[key]];
     } catch (error) {
-      return [key, `[Thrown: ${error instanceof Error ? error.message : String(error)}]`];
+      return [key, `[Thrown: ${errorText(error)}]`];
     }
   });
 }

@@ -1,3 +1,4 @@
+import { errorText } from "../types/error-text.js";
 import type {
   AfterToolCallResult,
   AgentCallbacks,
@@ -8,7 +9,6 @@ import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import type { ToolCallOutcome } from "./agent-context.js";
 import { invalidArgumentsText } from "./invalid-arguments.js";
-import { errorText } from "./messages.js";
 import { errorOutcome } from "./tool-outcome.js";
 
 /** The validation error text: each zod issue with its path, then the received arguments. */

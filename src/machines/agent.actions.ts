@@ -8,6 +8,7 @@ import {
   takeFromQueue,
   willStream,
 } from "../loop/between-turns.js";
+import { isPromiseLike } from "../loop/maybe-async.js";
 import * as steps from "../loop/run-steps.js";
 import { INTERRUPTED_CALL_TEXT, phaseOf } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
@@ -146,13 +147,13 @@ export function pollSteeringBetweenTools(
   } catch {
     return; // A throwing queue callback is reported by the poll after the turn, which ends the run.
   }
-  if (!(polled instanceof Promise)) {
-    enqueue.raise({ type: "STEERING.POLLED", external: polled ?? [] });
+  if (!isPromiseLike(polled)) {
+    enqueue.raise({ type: "STEERING.POLLED", external: (polled as AgentMessage[] | undefined) ?? [] });
     return;
   }
   enqueue.assign(() => steps.setSteeringPoll(context, true));
   const signal = runtime.controller.signal;
-  polled.then(
+  Promise.resolve(polled as PromiseLike<AgentMessage[]>).then(
     (messages) => {
       if (signal.aborted) {
         if (messages?.length) runtime.callbacks.restoreQueuedMessages?.("steering", messages);

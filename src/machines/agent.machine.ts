@@ -9,10 +9,10 @@ import type {
 } from "../loop/agent-context.js";
 import type { AgentCommand } from "../loop/agent-events.js";
 import { planNextTurn, type TurnCallbacksAnswer } from "../loop/between-turns.js";
-import { errorText } from "../loop/messages.js";
 import * as steps from "../loop/run-steps.js";
 import { isBatchSettled } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
+import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";

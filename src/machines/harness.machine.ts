@@ -1,5 +1,5 @@
 import { assign, type DoneActorEvent, type ErrorActorEvent, fromPromise, setup } from "xstate";
-import type { CompactionReason } from "../harness/harness-hooks.js";
+import type { CompactionReason } from "../types/harness-messages.js";
 
 /** The phases of an AgentHarness: the top-level states of `harnessMachine`. */
 export type HarnessPhase = "idle" | "turn" | "compaction" | "branchSummary" | "retry";

@@ -5,7 +5,7 @@ import {
   type SessionWriterReport,
   sessionWriterActor,
 } from "../actors/session-writer.js";
-import type { SessionError } from "../storage/session-error.js";
+import type { SessionError } from "../types/session-error.js";
 
 export type { PendingWrite } from "../actors/session-writer.js";
 

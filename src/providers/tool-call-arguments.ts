@@ -1,4 +1,5 @@
 import { Allow, parse as parsePartialJson } from "partial-json";
+import { errorText } from "../types/error-text.js";
 import type { ToolCall } from "../types/messages.js";
 
 /** How a tool call's complete arguments text parsed: the object, or the parser's message. */
@@ -16,7 +17,7 @@ export function parseToolCallArguments(json: string): ArgumentsParse {
     if (!isPlainObject(value)) return { ok: false, error: "arguments must be a JSON object" };
     return { ok: true, value };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorText(error) };
   }
 }
 

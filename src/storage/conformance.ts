@@ -1,7 +1,7 @@
 import type { AgentMessage, AssistantMessage } from "../types/index.js";
 import { emptyUsage } from "../types/index.js";
+import { SessionError, type SessionErrorCode } from "../types/session-error.js";
 import type { Session } from "./session.js";
-import { SessionError, type SessionErrorCode } from "./session-error.js";
 import type { SessionRepo, WriteFault } from "./session-repo.js";
 
 /** What a conformance factory returns for one test. */

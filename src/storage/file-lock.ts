@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
-import { SessionError } from "./session-error.js";
+import { SessionError } from "../types/session-error.js";
 
 /** Lock file path of a session file. */
 export function lockPathOf(sessionPath: string): string {

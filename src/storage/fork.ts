@@ -1,6 +1,6 @@
+import { SessionError } from "../types/session-error.js";
 import type { SessionEntry, SessionHeader } from "./entries.js";
 import { createSessionId } from "./ids.js";
-import { SessionError } from "./session-error.js";
 import { createSessionHeader } from "./session-header.js";
 import type { ForkSessionOptions } from "./session-repo.js";
 import type { SessionTree } from "./session-tree.js";

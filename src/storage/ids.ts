@@ -1,4 +1,4 @@
-import { SessionError } from "./session-error.js";
+import { SessionError } from "../types/session-error.js";
 
 const SESSION_ID_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 

@@ -1,11 +1,11 @@
 export { type SessionSink, type SessionWriterCommand, sessionWriterActor } from "../actors/session-writer.js";
 export { sessionWriterMachine } from "../machines/session.machine.js";
+export { isSessionError, SessionError, type SessionErrorCode } from "../types/session-error.js";
 export { buildSessionContext } from "./build-context.js";
 export * from "./entries.js";
 export { assertValidCwd, assertValidSessionId, createEntryId, createSessionId } from "./ids.js";
 export { MemorySessionRepo, type MemorySessionRepoOptions } from "./memory-session-repo.js";
 export { type CustomMessageInput, Session, type SessionInit } from "./session.js";
-export { isSessionError, SessionError, type SessionErrorCode } from "./session-error.js";
 export { type ParsedSession, parseSessionText, serializeLine, serializeSession } from "./session-file.js";
 export type * from "./session-repo.js";
 export { normalizeSessionName, SessionTree, type SessionTreeView } from "./session-tree.js";

@@ -10,7 +10,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { SessionError } from "./session-error.js";
+import { SessionError } from "../types/session-error.js";
 
 /** How hard writes try to survive a power loss: "none" = OS page cache, "fsync" = fdatasync per group commit. */
 export type Durability = "none" | "fsync";

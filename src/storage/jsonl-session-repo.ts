@@ -9,6 +9,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { SessionError } from "../types/session-error.js";
 import type { RecoveredLine, SessionHeader } from "./entries.js";
 import { acquireLock, liveLockHolder, lockPathOf } from "./file-lock.js";
 import { forkHeader, selectForkEntries } from "./fork.js";
@@ -25,7 +26,6 @@ import {
 import { JsonlFileSink } from "./jsonl-sink.js";
 import { migrateHeader } from "./migrate.js";
 import { Session } from "./session.js";
-import { SessionError } from "./session-error.js";
 import { type ParsedSession, parseSessionText, serializeSession } from "./session-file.js";
 import { createSessionHeader } from "./session-header.js";
 import { listIndexPathOf, readLatestName } from "./session-list-index.js";

@@ -1,9 +1,9 @@
 import type { SessionSink } from "../actors/session-writer.js";
+import { SessionError } from "../types/session-error.js";
 import type { SessionHeader } from "./entries.js";
 import { forkHeader, selectForkEntries } from "./fork.js";
 import { assertValidCwd, assertValidSessionId, createSessionId } from "./ids.js";
 import { Session } from "./session.js";
-import { SessionError } from "./session-error.js";
 import { parseSessionText, serializeLine } from "./session-file.js";
 import { createSessionHeader } from "./session-header.js";
 import type {

@@ -1,6 +1,6 @@
+import { SessionError } from "../types/session-error.js";
 import type { RecoveredLine, SessionEntry, SessionHeader } from "./entries.js";
 import { headerVersion, migrateHeader, migrateV1Entries, migrateV2Entries, type RawLine } from "./migrate.js";
-import { SessionError } from "./session-error.js";
 import { SessionTree } from "./session-tree.js";
 
 /** The result of reading a session file's text. */

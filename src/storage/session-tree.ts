@@ -1,7 +1,7 @@
+import { SessionError } from "../types/session-error.js";
 import { buildSessionContext } from "./build-context.js";
 import type { EntryDraft, SessionContext, SessionEntry, SessionTreeNode } from "./entries.js";
 import { createEntryId } from "./ids.js";
-import { SessionError } from "./session-error.js";
 import { isoNow } from "./timestamps.js";
 
 /** Read-only queries over a session tree. */

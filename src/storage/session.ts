@@ -1,5 +1,6 @@
 import type { SessionSink } from "../actors/session-writer.js";
 import type { AgentMessage, ThinkingLevel } from "../types/index.js";
+import { SessionError } from "../types/session-error.js";
 import type {
   ActiveToolsChangeEntry,
   BranchSummaryEntry,
@@ -18,7 +19,6 @@ import type {
   SessionTreeNode,
   ThinkingLevelChangeEntry,
 } from "./entries.js";
-import { SessionError } from "./session-error.js";
 import { serializeLine } from "./session-file.js";
 import { normalizeSessionName, type SessionTree, type SessionTreeView } from "./session-tree.js";
 import { SessionWriteQueue, type SessionWriterStatus } from "./write-queue.js";

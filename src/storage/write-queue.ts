@@ -1,7 +1,7 @@
 import { type Actor, type AnyActorRef, createActor } from "xstate";
 import type { PendingWrite, SessionSink } from "../actors/session-writer.js";
 import { sessionWriterMachine } from "../machines/session.machine.js";
-import type { SessionError } from "./session-error.js";
+import type { SessionError } from "../types/session-error.js";
 
 /** State of a session's writer. */
 export type SessionWriterStatus = "open" | "failed" | "closed";

@@ -1,5 +1,8 @@
 import type { ImageContent, TextContent } from "./messages.js";
 
+/** Why the harness compacted: asked to, past the threshold, or after a context-overflow error. */
+export type CompactionReason = "manual" | "threshold" | "overflow";
+
 /** The summary that replaces the compacted part of a transcript; the harness sends it to the model as a user message. */
 export interface CompactionSummaryMessage {
   role: "compactionSummary";

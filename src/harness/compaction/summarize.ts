@@ -1,5 +1,5 @@
 import { from, type Subscription } from "rxjs";
-import { errorText } from "../../loop/messages.js";
+import { errorText } from "../../types/error-text.js";
 import type {
   AgentMessage,
   AssistantMessageEvent,

@@ -1,0 +1,81 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const srcRoot = path.resolve(import.meta.dirname, "../../src");
+
+/** Folder → folders its files import (type imports included), from every `.ts` file under src/. */
+function folderImports(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const entry of readdirSync(srcRoot, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const folder = path.relative(srcRoot, entry.parentPath).split(path.sep)[0] || ".";
+    const targets = graph.get(folder) ?? new Set<string>();
+    graph.set(folder, targets);
+    for (const match of readFileSync(file, "utf8").matchAll(
+      /(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']/g,
+    )) {
+      const target = path.relative(srcRoot, path.resolve(entry.parentPath, match[1]!)).split(path.sep);
+      const targetFolder = target.length > 1 ? target[0]! : ".";
+      if (targetFolder !== folder) targets.add(targetFolder);
+    }
+  }
+  return graph;
+}
+
+/** Pairs of folders that import each other, directly or through others. */
+function cycles(graph: Map<string, Set<string>>): string[] {
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+    [...(graph.get(from) ?? [])].some((next) => {
+      if (next === to) return true;
+      if (seen.has(next)) return false;
+      seen.add(next);
+      return reaches(next, to, seen);
+    });
+  return [...graph].flatMap(([folder, targets]) =>
+    [...targets].filter((target) => reaches(target, folder)).map((target) => `${folder} ⇄ ${target}`),
+  );
+}
+
+// The layers, lowest first: a folder may import only folders of lower layers. types ← pure steps
+// (loop) ← actors ← machines ← agent, storage ← harness ← cli; tools, providers and the inspector are
+// leaves beside them; the entry points at the top (".") import anything.
+const LAYERS = [
+  ["types"],
+  ["loop", "tools", "providers", "inspector"],
+  ["actors"],
+  ["machines"],
+  ["agent", "storage"],
+  ["harness"],
+  ["cli"],
+  ["."],
+];
+const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
+
+describe("source folders", () => {
+  const graph = folderImports();
+
+  it("never import each other back (no cycle between folders)", () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it("import only lower layers: types ← loop ← actors ← machines ← agent/storage ← harness ← cli", () => {
+    const upward = [...graph].flatMap(([folder, targets]) =>
+      [...targets]
+        .filter((target) => layerOf(target) >= layerOf(folder))
+        .map((target) => `${folder} → ${target}`),
+    );
+    expect([...graph.keys()].filter((folder) => layerOf(folder) === -1)).toEqual([]);
+    expect(upward).toEqual([]);
+  });
+
+  it("finds a cycle when there is one (the check itself)", () => {
+    const withCycle = new Map([
+      ["a", new Set(["b"])],
+      ["b", new Set(["c"])],
+      ["c", new Set(["a"])],
+    ]);
+    expect(cycles(withCycle)).toEqual(["a ⇄ b", "b ⇄ c", "c ⇄ a"]);
+  });
+});
