@@ -375,7 +375,7 @@ export class Agent {
   #dispatch(event: AgentEvent): void {
     if (event.type === "agent_start" && !this.#run) this.#beginRun();
     if (reduceLiveProgress(this.#progress, event)) this.#publishState();
-    this.#events.next(event);
+    if (this.#events.observed) this.#events.next(event);
     const signal = this.#runtime.controller.signal;
     for (const listener of this.#listeners) {
       try {

@@ -212,6 +212,7 @@ export const agentMachine = setup({
   guards: {
     planned: (_, params: { next: "stream" | "stop"; want: "stream" | "stop" }) => params.next === params.want,
     inboxEmpty: ({ context }) => (context.run?.inbox.length ?? 0) === 0,
+    lastInInbox: ({ context }) => context.run?.inbox.length === 1,
     replyFailed: (_, output: StreamReplyOutput) =>
       output.message.stopReason === "error" || output.message.stopReason === "aborted",
     replyHasToolCalls: (_, output: StreamReplyOutput) =>
@@ -351,8 +352,12 @@ export const agentMachine = setup({
         injecting: {
           entry: "requestInjection",
           on: {
+            // One message per macrostep, so that an abort requested in a message's listeners stops the
+            // next injection; the model call after the last one starts only once its listeners ran
+            // (`Agent.abort()` aborts the run's signal at once, which the stream checks when it starts).
             INJECT: [
               { guard: "inboxEmpty", target: "#agent.streaming", actions: "openTurn" },
+              { guard: "lastInInbox", target: "#agent.streaming", actions: "injectNext" },
               { target: "injecting", reenter: true, actions: "injectNext" },
             ],
           },
