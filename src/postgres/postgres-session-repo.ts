@@ -7,6 +7,7 @@ import { SessionError } from "../storage/session-error.js";
 import {
   type ParsedSession,
   parseSessionText,
+  parseSessionValues,
   serializeLine,
   serializeSession,
 } from "../storage/session-file.js";
@@ -79,6 +80,19 @@ interface ListRow {
 }
 
 const DEFAULT_LEASE_MS = 30_000;
+
+/** A stored JSON value: the jsonb column (parsed by the driver, or text) unless `raw` holds the exact line. */
+interface StoredJson {
+  json: unknown;
+  raw: string | null;
+}
+
+const HEADER_COLUMNS = "CASE WHEN header_raw IS NULL THEN header END AS json, header_raw AS raw";
+
+function storedValue(row: StoredJson): Record<string, unknown> {
+  const value = row.raw !== null ? row.raw : row.json;
+  return (typeof value === "string" ? JSON.parse(value) : value) as Record<string, unknown>;
+}
 
 function headerLines(header: SessionHeader): JsonbLines {
   const lines: JsonbLines = { json: [], raw: [] };
@@ -162,26 +176,27 @@ export class PostgresSessionRepo implements SessionRepo {
     await this.migrated();
     const owner = createSessionId();
     let epoch: number;
-    let headerText: string;
+    let header: Record<string, unknown>;
     try {
-      const { rows } = await this.pool.query<{ epoch: number; header: string }>(
+      const { rows } = await this.pool.query<{ epoch: number } & StoredJson>(
         `UPDATE ${this.s}.sessions
             SET lease_owner = $2, lease_epoch = lease_epoch + 1, lease_expires_at = ${leaseExpiry(3)}
           WHERE id = $1 AND (lease_owner IS NULL OR lease_expires_at <= now())
-          RETURNING lease_epoch::float8 AS epoch, coalesce(header_raw, header::text) AS header`,
+          RETURNING lease_epoch::float8 AS epoch, ${HEADER_COLUMNS}`,
         [id, owner, this.leaseMs],
       );
       if (rows.length === 0) {
         if (await this.exists(id)) throw lockedError(id);
         throw new SessionError("not_found", `Session "${id}" does not exist in schema "${this.schema}".`);
       }
-      ({ epoch, header: headerText } = rows[0]!);
+      epoch = rows[0]!.epoch;
+      header = storedValue(rows[0]!);
     } catch (error) {
       throw storageError(`Cannot open session "${id}"`, error);
     }
     const lease = this.lease(id, owner, epoch);
     try {
-      const parsed = await this.readEntries(id, headerText, options);
+      const parsed = await this.readEntries(id, header, options);
       return this.session(parsed.header, parsed.tree, lease, parsed.skipped);
     } catch (error) {
       await lease.release().catch(() => {});
@@ -337,28 +352,36 @@ export class PostgresSessionRepo implements SessionRepo {
     assertValidSessionId(id);
     await this.migrated();
     try {
-      const { rows } = await this.pool.query<{ header: string }>(
-        `SELECT coalesce(header_raw, header::text) AS header FROM ${this.s}.sessions WHERE id = $1`,
+      const { rows } = await this.pool.query<StoredJson>(
+        `SELECT ${HEADER_COLUMNS} FROM ${this.s}.sessions WHERE id = $1`,
         [id],
       );
       if (rows.length === 0) {
         throw new SessionError("not_found", `Session "${id}" does not exist in schema "${this.schema}".`);
       }
-      return await this.readEntries(id, rows[0]!.header, {});
+      return await this.readEntries(id, storedValue(rows[0]!), {});
     } catch (error) {
       throw storageError(`Cannot read session "${id}"`, error);
     }
   }
 
-  /** The entries of a session, in append order, parsed (and checked) as the lines of a v3 file. */
-  private async readEntries(id: string, header: string, options: OpenSessionOptions): Promise<ParsedSession> {
-    const { rows } = await this.pool.query<{ line: string }>(
-      `SELECT coalesce(raw, entry::text) AS line FROM ${this.s}.entries WHERE session_id = $1 ORDER BY seq`,
+  /**
+   * The entries of a session, in append order, checked as the lines of a v3 file. The rows arrive
+   * parsed (`pg` parses jsonb), so each entry is parsed once, as in a bare SELECT.
+   */
+  private async readEntries(
+    id: string,
+    header: Record<string, unknown>,
+    options: OpenSessionOptions,
+  ): Promise<ParsedSession> {
+    const { rows } = await this.pool.query<StoredJson>(
+      `SELECT CASE WHEN raw IS NULL THEN entry END AS json, raw
+         FROM ${this.s}.entries WHERE session_id = $1 ORDER BY seq`,
       [id],
     );
-    let text = `${header}\n`;
-    for (const row of rows) text += `${row.line}\n`;
-    return parseSessionText(text, options);
+    const entries = new Array<Record<string, unknown>>(rows.length);
+    for (let i = 0; i < rows.length; i++) entries[i] = storedValue(rows[i]!);
+    return parseSessionValues(header, entries, options);
   }
 
   /** Inserts a new session and its entries in one statement (atomic), leased to `owner` if given. */
