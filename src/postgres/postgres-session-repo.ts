@@ -142,22 +142,26 @@ export class PostgresSessionRepo implements SessionRepo {
   private readonly leaseMs: number;
   private ready: Promise<void> | undefined;
 
-  /** @throws SessionError("invalid_id") for a schema name that is not a plain lowercase identifier. */
+  /**
+   * @throws SessionError("invalid_id") for a schema name that is not a plain lowercase identifier,
+   * RangeError for a `leaseMs` that is not a positive number.
+   */
   constructor(private readonly options: PostgresSessionRepoOptions) {
     this.schema = options.schema ?? "agentchart";
     this.s = quoteSchema(this.schema);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    if (!(this.leaseMs > 0)) {
-      throw new SessionError(
-        "storage",
-        `leaseMs must be a positive number of milliseconds, got ${this.leaseMs}.`,
-      );
+    if (!(this.leaseMs > 0 && Number.isFinite(this.leaseMs))) {
+      throw new RangeError(`leaseMs must be a positive number of milliseconds, got ${this.leaseMs}.`);
     }
     if (options.pool) {
       this.pool = options.pool;
       this.ownsPool = false;
     } else {
-      this.pool = new pg.Pool({ connectionString: options.connectionString });
+      const pool = new pg.Pool({ connectionString: options.connectionString });
+      // An idle connection that breaks (server restart) is dropped by the pool; the next query
+      // reports the problem. Without a listener the pool's "error" event would crash the process.
+      pool.on("error", () => {});
+      this.pool = pool;
       this.ownsPool = true;
     }
   }

@@ -245,5 +245,6 @@ export function postgresRepoCases(target: () => PostgresTarget): void {
     await t.pool.query(`INSERT INTO "${schema}".schema_migrations (version) VALUES (99)`);
     await expect(repoOn(t, schema).list()).rejects.toMatchObject({ code: "storage" });
     expect(() => repoOn(t, 'bad"name')).toThrow(expect.objectContaining({ code: "invalid_id" }));
+    expect(() => repoOn(t, schema, { leaseMs: 0 })).toThrow(RangeError);
   });
 }
