@@ -208,58 +208,64 @@ export class PostgresSessionRepo implements SessionRepo {
     }
   }
 
+  /** All stored sessions in one indexed query (one snapshot: a session modified meanwhile is not missed). */
   async list(options: { cwd?: string } = {}): Promise<SessionInfo[]> {
-    const infos: SessionInfo[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.listPage({ ...options, limit: 1000, ...(cursor ? { cursor } : {}) });
-      infos.push(...page.sessions);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return infos;
+    const rows = await this.querySessions(options.cwd, undefined, undefined);
+    return rows.map(toInfo);
   }
 
   /**
    * One page of stored sessions, newest (last modified) first; only those of `cwd` if given. Pages
-   * are read by index (keyset on the modification order), so any page costs the same.
+   * are read by index (keyset on the modification order), so any page costs the same. A session
+   * modified while paging moves to the front and is not repeated; use `list()` for one snapshot.
    * @throws SessionError("invalid_id") for a malformed cursor or cwd.
    */
   async listPage(options: ListPageOptions = {}): Promise<SessionPage> {
-    if (options.cwd !== undefined) assertValidCwd(options.cwd);
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000);
-    const values: unknown[] = [limit + 1];
+    if (options.cursor !== undefined && !/^[0-9]{1,18}$/.test(options.cursor)) {
+      throw new SessionError("invalid_id", `"${options.cursor}" is not a cursor returned by listPage().`);
+    }
+    const rows = await this.querySessions(options.cwd, options.cursor, limit + 1);
+    const page: SessionPage = { sessions: rows.slice(0, limit).map(toInfo) };
+    if (rows.length > limit) page.nextCursor = String(rows[limit - 1]!.seq);
+    return page;
+  }
+
+  /** Sessions by descending `modified_seq` (of `cwd`, below `cursor`, at most `limit`), by index. */
+  private async querySessions(
+    cwd: string | undefined,
+    cursor: string | undefined,
+    limit: number | undefined,
+  ): Promise<ListRow[]> {
+    if (cwd !== undefined) assertValidCwd(cwd);
+    const values: unknown[] = [];
     const where: string[] = [];
-    if (options.cwd !== undefined) {
-      values.push(options.cwd);
+    if (cwd !== undefined) {
+      values.push(cwd);
       where.push(`cwd = $${values.length}`);
     }
-    if (options.cursor !== undefined) {
-      if (!/^[0-9]{1,18}$/.test(options.cursor)) {
-        throw new SessionError("invalid_id", `"${options.cursor}" is not a cursor returned by listPage().`);
-      }
-      values.push(options.cursor);
+    if (cursor !== undefined) {
+      values.push(cursor);
       where.push(`modified_seq < $${values.length}::bigint`);
     }
+    if (limit !== undefined) values.push(limit);
     await this.migrated();
-    let rows: ListRow[];
     try {
-      ({ rows } = await this.pool.query<ListRow>(
+      const { rows } = await this.pool.query<ListRow>(
         `SELECT id, cwd, name, parent_session,
                 (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
                 (extract(epoch FROM modified_at) * 1000)::float8 AS modified_ms,
                 modified_seq::float8 AS seq
            FROM ${this.s}.sessions
           ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-          ORDER BY ${options.cwd !== undefined ? "cwd, " : ""}modified_seq DESC
-          LIMIT $1`,
+          ORDER BY ${cwd !== undefined ? "cwd, " : ""}modified_seq DESC
+          ${limit !== undefined ? `LIMIT $${values.length}` : ""}`,
         values,
-      ));
+      );
+      return rows;
     } catch (error) {
       throw storageError("Cannot list sessions", error);
     }
-    const page: SessionPage = { sessions: rows.slice(0, limit).map(toInfo) };
-    if (rows.length > limit) page.nextCursor = String(rows[limit - 1]!.seq);
-    return page;
   }
 
   async delete(id: string): Promise<void> {
