@@ -1,11 +1,15 @@
 import { expect, it } from "vitest";
-import type { AgentMessage, Session } from "../../src/index.js";
+import { z } from "zod";
+import { AgentHarness } from "../../src/harness/agent-harness.js";
+import { type AgentMessage, defineTool, type Session } from "../../src/index.js";
 import {
   type PostgresPool,
   type PostgresSession,
   PostgresSessionRepo,
   type PostgresSessionRepoOptions,
 } from "../../src/postgres.js";
+import { scriptedModel } from "../../src/testing.js";
+import { testModel } from "./loop-harness.js";
 import { userMessage } from "./session-files.js";
 
 /** A database to run the cases on: a pool and a fresh schema name per call. */
@@ -175,6 +179,54 @@ export function postgresRepoCases(target: () => PostgresTarget): void {
     expect(reason).toMatchObject({ code: "fenced" });
     await expect(session.appendMessage(userMessage("x"))).rejects.toMatchObject({ code: "fenced" });
     await Promise.all([session.close(), successor.close()]);
+  });
+
+  it("lets a run abort when its lease is lost mid-tool; nothing it writes afterwards is stored", async () => {
+    const t = target();
+    const schema = t.schema();
+    const session = await repoOn(t, schema, { leaseMs: 1_500 }).create({ id: "aborted" });
+    let started!: () => void;
+    const toolStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slow = defineTool({
+      name: "slow",
+      description: "Runs until aborted",
+      parameters: z.object({}),
+      execute: async (_args, ctx) => {
+        started();
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+        return { content: [{ type: "text", text: "stopped" }] };
+      },
+    });
+    const harness = new AgentHarness({
+      session,
+      model: testModel,
+      streamFn: scriptedModel([
+        { toolCalls: [{ id: "c1", name: "slow", arguments: {} }] },
+        { text: "never sent" },
+      ]),
+      tools: [slow],
+    });
+    session.leaseLost.addEventListener("abort", () => void harness.abort());
+    const run = harness.prompt("go").then(
+      (reply) => reply,
+      (error: unknown) => error,
+    );
+    await toolStarted;
+    await expireLease(t, schema, "aborted");
+    const successor = await repoOn(t, schema, { leaseMs: 60_000 }).open("aborted");
+    const outcome = await run; // the renewal timer notices the takeover and the run is aborted
+    expect(session.leaseLost.aborted).toBe(true);
+    expect(session.error?.code).toBe("fenced");
+    expect(outcome).toMatchObject({ code: "session" });
+    await session.close();
+    await successor.close();
+    const reopened = await repoOn(t, schema).open("aborted");
+    const kinds = reopened.getEntries().map((e) => (e.type === "message" ? e.message.role : e.type));
+    // The prompt, the reply asking for the tool and its journal entry; the zombie's tool result was refused.
+    expect(kinds).toEqual(["user", "assistant", "custom"]);
+    await reopened.close();
   });
 
   it("deletes a session whose writer died (lease expired) but not one with a live lease", async () => {
