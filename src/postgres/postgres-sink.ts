@@ -7,14 +7,24 @@ import { leaseExpiry, type SessionLease } from "./session-lease.js";
 
 const SESSION_INFO = '"type":"session_info"';
 
-/** The session name a batch sets, if it holds a `session_info` entry (the last one wins). */
+/**
+ * The session name a batch sets, if it holds a `session_info` entry (the last one wins). Lines are
+ * found by string search; only one whose entry really is a `session_info` counts (the marker may
+ * also appear in a nested object of another entry).
+ */
 function nameChange(text: string): { name: string | null } | undefined {
-  const at = text.lastIndexOf(SESSION_INFO);
-  if (at === -1) return undefined;
-  const start = text.lastIndexOf("\n", at) + 1;
-  const end = text.indexOf("\n", at);
-  const entry = JSON.parse(text.slice(start, end === -1 ? undefined : end)) as { name?: string };
-  return { name: normalizeSessionName(entry.name) ?? null };
+  let at = text.lastIndexOf(SESSION_INFO);
+  while (at !== -1) {
+    const start = text.lastIndexOf("\n", at) + 1;
+    const end = text.indexOf("\n", at);
+    const entry = JSON.parse(text.slice(start, end === -1 ? undefined : end)) as {
+      type?: string;
+      name?: string;
+    };
+    if (entry.type === "session_info") return { name: normalizeSessionName(entry.name) ?? null };
+    at = start === 0 ? -1 : text.lastIndexOf(SESSION_INFO, start - 1);
+  }
+  return undefined;
 }
 
 /**
