@@ -244,11 +244,16 @@ function readSessionName(path: string): string | undefined {
     const start = text.lastIndexOf("\n", at) + 1;
     const end = text.indexOf("\n", at);
     try {
-      const entry = JSON.parse(text.slice(start, end === -1 ? undefined : end)) as { name?: string };
-      return normalizeSessionName(entry.name);
+      const entry = JSON.parse(text.slice(start, end === -1 ? undefined : end)) as {
+        type?: string;
+        name?: string;
+      };
+      // The marker may also sit in a nested object of another entry: only a session_info counts.
+      if (entry.type === "session_info") return normalizeSessionName(entry.name);
     } catch {
-      at = text.lastIndexOf('"type":"session_info"', start - 1);
+      // a torn line: look further back
     }
+    at = start === 0 ? -1 : text.lastIndexOf('"type":"session_info"', start - 1);
   }
   return undefined;
 }

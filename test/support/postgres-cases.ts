@@ -286,21 +286,6 @@ export function postgresRepoCases(target: () => PostgresTarget): void {
     }
   });
 
-  it("lists the name of the last real session_info entry, not a nested look-alike", async () => {
-    const t = target();
-    const schema = t.schema();
-    const repo = repoOn(t, schema);
-    const session = await repo.create({ id: "named" });
-    await session.setName("real name");
-    await session.appendCustom("note", { type: "session_info", name: "look-alike" });
-    await session.flush();
-    expect((await repo.list())[0]).toMatchObject({ id: "named", name: "real name" });
-    await session.setName("");
-    await session.flush();
-    expect((await repo.list())[0]!.name).toBeUndefined();
-    await session.close();
-  });
-
   it("creates its schema on first use, once, at a recorded version, and refuses a newer one", async () => {
     const t = target();
     const schema = t.schema();
