@@ -229,6 +229,39 @@ export function postgresRepoCases(target: () => PostgresTarget): void {
     await reopened.close();
   });
 
+  it("keeps a lease through failed renewals until a whole lease length passed, then reports it lost", async () => {
+    const t = target();
+    const schema = t.schema();
+    let unreachable = false;
+    // The database "goes away" for lease renewals only (appends are not attempted meanwhile).
+    const flaky: PostgresPool = {
+      query: (text, values) =>
+        unreachable && text.includes("SET lease_expires_at")
+          ? Promise.reject(new Error("connection terminated"))
+          : t.pool.query(text, values),
+      connect: () => t.pool.connect(),
+    };
+    const lost: string[] = [];
+    const repo = new PostgresSessionRepo({
+      pool: flaky,
+      schema,
+      leaseMs: 3_000,
+      onLeaseLost: (id) => lost.push(id),
+    });
+    const session = await repo.create({ id: "partitioned" });
+    unreachable = true;
+    await expect(session.renewLease()).rejects.toThrow("connection terminated");
+    expect(session.leaseLost.aborted).toBe(false);
+    const reason = await abortedOnce(session.leaseLost); // the timer gives up after 3 s without a renewal
+    expect(reason).toMatchObject({ code: "fenced" });
+    expect(lost).toEqual(["partitioned"]);
+    unreachable = false;
+    await expect(session.appendMessage(userMessage("after the partition"))).rejects.toMatchObject({
+      code: "fenced",
+    });
+    await session.close();
+  });
+
   it("deletes a session whose writer died (lease expired) but not one with a live lease", async () => {
     const t = target();
     const schema = t.schema();
