@@ -44,7 +44,9 @@ function joinBatch(batch: readonly PendingWrite[]): string {
   return text;
 }
 
+/** A write refused because the writer lost its claim on the session (`fenced`) keeps its own code. */
 function storageFailure(cause: unknown): SessionError {
+  if (cause instanceof SessionError && cause.code === "fenced") return cause;
   const reason = errorText(cause);
   return new SessionError(
     "storage",

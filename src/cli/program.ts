@@ -11,12 +11,16 @@ import { DEFAULT_INSPECTOR_PORT, runInspector } from "./inspect-command.js";
 import { type RunIo, type RunOptions, runAgentCommand } from "./run-command.js";
 import {
   deleteSession,
+  exportSession,
   forkSession,
+  importSession,
+  jsonlSessionsContext,
   listSessions,
   type SessionsCommandContext,
   showSession,
   showSessionTree,
 } from "./sessions-command.js";
+import { databaseSessionsContext } from "./sessions-database.js";
 import { terminalStyle } from "./terminal-style.js";
 
 /** The package version; `package.json` is two folders up from both `src/cli/` and `dist/cli/`. */
@@ -84,42 +88,64 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
 
   const sessions = program
     .command("sessions")
-    .description("list, show, fork and delete stored sessions (in --sessions-dir)");
-  const context = (): SessionsCommandContext => {
-    const root = resolve(program.opts<{ sessionsDir: string }>().sessionsDir);
-    return {
-      repo: new JsonlSessionRepo({ root }),
-      root,
-      print: (line) => io.stdout.write(`${line}\n`),
-      style: terminalStyle(io.stdout),
-    };
+    .description("list, show, fork and delete stored sessions (in --sessions-dir, or --database-url)")
+    .option(
+      "--database-url <url>",
+      "work on the sessions in this PostgreSQL database (agentchart/postgres) instead of --sessions-dir",
+    );
+  /** Runs a subcommand on the selected store, releasing its connections afterwards. */
+  const onSessions = async (run: (context: SessionsCommandContext) => Promise<void>) => {
+    const print = (line: string) => io.stdout.write(`${line}\n`);
+    const style = terminalStyle(io.stdout);
+    const { databaseUrl } = sessions.opts<{ databaseUrl?: string }>();
+    const context =
+      databaseUrl === undefined
+        ? jsonlSessionsContext(resolve(program.opts<{ sessionsDir: string }>().sessionsDir), print, style)
+        : await databaseSessionsContext(databaseUrl, print, style);
+    try {
+      await run(context);
+    } finally {
+      await context.close?.();
+    }
   };
   sessions
     .command("list")
     .description("stored sessions, newest first")
-    .action(() => listSessions(context()));
+    .action(() => onSessions(listSessions));
   sessions
     .command("show")
     .argument("<id>", "session id or unique prefix")
     .description("print the current branch of a session")
-    .action((id: string) => showSession(context(), id));
+    .action((id: string) => onSessions((context) => showSession(context, id)));
   sessions
     .command("tree")
     .argument("<id>", "session id or unique prefix")
     .description("draw the session's tree of branches")
-    .action((id: string) => showSessionTree(context(), id));
+    .action((id: string) => onSessions((context) => showSessionTree(context, id)));
   sessions
     .command("fork")
     .argument("<id>", "session id or unique prefix")
     .option("--at <entry>", "entry id to fork at (default: the session's leaf)")
     .option("--before", "keep only the ancestors of --at (to ask its prompt again)")
     .description("copy a session up to an entry into a new session; prints the new id")
-    .action((id: string, options: { at?: string; before?: boolean }) => forkSession(context(), id, options));
+    .action((id: string, options: { at?: string; before?: boolean }) =>
+      onSessions((context) => forkSession(context, id, options)),
+    );
   sessions
     .command("delete")
     .argument("<id>", "session id or unique prefix")
     .description("delete a session")
-    .action((id: string) => deleteSession(context(), id));
+    .action((id: string) => onSessions((context) => deleteSession(context, id)));
+  sessions
+    .command("export")
+    .argument("<id>", "session id or unique prefix")
+    .description("print a session as pi's JSONL")
+    .action((id: string) => onSessions((context) => exportSession(context, id)));
+  sessions
+    .command("import")
+    .argument("<file>", "a pi session file (.jsonl, format v1–v3)")
+    .description("store a pi JSONL session in the database (--database-url) under its own id; prints it")
+    .action((file: string) => onSessions((context) => importSession(context, file)));
 
   program
     .command("inspect")

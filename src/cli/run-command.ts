@@ -136,10 +136,7 @@ async function openSession(
 ): Promise<{ session: Session | undefined; resumed: boolean }> {
   if (options.session === false) return { session: undefined, resumed: false };
   if (typeof options.session === "string") {
-    const info = await resolveSessionInfo(
-      { repo, root: options.sessionsDir, print: () => {}, style: terminalStyle({}) },
-      options.session,
-    );
+    const info = await resolveSessionInfo({ repo, where: options.sessionsDir }, options.session);
     return { session: await repo.open(info.id), resumed: true };
   }
   if (options.continue) {

@@ -1,19 +1,57 @@
 import { readFileSync } from "node:fs";
 import type { SessionHeader } from "../storage/entries.js";
-import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
+import { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
 import { parseSessionText } from "../storage/session-file.js";
-import type { SessionInfo } from "../storage/session-repo.js";
+import type { SessionInfo, SessionRepo } from "../storage/session-repo.js";
 import type { SessionTree } from "../storage/session-tree.js";
 import { CliError } from "./cli-error.js";
 import { renderTranscript, renderTree } from "./session-view.js";
 import type { TerminalStyle } from "./terminal-style.js";
 
+/** A stored session as read for display: its header and tree. */
+export interface StoredSession {
+  header: SessionHeader;
+  tree: SessionTree;
+}
+
 /** What the `sessions` subcommands need: the repo, where to print, and how to style it. */
 export interface SessionsCommandContext {
-  repo: JsonlSessionRepo;
-  root: string;
+  repo: SessionRepo;
+  /** Where the sessions are, for messages: a folder, or a database. */
+  where: string;
+  /** Reads a stored session without opening it for writing (no lock or lease, no rewrite). */
+  read(info: SessionInfo): Promise<StoredSession>;
+  /** The session as pi's JSONL text. */
+  exportJsonl(info: SessionInfo): Promise<string>;
+  /** Stores a pi JSONL file as a new session and returns its id (`CliError` where unsupported). */
+  importJsonl(file: string): Promise<string>;
   print: (line: string) => void;
   style: TerminalStyle;
+  /** Releases the repo's connections, if any. */
+  close?: () => Promise<void>;
+}
+
+/** The `sessions` context on a folder of JSONL files (`--sessions-dir`). */
+export function jsonlSessionsContext(
+  root: string,
+  print: (line: string) => void,
+  style: TerminalStyle,
+): SessionsCommandContext {
+  const fileOf = (info: SessionInfo) => {
+    if (info.path === undefined) throw new CliError(`session "${info.id}" has no file`);
+    return readFileSync(info.path, "utf8");
+  };
+  return {
+    repo: new JsonlSessionRepo({ root }),
+    where: root,
+    read: async (info) => parseSessionText(fileOf(info)),
+    exportJsonl: async (info) => fileOf(info),
+    importJsonl: async () => {
+      throw new CliError("`sessions import` stores a JSONL file in a database: add --database-url <url>");
+    },
+    print,
+    style,
+  };
 }
 
 /**
@@ -21,7 +59,7 @@ export interface SessionsCommandContext {
  * @throws CliError when no session or several sessions match.
  */
 export async function resolveSessionInfo(
-  context: SessionsCommandContext,
+  context: Pick<SessionsCommandContext, "repo" | "where">,
   idOrPrefix: string,
 ): Promise<SessionInfo> {
   const infos = await context.repo.list();
@@ -30,25 +68,18 @@ export async function resolveSessionInfo(
   const matches = infos.filter((info) => idOrPrefix !== "" && info.id.startsWith(idOrPrefix));
   if (matches.length === 1) return matches[0] as SessionInfo;
   if (matches.length === 0) {
-    throw new CliError(`no session "${idOrPrefix}" in ${context.root} (see: agentchart sessions list)`);
+    throw new CliError(`no session "${idOrPrefix}" in ${context.where} (see: agentchart sessions list)`);
   }
   throw new CliError(
     `"${idOrPrefix}" matches ${matches.length} sessions: ${matches.map((info) => info.id).join(", ")}`,
   );
 }
 
-/** Reads a stored session without opening it for writing (no lock, no migration rewrite). */
-function readStored(info: SessionInfo): { header: SessionHeader; tree: SessionTree } {
-  if (info.path === undefined) throw new CliError(`session "${info.id}" has no file`);
-  const { header, tree } = parseSessionText(readFileSync(info.path, "utf8"));
-  return { header, tree };
-}
-
 /** `sessions list`: newest first, one line each. */
 export async function listSessions(context: SessionsCommandContext): Promise<void> {
   const infos = await context.repo.list();
   if (infos.length === 0) {
-    context.print(`no sessions in ${context.root}`);
+    context.print(`no sessions in ${context.where}`);
     return;
   }
   for (const info of infos) {
@@ -60,7 +91,7 @@ export async function listSessions(context: SessionsCommandContext): Promise<voi
 /** `sessions show <id>`: the header, then the current branch as a readable transcript. */
 export async function showSession(context: SessionsCommandContext, idOrPrefix: string): Promise<void> {
   const info = await resolveSessionInfo(context, idOrPrefix);
-  const { header, tree } = readStored(info);
+  const { header, tree } = await context.read(info);
   const name = tree.name === undefined ? "" : ` "${tree.name}"`;
   context.print(context.style.bold(`session ${header.id}${name}`));
   context.print(context.style.dim(`cwd ${header.cwd} · created ${formatTime(new Date(header.timestamp))}`));
@@ -74,7 +105,7 @@ export async function showSession(context: SessionsCommandContext, idOrPrefix: s
 /** `sessions tree <id>`: every branch, labels, and the current leaf. */
 export async function showSessionTree(context: SessionsCommandContext, idOrPrefix: string): Promise<void> {
   const info = await resolveSessionInfo(context, idOrPrefix);
-  const { tree } = readStored(info);
+  const { tree } = await context.read(info);
   if (tree.size === 0) {
     context.print("(empty)");
     return;
@@ -106,6 +137,18 @@ export async function deleteSession(context: SessionsCommandContext, idOrPrefix:
   const info = await resolveSessionInfo(context, idOrPrefix);
   await context.repo.delete(info.id);
   context.print(`deleted ${info.id}`);
+}
+
+/** `sessions export <id>`: the session as pi's JSONL text on stdout. */
+export async function exportSession(context: SessionsCommandContext, idOrPrefix: string): Promise<void> {
+  const info = await resolveSessionInfo(context, idOrPrefix);
+  const text = await context.exportJsonl(info);
+  context.print(text.endsWith("\n") ? text.slice(0, -1) : text);
+}
+
+/** `sessions import <file>`: stores a pi JSONL file (v1/v2 migrated) under its own id; prints the id. */
+export async function importSession(context: SessionsCommandContext, file: string): Promise<void> {
+  context.print(await context.importJsonl(file));
 }
 
 function formatTime(date: Date): string {

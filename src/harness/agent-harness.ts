@@ -33,10 +33,12 @@ import { convertHarnessMessagesToLlm } from "./harness-messages-convert.js";
 import { type HarnessCore, HarnessOperations } from "./harness-operations.js";
 import { HarnessSettings, type ToolsChange } from "./harness-settings.js";
 import type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
+import { resumeInterruptedCalls } from "./resume-run.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { SessionRecorder } from "./session-recorder.js";
 import type { SystemPromptOption } from "./system-prompt.js";
 import { expandPromptTemplate } from "./template-args.js";
+import { journalingBeforeToolCall } from "./tool-journal.js";
 
 /** Options of `new AgentHarness(...)`. */
 export interface AgentHarnessOptions {
@@ -123,13 +125,17 @@ export class AgentHarness {
     const harness = this;
     const hooks = this.#hooks;
     this.#agent = new Agent({
+      // The journal's idempotency keys are `<session id>:<tool call id>`: the agent's are the same.
+      agentId: session.id,
       streamFn: callbacks.streamFn,
       // The Agent reads its options when a run starts: a hook without handlers installs no callback.
       get transformContext() {
         return hooks.has("context") ? callbacks.transformContext : undefined;
       },
+      // Every call the `tool_call` hook lets through is journaled before it executes (see resume()).
       get beforeToolCall() {
-        return hooks.has("tool_call") ? callbacks.beforeToolCall : undefined;
+        const hook = hooks.has("tool_call") ? callbacks.beforeToolCall : undefined;
+        return journalingBeforeToolCall(session, () => harness.#settings.activeTools(), hook);
       },
       get afterToolCall() {
         return hooks.has("tool_result") ? callbacks.afterToolCall : undefined;
@@ -253,6 +259,29 @@ export class AgentHarness {
       return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown prompt template: ${name}`));
     }
     return this.#startPrompt(expandPromptTemplate(template, args), []);
+  }
+
+  /**
+   * Finishes a run that was interrupted (the process died) from the session alone: the last
+   * assistant message's calls without a result are answered — never started: run now; started
+   * (journaled): run again with the same `ctx.idempotencyKey` if the tool's `replay` is `"safe"`,
+   * else the error result "interrupted, not re-run" — then the model is asked to go on, as after
+   * a user or tool-result tail. Resolves with the run's last assistant message, or `undefined`
+   * when the branch ends with a final reply. `signal` aborts the calls run here; `abort()` the rest.
+   * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
+   */
+  async resume(options: { signal?: AbortSignal } = {}): Promise<AssistantMessage | undefined> {
+    if (this.#operations.busy()) return this.#operations.begin("prompt", {}) as Promise<never>;
+    const needsModel = await resumeInterruptedCalls({
+      session: this.session,
+      tools: this.#settings.activeTools(),
+      toolContext: () => this.#settings.resolveToolContext(),
+      systemPrompt: this.#agent.state.systemPrompt,
+      signal: options.signal ?? new AbortController().signal,
+    });
+    if (!needsModel) return undefined;
+    this.#agent.setMessages(this.session.buildContext().messages);
+    return this.#operations.begin("prompt", { messages: [] }) as Promise<AssistantMessage>;
   }
 
   /** Queues a message delivered after the current turn. `invalid_state` while idle. */

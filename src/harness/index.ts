@@ -51,6 +51,7 @@ export {
 export type { ToolsChange } from "./harness-settings.js";
 export type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 export type { PromptTemplate } from "./prompt-templates.js";
+export { INTERRUPTED_NOT_RERUN } from "./resume-run.js";
 export {
   abortableDelay,
   DEFAULT_RETRY_POLICY,
@@ -68,3 +69,9 @@ export {
   type SystemPromptOption,
 } from "./system-prompt.js";
 export { expandPromptTemplate, parseTemplateArgs } from "./template-args.js";
+export {
+  TOOL_CALL_JOURNAL_TYPE,
+  type ToolCallJournalData,
+  type ToolReplayPolicy,
+  toolReplayPolicy,
+} from "./tool-journal.js";

@@ -242,6 +242,21 @@ export function sessionRepoConformance(
       );
 
       it(
+        "lists the name of the last real session_info entry, not a nested look-alike",
+        withRepo(async ({ repo }) => {
+          const session = await repo.create({ id: "named" });
+          await session.setName("real name");
+          await session.appendCustom("note", { type: "session_info", name: "look-alike" });
+          await session.flush();
+          expect((await repo.list())[0]).toMatchObject({ id: "named", name: "real name" });
+          await session.setName("");
+          await session.flush();
+          expect((await repo.list())[0]!.name).toBeUndefined();
+          await session.close();
+        }),
+      );
+
+      it(
         "deletes idempotently, but not while a writer has the session open",
         withRepo(async ({ repo }) => {
           const session = await repo.create({ id: "gone" });

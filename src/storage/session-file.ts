@@ -74,19 +74,15 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 }
 
 /**
- * Parses the text of a session file (pi format v1, v2 or v3) into a header and a tree, in one pass:
- * each line is parsed once and a v3 entry goes straight into the tree's indexes.
- *
- * - An unparsable last line is a torn write: it is returned as `tornTail` (the caller repairs the file).
- * - Any other bad line throws `SessionError("invalid_entry")` naming the first one, or with `recover`
- *   is skipped and listed in `skipped`.
- * - v1/v2 content is migrated in memory (ids, linear parents, `firstKeptEntryId`, `hookMessage`); its
- *   entries are collected first, since migration needs all of them.
+ * Inserts checked entries into `tree`: a bad one throws `invalid_entry` naming its line, or with
+ * `recover` is listed in `skipped`.
  */
-export function parseSessionText(text: string, options: { recover?: boolean } = {}): ParsedSession {
-  const tree = new SessionTree();
-  const skipped: RecoveredLine[] = [];
-  const addEntry = (line: number, value: Record<string, unknown>) => {
+function entryAdder(
+  tree: SessionTree,
+  skipped: RecoveredLine[],
+  options: { recover?: boolean },
+): (line: number, value: Record<string, unknown>) => void {
+  return (line, value) => {
     let problem = entryProblem(value);
     if (problem === undefined) {
       try {
@@ -99,6 +95,43 @@ export function parseSessionText(text: string, options: { recover?: boolean } = 
     if (!options.recover) throw fail(line, problem);
     skipped.push({ line, reason: problem, text: JSON.stringify(value) });
   };
+}
+
+/**
+ * Builds a session from an already parsed v3 header and entries (e.g. rows of a database), checked
+ * like the lines of a file: numbered as lines 2, 3, … after the header; a bad entry throws
+ * `invalid_entry`, or with `recover` is skipped and listed.
+ */
+export function parseSessionValues(
+  header: Record<string, unknown>,
+  entries: readonly Record<string, unknown>[],
+  options: { recover?: boolean } = {},
+): ParsedSession {
+  if (header.type !== "session" || typeof header.id !== "string" || typeof header.cwd !== "string") {
+    throw fail(1, 'not a session header (expected {type:"session", id, cwd, …})');
+  }
+  if (headerVersion(header) !== 3) throw fail(1, "expected a version-3 session header");
+  const tree = new SessionTree();
+  const skipped: RecoveredLine[] = [];
+  const addEntry = entryAdder(tree, skipped, options);
+  for (let i = 0; i < entries.length; i++) addEntry(i + 2, entries[i]!);
+  return { header: migrateHeader(header), tree, sourceVersion: 3, skipped, missingFinalNewline: false };
+}
+
+/**
+ * Parses the text of a session file (pi format v1, v2 or v3) into a header and a tree, in one pass:
+ * each line is parsed once and a v3 entry goes straight into the tree's indexes.
+ *
+ * - An unparsable last line is a torn write: it is returned as `tornTail` (the caller repairs the file).
+ * - Any other bad line throws `SessionError("invalid_entry")` naming the first one, or with `recover`
+ *   is skipped and listed in `skipped`.
+ * - v1/v2 content is migrated in memory (ids, linear parents, `firstKeptEntryId`, `hookMessage`); its
+ *   entries are collected first, since migration needs all of them.
+ */
+export function parseSessionText(text: string, options: { recover?: boolean } = {}): ParsedSession {
+  const tree = new SessionTree();
+  const skipped: RecoveredLine[] = [];
+  const addEntry = entryAdder(tree, skipped, options);
 
   let header: Record<string, unknown> | undefined;
   let sourceVersion = 3;

@@ -1,10 +1,14 @@
-/** Why a session operation failed. */
+/**
+ * Why a session operation failed. `fenced`: the writer lost its lease on a shared session (another
+ * writer took over), so the write was not stored.
+ */
 export type SessionErrorCode =
   | "not_found"
   | "already_exists"
   | "invalid_entry"
   | "invalid_fork_target"
   | "locked"
+  | "fenced"
   | "storage"
   | "invalid_id";
 

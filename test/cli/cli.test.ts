@@ -90,7 +90,9 @@ describe("sessions", () => {
     const tree = await cli("sessions", "tree", id);
     expect(tree.code).toBe(0);
     const lines = tree.stdout.trim().split("\n");
-    expect(lines).toHaveLength(5); // model change, user, assistant, tool result, assistant
+    // model change, user, assistant, the tool call's journal entry, tool result, assistant
+    expect(lines).toHaveLength(6);
+    expect(lines[3]).toContain("custom agentchart.tool_call");
     expect(lines.at(-1)).toMatch(/assistant: You asked: "first question".*<- leaf$/);
   });
 

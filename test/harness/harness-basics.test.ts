@@ -237,6 +237,7 @@ describe("AgentHarness settings", () => {
     expect(types).toEqual([
       "user",
       "assistant",
+      "custom", // the tool call's journal entry
       "toolResult",
       "model_change",
       "active_tools_change",

@@ -39,15 +39,15 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 }
 
 // The layers, lowest first: a folder may import only folders of lower layers. types ← pure steps
-// (loop) ← actors ← machines ← agent, storage ← harness ← cli; tools, providers and the inspector are
-// leaves beside them; the entry points at the top (".") import anything.
+// (loop) ← actors ← machines ← agent, storage ← harness, postgres ← cli; tools, providers and the
+// inspector are leaves beside them; the entry points at the top (".") import anything.
 const LAYERS = [
   ["types"],
   ["loop", "tools", "providers", "inspector"],
   ["actors"],
   ["machines"],
   ["agent", "storage"],
-  ["harness"],
+  ["harness", "postgres"],
   ["cli"],
   ["."],
 ];

@@ -65,6 +65,10 @@ describe("the packed package", () => {
     expect(await importIn("agentchart/openai", ["openai"])).toEqual([]);
   });
 
+  it("exports the PostgreSQL session repo from `agentchart/postgres`", async () => {
+    expect(await importIn("agentchart/postgres", ["PostgresSessionRepo", "PostgresSession"])).toEqual([]);
+  });
+
   it("loads `agentchart/testing` without a test runner installed", async () => {
     expect(await importIn("agentchart/testing", ["scriptedModel", "sessionRepoConformance"])).toEqual([]);
     const installed = readdirSync(join(project, "node_modules"));

@@ -1,0 +1,89 @@
+import { SessionError } from "../types/session-error.js";
+import { inTransaction, type PostgresPool } from "./postgres-pool.js";
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The quoted schema name, checked first: lowercase letters, digits and `_`, at most 63 characters
+ * (`SessionError("invalid_id")` otherwise), so it can be spliced into SQL safely.
+ */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new SessionError(
+      "invalid_id",
+      `Schema name "${schema}" is not allowed; use lowercase letters, digits and "_" (at most 63 characters).`,
+    );
+  }
+  return `"${schema}"`;
+}
+
+/**
+ * The schema's versions, in order; each is a list of statements run in one transaction. A released
+ * version is never edited: changes go into a new one.
+ */
+function migrations(s: string): string[][] {
+  return [
+    [
+      `CREATE TABLE ${s}.sessions (
+        id text PRIMARY KEY,
+        cwd text NOT NULL,
+        header jsonb NOT NULL,
+        header_raw text,
+        name text,
+        parent_session text,
+        created_at timestamptz NOT NULL,
+        modified_at timestamptz NOT NULL DEFAULT now(),
+        modified_seq bigint NOT NULL,
+        entry_count integer NOT NULL DEFAULT 0,
+        lease_owner text,
+        lease_epoch bigint NOT NULL DEFAULT 0,
+        lease_expires_at timestamptz
+      )`,
+      `CREATE SEQUENCE ${s}.modification_seq`,
+      `CREATE UNIQUE INDEX sessions_by_modification ON ${s}.sessions (modified_seq DESC)`,
+      `CREATE INDEX sessions_by_cwd ON ${s}.sessions (cwd, modified_seq DESC)`,
+      `CREATE TABLE ${s}.entries (
+        session_id text NOT NULL REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+        seq integer NOT NULL,
+        entry jsonb NOT NULL,
+        raw text,
+        PRIMARY KEY (session_id, seq)
+      )`,
+    ],
+  ];
+}
+
+/**
+ * Creates or upgrades the repo's schema to the newest version: one transaction per version,
+ * recorded in `<schema>.schema_migrations`. Concurrent callers (several processes starting at once)
+ * serialize on a transaction-scoped advisory lock, so each version is applied exactly once.
+ * @throws SessionError("storage") if the database is newer than this library.
+ */
+export async function migrateSchema(pool: PostgresPool, schema: string): Promise<void> {
+  const s = quoteSchema(schema);
+  const steps = migrations(s);
+  await inTransaction(pool, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`agentchart.schema.${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+        version integer PRIMARY KEY,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${s}.schema_migrations`,
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > steps.length) {
+      throw new SessionError(
+        "storage",
+        `Schema "${schema}" is at version ${current}, newer than this library (${steps.length}); upgrade agentchart.`,
+      );
+    }
+    for (let version = current + 1; version <= steps.length; version++) {
+      for (const statement of steps[version - 1]!) await client.query(statement);
+      await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1)`, [version]);
+    }
+  });
+}
