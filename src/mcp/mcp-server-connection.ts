@@ -4,7 +4,14 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  type JSONRPCMessage,
+  McpError,
+  type MessageExtraInfo,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "../loop/messages.js";
 import type { ToolExecutionContext, ToolResult } from "../types/tool.js";
 import { isStdioServer, type McpHttpServerConfig, type McpServerConfig } from "./mcp-config.js";
@@ -222,6 +229,7 @@ export class McpServerConnection {
         timeout: this.#connectTimeout(),
         signal: AbortSignal.timeout(this.#connectTimeout()),
       });
+      keepNotificationOrder(transport);
     } catch (error) {
       await client.close().catch(() => {});
       throw error;
@@ -334,6 +342,21 @@ export class McpServerConnection {
   #requestTimeout(): number {
     return this.config.timeout ?? this.settings.requestTimeoutMs;
   }
+}
+
+/**
+ * The SDK handles a response at once but a notification one microtask later, so progress that arrives
+ * in the same read as its call's answer would be dropped. Delivering answers one microtask later
+ * keeps the order the server sent them in.
+ */
+function keepNotificationOrder(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = ((message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+    if ("id" in message && ("result" in message || "error" in message)) {
+      queueMicrotask(() => deliver(message, extra));
+    } else deliver(message, extra);
+  }) as Transport["onmessage"];
 }
 
 function isTimeout(error: unknown): boolean {

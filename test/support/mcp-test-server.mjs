@@ -43,7 +43,11 @@ const BASE_TOOLS = [
     description: "Reports progress for each step, then answers",
     inputSchema: object({ steps: { type: "integer", minimum: 1 } }, ["steps"]),
   },
-  { name: "wait_for_cancel", description: "Answers only when cancelled", inputSchema: object() },
+  {
+    name: "wait_for_cancel",
+    description: "Reports progress 0, then answers only when cancelled",
+    inputSchema: object(),
+  },
   { name: "cancellations", description: "How many calls were cancelled so far", inputSchema: object() },
   { name: "add_tool", description: "Adds the tool `late` and announces it", inputSchema: object() },
   { name: "crash", description: "Exits the process in the middle of the call", inputSchema: object() },
@@ -116,13 +120,23 @@ export function createTestServer(flags = {}) {
         }
         return text(`done after ${args.steps} steps`);
       }
-      case "wait_for_cancel":
-        return new Promise((resolve) => {
+      case "wait_for_cancel": {
+        const token = request.params._meta?.progressToken;
+        const waiting = new Promise((resolve) => {
           extra.signal.addEventListener("abort", () => {
             cancelled++;
             resolve(text("cancelled"));
           });
         });
+        // Tells the client the call has arrived, so a test can abort it from then on.
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: 0, message: "waiting for the cancellation" },
+          });
+        }
+        return waiting;
+      }
       case "cancellations":
         return text(cancelled);
       case "add_tool":
