@@ -13,7 +13,7 @@ import { mcpToolName, uniqueToolName } from "./mcp-tool-names.js";
 
 /** Options of {@link connectMcpServers}. */
 export interface ConnectMcpServersOptions {
-  /** Milliseconds to wait for a server to start and answer `initialize` (default 30 000). */
+  /** Milliseconds to wait for a server to start, answer `initialize` and list its tools (default 30 000). */
   connectTimeoutMs?: number;
   /** Milliseconds to wait for each answer; progress restarts the wait (default 60 000). */
   requestTimeoutMs?: number;

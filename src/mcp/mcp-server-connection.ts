@@ -29,7 +29,7 @@ export type McpServerState = "connecting" | "connected" | "failed" | "crashed" |
 
 /** The settings a connection needs besides its entry. */
 export interface McpConnectionSettings {
-  /** Milliseconds to wait for the server to start and answer `initialize`. */
+  /** Milliseconds to wait for the server to start, answer `initialize` and list its tools. */
   connectTimeoutMs: number;
   /** Milliseconds to wait for each answer; a progress notification restarts the wait. */
   requestTimeoutMs: number;
@@ -243,7 +243,7 @@ export class McpServerConnection {
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.#requestTimeout(),
+        timeout: this.#connectTimeout(),
       });
       tools.push(...page.tools);
       cursor = page.nextCursor;
