@@ -32,7 +32,13 @@ describe("defineJsonSchemaTool", () => {
 
   it("answers invalid arguments with the zod-style validation error, without running the tool", async () => {
     let ran = false;
-    const guarded = { ...add, execute: async () => ((ran = true), { content: [] }) };
+    const guarded = {
+      ...add,
+      execute: async () => {
+        ran = true;
+        return { content: [] };
+      },
+    };
     const run = await runToolCalls([guarded], [{ name: "add", arguments: { a: "2", c: 1 } }]);
     expect(ran).toBe(false);
     expect(run.results[0]?.isError).toBe(true);
