@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
@@ -111,18 +112,20 @@ export class McpServerConnection {
     ctx: Pick<ToolExecutionContext, "signal" | "update">,
   ): Promise<ToolResult<McpToolDetails>> {
     const client = await this.#usableClient(tool);
+    const params = { name: tool, arguments: (args ?? {}) as Record<string, unknown> };
+    const options: RequestOptions = {
+      signal: ctx.signal,
+      timeout: this.#requestTimeout(),
+      resetTimeoutOnProgress: true,
+      onprogress: (progress) => ctx.update(progress),
+    };
     let result: CallToolResult;
     try {
-      result = (await client.callTool(
-        { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
-        undefined,
-        {
-          signal: ctx.signal,
-          timeout: this.#requestTimeout(),
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => ctx.update(progress),
-        },
-      )) as CallToolResult;
+      const listed = this.#tools.find((candidate) => candidate.name === tool);
+      result =
+        listed?.execution?.taskSupport === "required"
+          ? await this.#callTaskTool(client, params, options, ctx)
+          : ((await client.callTool(params, undefined, options)) as CallToolResult);
     } catch (error) {
       throw this.#callError(tool, error, ctx.signal);
     }
@@ -130,6 +133,36 @@ export class McpServerConnection {
       throw new McpClientError("tool_error", this.name, errorResultText(this.name, tool, result));
     }
     return toToolResult(this.name, tool, result);
+  }
+
+  /**
+   * A tool that must run as an MCP task: its status changes go to `ctx.update` as
+   * `{ taskId, status, statusMessage? }`; an abort cancels the task too.
+   */
+  async #callTaskTool(
+    client: Client,
+    params: { name: string; arguments: Record<string, unknown> },
+    options: RequestOptions,
+    ctx: Pick<ToolExecutionContext, "signal" | "update">,
+  ): Promise<CallToolResult> {
+    let taskId: string | undefined;
+    const cancel = () => {
+      if (taskId !== undefined) client.experimental.tasks.cancelTask(taskId).catch(() => {});
+    };
+    ctx.signal.addEventListener("abort", cancel, { once: true });
+    try {
+      for await (const message of client.experimental.tasks.callToolStream(params, undefined, options)) {
+        if (message.type === "taskCreated") taskId = message.task.taskId;
+        else if (message.type === "taskStatus") {
+          const { status, statusMessage } = message.task;
+          ctx.update({ taskId: message.task.taskId, status, ...(statusMessage ? { statusMessage } : {}) });
+        } else if (message.type === "result") return message.result as CallToolResult;
+        else throw message.error;
+      }
+      throw new Error(`The task of ${params.name} ended without a result`);
+    } finally {
+      ctx.signal.removeEventListener("abort", cancel);
+    }
   }
 
   /** Closes the connection and ends the child process of a stdio server. Idempotent. */
