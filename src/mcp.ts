@@ -11,6 +11,7 @@ export {
   isStdioServer,
   type McpConfig,
   type McpHttpServerConfig,
+  type McpServerCommonConfig,
   type McpServerConfig,
   type McpStdioServerConfig,
   parseMcpConfig,

@@ -1,15 +1,11 @@
 import { z } from "zod";
 import { McpClientError } from "./mcp-error.js";
 
-/** Fields every server entry may have. */
+/** Fields every server entry may have (see `McpServerCommonConfig`). */
 const commonFields = {
-  /** Tool calls of this server wait for approval: all (`true`), none (`false`) or the tools listed. */
   requiresApproval: z.union([z.boolean(), z.array(z.string())]).optional(),
-  /** Read by the CLI: `true` runs this server's tools without asking. The library ignores it. */
   trust: z.boolean().optional(),
-  /** Milliseconds to wait for the connection and for each answer (default: the options' timeouts). */
   timeout: z.number().int().positive().optional(),
-  /** `true` leaves the server out. */
   disabled: z.boolean().optional(),
 };
 
@@ -23,7 +19,6 @@ const stdioServerSchema = z.looseObject({
 });
 
 const httpServerSchema = z.looseObject({
-  /** `sse` uses only the older SSE transport; otherwise Streamable HTTP, falling back to SSE. */
   type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).optional(),
@@ -34,10 +29,36 @@ const configSchema = z.object({
   mcpServers: z.record(z.string().min(1), z.union([stdioServerSchema, httpServerSchema])),
 });
 
+/** The fields every `mcpServers` entry may have besides how to reach the server. */
+export interface McpServerCommonConfig {
+  /** Tool calls of this server wait for approval: all (`true`), none (`false`) or the tools listed. */
+  requiresApproval?: boolean | string[];
+  /** Read by the CLI: `true` runs this server's tools without asking. The library ignores it. */
+  trust?: boolean;
+  /** Milliseconds to wait for the connection and for each answer (default: the options' timeouts). */
+  timeout?: number;
+  /** `true` leaves the server out. */
+  disabled?: boolean;
+}
+
 /** A server started as a child process that speaks MCP on its stdin/stdout. */
-export type McpStdioServerConfig = z.infer<typeof stdioServerSchema>;
-/** A server reached over HTTP (Streamable HTTP, or the older SSE transport). */
-export type McpHttpServerConfig = z.infer<typeof httpServerSchema>;
+export interface McpStdioServerConfig extends McpServerCommonConfig {
+  type?: "stdio";
+  command: string;
+  args?: string[];
+  /** Added to a minimal default environment (PATH, HOME…), as the MCP SDK does. */
+  env?: Record<string, string>;
+  /** Relative to the `cwd` option of `connectMcpServers`. */
+  cwd?: string;
+}
+
+/** A server reached over HTTP: Streamable HTTP falling back to SSE, or only SSE with `type: "sse"`. */
+export interface McpHttpServerConfig extends McpServerCommonConfig {
+  type?: "http" | "streamable-http" | "streamableHttp" | "sse";
+  url: string;
+  headers?: Record<string, string>;
+}
+
 /** One entry of `mcpServers`. */
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 /** The configuration other MCP clients use too: `{ "mcpServers": { name: entry } }`. */
@@ -58,7 +79,7 @@ export function isStdioServer(config: McpServerConfig): config is McpStdioServer
  */
 export function parseMcpConfig(value: unknown, source = "MCP configuration"): McpConfig {
   const parsed = configSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return parsed.data satisfies McpConfig;
   const problems = parsed.error.issues.map(
     (issue) => `  - ${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`,
   );
