@@ -9,6 +9,7 @@ export interface ToolSourceTarget {
   readonly activeToolNames: string[];
   readonly phase: HarnessPhase;
   readonly phase$: Observable<HarnessPhase>;
+  readonly session: { readonly status: string };
   setTools(tools: AgentTool[], activeToolNames?: string[]): void;
 }
 
@@ -23,6 +24,7 @@ export function initialTools(own: AgentTool[] = [], sources: readonly ToolSource
  * current tools. A change is applied at once when the target is idle, else when it is idle again, so
  * a run never sees its tools change. Tools that were active stay active, new tools become active,
  * removed ones go. A failing `setTools` (e.g. a name clash with an own tool) goes to `onError`.
+ * Following stops once the target's session is closed (a harness that was replaced, as after a fork).
  * Returns a function that stops following.
  */
 export function followToolSources(
@@ -36,6 +38,10 @@ export function followToolSources(
   const apply = () => {
     if (!pending) return;
     pending = false;
+    if (target.session.status === "closed") {
+      stop();
+      return;
+    }
     const previous = new Set(target.tools.map((tool) => tool.name));
     const active = new Set(target.activeToolNames);
     const own = target.tools.filter((tool) => !sourceTools.has(tool));
@@ -58,8 +64,9 @@ export function followToolSources(
     }),
   );
   const idle = target.phase$.pipe(filter((phase) => phase === "idle")).subscribe(apply);
-  return () => {
-    for (const stop of stops) stop();
+  function stop(): void {
+    for (const stopListening of stops) stopListening();
     idle.unsubscribe();
-  };
+  }
+  return stop;
 }

@@ -69,6 +69,19 @@ describe("AgentHarness with tool sources", () => {
     expect(harness.activeToolNames).toEqual(["a", "c"]);
   });
 
+  it("stops following once its session is closed (a harness replaced after a fork)", async () => {
+    const source = manualSource([textTool("a")]);
+    const errors: unknown[] = [];
+    const { harness, session } = await createHarness([], {
+      toolSources: [source],
+      onHandlerError: (error) => errors.push(error),
+    });
+    await session.close();
+    source.change([textTool("b")]);
+    expect(harness.tools.map((tool) => tool.name)).toEqual(["a"]);
+    expect(errors).toEqual([]);
+  });
+
   it("runs the tools of a connected MCP server and follows its tools/list_changed", async () => {
     mcp = await connectMcpServers({ mcpServers: { t: testServerEntry() } });
     const { harness } = await createHarness(
