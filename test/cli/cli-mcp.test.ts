@@ -88,6 +88,25 @@ describe("the CLI with MCP servers", () => {
     expect(await repl.exited).toBe(0);
   });
 
+  it("asks for approval in the REPL: the next line answers, n denies and y allows", async () => {
+    const repl = new ProcessDriver(
+      spawnTs(MAIN, cliArgs("--mcp-config", configFile), { cwd: sandbox.cwd, env: sandbox.env }),
+    );
+    await repl.waitFor(REPL_PROMPT);
+    const question = await repl.send('call t__echo {"text":"first"}', "[y/N] ");
+    expect(question).toContain('allow t__echo {"text":"first"}?');
+    const denied = await repl.send("n", REPL_PROMPT);
+    expect(denied).toContain("✗ t__echo");
+    expect(denied).toContain("The user denied this tool call");
+
+    await repl.send('call t__echo {"text":"second"}', "[y/N] ");
+    const allowed = await repl.send("y", REPL_PROMPT);
+    expect(allowed).toContain("✓ t__echo");
+    expect(allowed).toContain("The t__echo tool returned 1 line(s):\nsecond");
+    repl.child.stdin.end();
+    expect(await repl.exited).toBe(0);
+  });
+
   it("rejects an --mcp-config file that is not a valid configuration, naming the file", async () => {
     writeFileSync(configFile, JSON.stringify({ mcpServers: { t: { args: [] } } }));
     const result = await cli("--mcp-config", configFile, "hello");
