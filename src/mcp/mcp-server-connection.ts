@@ -186,7 +186,10 @@ export class McpServerConnection {
         return;
       }
       this.#client = client;
-      this.#tools = await this.#listTools(client);
+      const tools = await this.#listTools(client);
+      // Closed meanwhile: `close()` ends the client it finds in `#client`.
+      if (this.#isClosed()) return;
+      this.#tools = tools;
       this.#state = "connected";
       this.onToolsChanged();
     } catch (error) {
