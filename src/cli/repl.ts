@@ -200,6 +200,16 @@ export function runRepl(options: ReplOptions): Promise<number> {
     });
   };
   subscription.add(askForToolApprovals(runner, ask));
+  // A question still open when the run ends (aborted) is stale: the next line is a prompt again.
+  subscription.add(
+    runner.phase$.subscribe((phase) => {
+      if (phase !== "idle" || !answer) return;
+      const resolve = answer;
+      answer = undefined;
+      output.write("\n");
+      resolve(undefined);
+    }),
+  );
 
   rl.on("line", (line) => {
     interrupts = 0;

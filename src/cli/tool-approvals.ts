@@ -8,7 +8,8 @@ export type AskLine = (question: string) => Promise<string | undefined>;
 
 /**
  * Answers the runner's `tool_approval_request`s by asking, one at a time: `y`/`yes` approves, any
- * other answer denies, and no answer (input ended) denies with a hint about `--yes`.
+ * other answer denies, and no answer (input ended) denies with a hint about `--yes`. An answer for a
+ * call that stopped waiting meanwhile (the run was aborted) is dropped.
  */
 export function askForToolApprovals(runner: AgentRunner, ask: AskLine): Subscription {
   let queue: Promise<void> = Promise.resolve();
@@ -17,13 +18,17 @@ export function askForToolApprovals(runner: AgentRunner, ask: AskLine): Subscrip
     queue = queue.then(async () => {
       const args = abbreviate(JSON.stringify(event.args), 120);
       const answer = await ask(`allow ${event.toolName} ${args}? [y/N] `);
-      if (answer === undefined) {
-        runner.denyToolCall(
-          event.toolCallId,
-          'Not approved: nobody could answer (run with --yes, or set "trust": true for the server)',
-        );
-      } else if (/^y(es)?$/i.test(answer.trim())) runner.approveToolCall(event.toolCallId);
-      else runner.denyToolCall(event.toolCallId, "The user denied this tool call");
+      try {
+        if (answer === undefined) {
+          runner.denyToolCall(
+            event.toolCallId,
+            'Not approved: nobody could answer (run with --yes, or set "trust": true for the server)',
+          );
+        } else if (/^y(es)?$/i.test(answer.trim())) runner.approveToolCall(event.toolCallId);
+        else runner.denyToolCall(event.toolCallId, "The user denied this tool call");
+      } catch {
+        // The call no longer waits (aborted): nothing to answer.
+      }
     });
   });
 }

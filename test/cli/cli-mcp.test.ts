@@ -107,6 +107,23 @@ describe("the CLI with MCP servers", () => {
     expect(await repl.exited).toBe(0);
   });
 
+  it("drops a question left open by Ctrl-C: the next line is a prompt again", async () => {
+    const repl = new ProcessDriver(
+      spawnTs(MAIN, cliArgs("--mcp-config", configFile), { cwd: sandbox.cwd, env: sandbox.env }),
+    );
+    await repl.waitFor(REPL_PROMPT);
+    await repl.send('call t__echo {"text":"first"}', "[y/N] ");
+    const from = repl.output.length;
+    repl.child.kill("SIGINT");
+    await repl.waitFor(REPL_PROMPT, from);
+    const question = await repl.send('call t__echo {"text":"again"}', "[y/N] ");
+    expect(question).toContain('allow t__echo {"text":"again"}?');
+    const allowed = await repl.send("y", REPL_PROMPT);
+    expect(allowed).toContain("✓ t__echo");
+    repl.child.stdin.end();
+    expect(await repl.exited).toBe(0);
+  });
+
   it("rejects an --mcp-config file that is not a valid configuration, naming the file", async () => {
     writeFileSync(configFile, JSON.stringify({ mcpServers: { t: { args: [] } } }));
     const result = await cli("--mcp-config", configFile, "hello");
