@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { errorText } from "../loop/messages.js";
 import { connectMcpServers, type McpConnection } from "../mcp/connect-mcp-servers.js";
 import { type McpConfig, type McpServerConfig, parseMcpConfig } from "../mcp/mcp-config.js";
 import { isMcpClientError } from "../mcp/mcp-error.js";
@@ -36,13 +37,13 @@ async function readConfigFile(path: string, required: boolean): Promise<McpConfi
     text = await readFile(path, "utf8");
   } catch (error) {
     if (!required && (error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new CliError(`cannot read the MCP configuration ${path}: ${(error as Error).message}`, 2);
+    throw new CliError(`cannot read the MCP configuration ${path}: ${errorText(error)}`, 2);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${path} is not valid JSON: ${(error as Error).message}`, 2);
+    throw new CliError(`${path} is not valid JSON: ${errorText(error)}`, 2);
   }
   try {
     return parseMcpConfig(value, path);

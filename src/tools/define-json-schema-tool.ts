@@ -63,7 +63,8 @@ function compileArgumentsSchema(toolName: string, schema: JsonSchemaObject): Val
     const { $schema: _declared, $id: _id, ...body } = schema;
     return validatorFor(schema).compile(body);
   } catch (error) {
-    throw new InvalidToolSchemaError(toolName, error instanceof Error ? error.message : String(error));
+    // ajv throws Errors; tools/ depends on types/ only, so no `errorText` here.
+    throw new InvalidToolSchemaError(toolName, String((error as { message?: unknown }).message ?? error));
   }
 }
 
