@@ -111,7 +111,11 @@ export class McpServerConnection {
     args: unknown,
     ctx: Pick<ToolExecutionContext, "signal" | "update">,
   ): Promise<ToolResult<McpToolDetails>> {
-    const client = await this.#usableClient(tool);
+    // The common case without an await: connected, nothing starting.
+    const client =
+      this.#client && this.#state === "connected" && !this.#starting
+        ? this.#client
+        : await this.#usableClient(tool);
     const params = { name: tool, arguments: (args ?? {}) as Record<string, unknown> };
     const options: RequestOptions = {
       signal: ctx.signal,
