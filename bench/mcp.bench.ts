@@ -1,7 +1,9 @@
 // MCP benchmark, two figures, each against a bare baseline measured in the same run:
 // 1. Per tool call over stdio: an agentchart MCP tool's `execute` (JSON Schema check, call, result
 //    mapping) vs `client.callTool` of the bare SDK client, each on its own test server process
-//    (test/support/mcp-test-server.mjs), N sequential calls of `echo` per measurement.
+//    (test/support/mcp-test-server.mjs), N sequential calls of `echo` per measurement; also the bare
+//    client passing what progress and abort need (`onprogress`, a fresh `signal`), to isolate the SDK's
+//    own cost of those features from agentchart's.
 // 2. Connecting 5 stdio servers in parallel with `connectMcpServers` vs the slowest of 5 single
 //    connects (and, for reference, 5 bare SDK clients connecting in parallel).
 // Round-robin rounds with forced GC and a quiet-machine wait; medians (min–max) and medians of the
@@ -44,6 +46,7 @@ const ctx = () => ({
 /** CPU µs of this process (the client side) per call, by variant, in the order measured. */
 const cpuPerCall = new Map<string, number[]>([
   ["bare", []],
+  ["bare + progress + signal", []],
   ["agentchart", []],
 ]);
 /** Runs CALLS sequential calls; returns the wall µs per call and records the client's CPU µs per call. */
@@ -69,6 +72,18 @@ const perCall = await roundRobin(
       name: "bare",
       measure: () =>
         timeCalls("bare", (index) => bare.callTool({ name: "echo", arguments: callArgs(index) })),
+    },
+    {
+      // What the two features cost in the SDK itself: a progress token and an abort listener per call.
+      name: "bare + progress + signal",
+      measure: () =>
+        timeCalls("bare + progress + signal", (index) =>
+          bare.callTool({ name: "echo", arguments: callArgs(index) }, undefined, {
+            signal: new AbortController().signal,
+            onprogress: () => {},
+            resetTimeoutOnProgress: true,
+          }),
+        ),
     },
     { name: "agentchart", measure: () => timeCalls("agentchart", viaTool) },
   ],
@@ -131,6 +146,11 @@ const connecting = await roundRobin(
 
 const callRatio = pairedRatio(perCall.get("agentchart")!, perCall.get("bare")!);
 const cpuRatio = pairedRatio(cpuPerCall.get("agentchart")!, cpuPerCall.get("bare")!);
+const featureRatio = pairedRatio(perCall.get("agentchart")!, perCall.get("bare + progress + signal")!);
+const featureCpuRatio = pairedRatio(
+  cpuPerCall.get("agentchart")!,
+  cpuPerCall.get("bare + progress + signal")!,
+);
 const connectRatio = pairedRatio(connecting.get("parallel")!, connecting.get("slowest single")!);
 const bareConnectRatio = pairedRatio(connecting.get("bare parallel")!, connecting.get("slowest single")!);
 console.log(
@@ -153,6 +173,13 @@ console.log(
         fmtSummary(summarize(cpuPerCall.get("agentchart")!)),
         fmtSummary(summarize(cpuPerCall.get("bare")!)),
         `${fmt(cpuRatio.median)}× (${fmt(cpuRatio.min)}–${fmt(cpuRatio.max)})`,
+        "",
+      ],
+      [
+        "µs per call vs bare SDK with progress + signal (wall / CPU)",
+        "",
+        `${fmtSummary(summarize(perCall.get("bare + progress + signal")!))} / ${fmtSummary(summarize(cpuPerCall.get("bare + progress + signal")!))}`,
+        `${fmt(featureRatio.median)}× / ${fmt(featureCpuRatio.median)}×`,
         "",
       ],
       [
