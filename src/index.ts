@@ -42,5 +42,11 @@ export {
   toolCallMachine,
 } from "./machines/tool-call.machine.js";
 export * from "./storage/index.js";
+export {
+  defineJsonSchemaTool,
+  InvalidToolSchemaError,
+  type JsonSchemaObject,
+  type JsonSchemaToolDefinition,
+} from "./tools/define-json-schema-tool.js";
 export { defineTool, type ToolDefinition, toToolSpec } from "./tools/define-tool.js";
 export * from "./types/index.js";

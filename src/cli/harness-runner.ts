@@ -13,6 +13,7 @@ import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
+import type { ToolSource } from "../types/tool-source.js";
 import type { AgentRunner, CompactOutcome, NavigateOutcome } from "./runner.js";
 
 /** Options of {@link createHarnessRunner}. */
@@ -24,6 +25,8 @@ export interface HarnessRunnerOptions {
   /** The base system prompt; the harness appends the skills the model may use. */
   systemPrompt?: string;
   tools?: AgentTool[];
+  /** Tools that come and go (the MCP servers' tools), listed after `tools`. */
+  toolSources?: ToolSource[];
   /** Passed to every tool's `execute` (the built-in tools need `{cwd}`). */
   toolContext?: unknown;
   resources?: Partial<HarnessResources>;
@@ -83,6 +86,7 @@ class HarnessRunner implements AgentRunner {
       thinkingLevel,
       streamFn: options.streamFn,
       tools: options.tools ?? [],
+      ...(options.toolSources ? { toolSources: options.toolSources } : {}),
       ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
       toolContext: options.toolContext,
       ...(options.resources ? { resources: options.resources } : {}),
@@ -132,6 +136,14 @@ class HarnessRunner implements AgentRunner {
 
   steer(text: string): void {
     this.#current.steer(text);
+  }
+
+  approveToolCall(toolCallId: string): void {
+    this.#current.agent.approveToolCall(toolCallId);
+  }
+
+  denyToolCall(toolCallId: string, reason?: string): void {
+    this.#current.agent.denyToolCall(toolCallId, reason);
   }
 
   abort(): void {

@@ -29,6 +29,7 @@ export const OFFLINE_COMPACTION: Partial<CompactionSettings> = { reserveTokens: 
  * testable) without a server. For each prompt it calls one tool, then answers from the result:
  * - `run <command>` (or `$ <command>`) runs the command with `bash`;
  * - `read <path>` reads a file;
+ * - `call <tool> [JSON arguments]` calls any tool by name (e.g. an MCP server's `fs__list_directory`);
  * - anything else lists the folder with `ls`.
  * A skill prompt (`/skill:name [extra]`) is handled like its extra text, or like the skill's content
  * when there is none. The answer quotes the prompt and lists the earlier prompts of the conversation
@@ -65,6 +66,8 @@ function offlineReply(context: LlmContext): ScriptedReply {
       toolCalls: [{ name: "bash", arguments: { command } }],
     };
   }
+  const call = /^call\s+([a-zA-Z0-9_-]+)\s*(.*)$/s.exec(prompt);
+  if (call) return callTool(call[1] ?? "", call[2] ?? "");
   const path = /^read\s+(\S+)/.exec(prompt)?.[1];
   if (path !== undefined) {
     return {
@@ -76,6 +79,25 @@ function offlineReply(context: LlmContext): ScriptedReply {
     thinking: "I should look at the folder before answering.",
     text: "Let me look at this folder.",
     toolCalls: [{ name: "ls", arguments: { path: "." } }],
+  };
+}
+
+/** `call <tool> [JSON arguments]`: arguments that are not a JSON object get a reply saying so. */
+function callTool(name: string, argumentsText: string): ScriptedReply {
+  let parsed: unknown = {};
+  try {
+    if (argumentsText.trim() !== "") parsed = JSON.parse(argumentsText);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return {
+      text: `I cannot call ${name}: its arguments must be a JSON object, not ${argumentsText.trim()}.`,
+    };
+  }
+  return {
+    thinking: `The user wants the tool ${name} called.`,
+    toolCalls: [{ name, arguments: parsed as Record<string, unknown> }],
   };
 }
 

@@ -76,6 +76,11 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
       "also load skills from this folder (repeatable)",
       (dir: string, dirs: string[] = []) => [...dirs, dir],
     )
+    .option(
+      "--mcp-config <file>",
+      "connect the MCP servers of this file too (after .agentchart/mcp.json in the home folder and here)",
+    )
+    .option("-y, --yes", "run MCP tools without asking for approval")
     .option("--json", "print AgentEvents and harness events as JSON lines on stdout (needs a prompt)")
     .option(
       "--inspect [url]",

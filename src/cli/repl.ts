@@ -1,13 +1,16 @@
 import { createInterface } from "node:readline";
 import { expandPromptTemplate, parseTemplateArgs } from "../harness/prompt-templates.js";
+import type { McpConnection } from "../mcp/connect-mcp-servers.js";
 import { errorText } from "../types/error-text.js";
 import { THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { EventRenderer } from "./event-renderer.js";
+import { describeMcpServers } from "./mcp-setup.js";
 import { withModelId } from "./model-choice.js";
 import type { CliResources } from "./resources.js";
 import type { AgentRunner } from "./runner.js";
 import { renderTree } from "./session-view.js";
 import type { TerminalStyle } from "./terminal-style.js";
+import { type AskLine, askForToolApprovals } from "./tool-approvals.js";
 
 /** The prompt the REPL prints when it is ready for the next line (tests wait for it). */
 export const REPL_PROMPT = "agentchart> ";
@@ -23,6 +26,7 @@ const HELP = [
   "/thinking [level]   show or switch the thinking level (off, minimal, low, medium, high, xhigh)",
   "/skills             list the loaded skills; /skill:<name> [extra] runs one",
   "/templates          list the prompt templates; /<name> args… sends one",
+  "/mcp                the MCP servers: state, transport, tools",
   "/quit               leave (also Ctrl-D; Ctrl-C twice)",
   "Ctrl-C aborts the running turn. Lines typed while a turn runs steer it (piped input runs line by line).",
 ];
@@ -32,6 +36,8 @@ export interface ReplOptions {
   runner: AgentRunner;
   renderer: EventRenderer;
   resources: CliResources;
+  /** The connected MCP servers (`/mcp`); their tools' approvals are asked in the REPL. */
+  mcp?: McpConnection | undefined;
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: NodeJS.WritableStream & { isTTY?: boolean };
   style: TerminalStyle;
@@ -106,6 +112,9 @@ export function runRepl(options: ReplOptions): Promise<number> {
       if (resources.skills.length === 0) return print("no skills (add them to .agentchart/skills)");
       for (const skill of resources.skills) print(`${style.bold(skill.name)}  ${skill.description}`);
     },
+    mcp: () => {
+      for (const line of describeMcpServers(options.mcp)) print(line);
+    },
     templates: () => {
       if (resources.templates.length === 0)
         return print("no prompt templates (add them to .agentchart/prompts)");
@@ -176,8 +185,39 @@ export function runRepl(options: ReplOptions): Promise<number> {
       });
   };
 
+  // A tool call waiting for approval takes the next line (or one already queued) as the answer.
+  let answer: ((line: string | undefined) => void) | undefined;
+  const ask: AskLine = (question) => {
+    output.write(style.yellow(question));
+    const queued = pending.shift();
+    if (queued !== undefined) {
+      output.write(`${queued}\n`);
+      return Promise.resolve(queued);
+    }
+    return new Promise((resolve) => {
+      answer = resolve;
+    });
+  };
+  subscription.add(askForToolApprovals(runner, ask));
+  // A question still open when the run ends (aborted) is stale: the next line is a prompt again.
+  subscription.add(
+    runner.phase$.subscribe((phase) => {
+      if (phase !== "idle" || !answer) return;
+      const resolve = answer;
+      answer = undefined;
+      output.write("\n");
+      resolve(undefined);
+    }),
+  );
+
   rl.on("line", (line) => {
     interrupts = 0;
+    if (answer) {
+      const resolve = answer;
+      answer = undefined;
+      resolve(line);
+      return;
+    }
     const text = line.trim();
     // Typed by a person while the model works: steer the turn. Piped input runs line by line.
     if (busy && steerWhileRunning && runner.isRunning && text !== "" && !text.startsWith("/")) {
@@ -193,6 +233,8 @@ export function runRepl(options: ReplOptions): Promise<number> {
   return new Promise((resolve) => {
     rl.on("close", () => {
       closed = true;
+      answer?.(undefined);
+      answer = undefined;
       process.off("SIGINT", onInterrupt);
       if (runner.isRunning && interrupts >= 2) runner.abort();
       if (interrupts >= 2) pending.length = 0;

@@ -1,20 +1,23 @@
 import { homedir } from "node:os";
 import { createInspectorClient, type InspectorClient } from "../inspector/inspector-client.js";
+import type { McpConnection } from "../mcp/connect-mcp-servers.js";
 import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
 import type { Session } from "../storage/session.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { errorText } from "../types/error-text.js";
-import type { ThinkingLevel } from "../types/model.js";
+import type { Model, ThinkingLevel } from "../types/model.js";
 import { CliError } from "./cli-error.js";
 import { EventRenderer } from "./event-renderer.js";
 import { createHarnessRunner } from "./harness-runner.js";
 import { DEFAULT_INSPECTOR_PORT } from "./inspect-command.js";
+import { connectCliMcp, loadCliMcpConfig, mcpBanner } from "./mcp-setup.js";
 import { chooseModel, withModelId } from "./model-choice.js";
 import { runRepl } from "./repl.js";
-import { loadCliResources } from "./resources.js";
+import { type CliResources, loadCliResources } from "./resources.js";
 import type { AgentRunner } from "./runner.js";
 import { resolveSessionInfo } from "./sessions-command.js";
 import { terminalStyle } from "./terminal-style.js";
+import { askForToolApprovals, lineAsker } from "./tool-approvals.js";
 
 /** The flags of the default command (`agentchart [prompt]`). */
 export interface RunOptions {
@@ -30,6 +33,10 @@ export interface RunOptions {
   skills?: string[];
   /** `true` for a bare `--inspect` (default URL), else the inspector's URL. */
   inspect?: string | true;
+  /** An MCP configuration file read after `.agentchart/mcp.json` of the home folder and the project. */
+  mcpConfig?: string;
+  /** Runs MCP tools without asking for approval. */
+  yes?: boolean;
 }
 
 /** Where the run command reads and writes; the real process streams by default (tests pass their own). */
@@ -68,6 +75,8 @@ export async function runAgentCommand(
     throw new CliError("use either --session <id> or --continue", 2);
   }
 
+  const home = io.env.HOME ?? homedir();
+  const mcpConfig = await loadCliMcpConfig(io.cwd, home, options.mcpConfig);
   const choice = await chooseModel({ modelId: options.model, baseUrl: options.baseUrl, env: io.env });
   const { session, resumed } = await openSession(options, repo, io);
   let model = choice.model;
@@ -81,7 +90,40 @@ export async function runAgentCommand(
     if (options.thinking === undefined) thinkingLevel = recorded.thinkingLevel;
   }
 
-  const resources = await loadCliResources(io.cwd, io.env.HOME ?? homedir(), options.skills);
+  const resources = await loadCliResources(io.cwd, home, options.skills);
+  const mcp = await connectCliMcp(mcpConfig, {
+    cwd: io.cwd,
+    yes: options.yes === true,
+    warn: (line) => io.stderr.write(`${terminalStyle(io.stderr).yellow(line)}\n`),
+  });
+  try {
+    const setup = { choice, session, resumed, model, thinkingLevel, resources, mcp, inspect };
+    return await runPrepared(prompt, options, setup, repo, io);
+  } finally {
+    await mcp?.close();
+  }
+}
+
+/** What `runAgentCommand` prepared before the harness starts. */
+interface RunSetup {
+  choice: Awaited<ReturnType<typeof chooseModel>>;
+  session: Session | undefined;
+  resumed: boolean;
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+  resources: CliResources;
+  mcp: McpConnection | undefined;
+  inspect: string | true | undefined;
+}
+
+async function runPrepared(
+  prompt: string | undefined,
+  options: RunOptions,
+  setup: RunSetup,
+  repo: JsonlSessionRepo,
+  io: RunIo,
+): Promise<number> {
+  const { choice, session, resumed, model, thinkingLevel, resources, mcp, inspect } = setup;
   const inspector = inspect === undefined ? undefined : connectInspector(inspect, io);
   const runner = await createHarnessRunner({
     model,
@@ -89,6 +131,7 @@ export async function runAgentCommand(
     thinkingLevel,
     systemPrompt: systemPromptFor(io.cwd),
     tools: createBuiltinTools(),
+    ...(mcp ? { toolSources: [mcp] } : {}),
     toolContext: { cwd: io.cwd },
     resources: { skills: resources.skills, promptTemplates: resources.templates },
     ...(choice.compaction ? { compaction: choice.compaction } : {}),
@@ -101,14 +144,15 @@ export async function runAgentCommand(
   });
 
   try {
-    if (options.json) return await runJson(runner, prompt as string, io);
+    if (options.json) return await withLineApprovals(runner, io, () => runJson(runner, prompt as string, io));
     const banner = [
       `agentchart — ${choice.banner}`,
       session ? `${resumed ? "continuing" : "new"} session ${session.id}` : "no session",
+      ...(mcp ? [mcpBanner(mcp)] : []),
     ];
     if (prompt !== undefined) {
       io.stderr.write(`${terminalStyle(io.stderr).dim(banner.join(" · "))}\n`);
-      return await runOnce(runner, prompt, io);
+      return await withLineApprovals(runner, io, () => runOnce(runner, prompt, io));
     }
     const style = terminalStyle(io.stdout);
     io.stdout.write(`${style.cyan(banner.join(" · "))}\n${style.dim("/help lists the commands")}\n`);
@@ -119,6 +163,7 @@ export async function runAgentCommand(
       runner,
       renderer: new EventRenderer(io.stdout, style),
       resources,
+      mcp,
       input: io.stdin,
       output: io.stdout,
       style,
@@ -126,6 +171,22 @@ export async function runAgentCommand(
   } finally {
     await runner.close();
     await inspector?.close();
+  }
+}
+
+/** Runs `work` while tool approvals are asked on stderr and answered on stdin. */
+async function withLineApprovals(
+  runner: AgentRunner,
+  io: RunIo,
+  work: () => Promise<number>,
+): Promise<number> {
+  const asker = lineAsker(io.stdin, io.stderr);
+  const approvals = askForToolApprovals(runner, asker.ask);
+  try {
+    return await work();
+  } finally {
+    approvals.unsubscribe();
+    asker.close();
   }
 }
 

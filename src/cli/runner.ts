@@ -43,6 +43,10 @@ export interface AgentRunner {
   skill(name: string, extra?: string): Promise<AssistantMessage>;
   /** Queues a message for the running turn (delivered after the current tool batch). */
   steer(text: string): void;
+  /** Lets a tool call that waits for approval (`tool_approval_request`) run. */
+  approveToolCall(toolCallId: string): void;
+  /** Gives a tool call that waits for approval an error result with `reason`. */
+  denyToolCall(toolCallId: string, reason?: string): void;
   /** Aborts what runs (no-op when idle); `prompt` then resolves with an aborted message. */
   abort(): void;
   /** Summarises the older part of the branch into a compaction entry (`instructions`: extra focus). */

@@ -9,6 +9,7 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../types/mess
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
+import type { ToolSource } from "../types/tool-source.js";
 import {
   type CompactionPort,
   type CompactionResult,
@@ -33,6 +34,7 @@ import { convertHarnessMessagesToLlm } from "./harness-messages-convert.js";
 import { type HarnessCore, HarnessOperations } from "./harness-operations.js";
 import { HarnessSettings, type ToolsChange } from "./harness-settings.js";
 import type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
+import { followToolSources, initialTools } from "./harness-tool-sources.js";
 import { resumeInterruptedCalls } from "./resume-run.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { SessionRecorder } from "./session-recorder.js";
@@ -50,6 +52,11 @@ export interface AgentHarnessOptions {
   thinkingLevel?: ThinkingLevel;
   /** Names must be unique. */
   tools?: AgentTool[];
+  /**
+   * Tools that come and go, listed after `tools` — e.g. `await connectMcpServers(config)` from
+   * `agentchart/mcp`. Their changes are applied when the harness is idle, never during a run.
+   */
+  toolSources?: ToolSource[];
   /** Default: the session's last active tools that still exist, else all tools. Unique, known names. */
   activeToolNames?: string[];
   resources?: Partial<HarnessResources>;
@@ -108,7 +115,10 @@ export class AgentHarness {
     this.#recorder = new SessionRecorder(session);
     this.#streamOptions = { ...options.streamOptions };
     const context = session.buildContext();
-    this.#settings = new HarnessSettings(options, context.activeToolNames);
+    this.#settings = new HarnessSettings(
+      { ...options, tools: initialTools(options.tools, options.toolSources) },
+      context.activeToolNames,
+    );
     const callbacks = createLoopCallbacks({
       hooks: this.#hooks,
       streamFn: options.streamFn,
@@ -177,6 +187,7 @@ export class AgentHarness {
       inspect: options.inspect,
     };
     this.#operations = new HarnessOperations(core);
+    followToolSources(this, options.toolSources ?? [], onError);
   }
 
   /** The phase machine's actor (`harnessMachine`). */

@@ -18,6 +18,13 @@ export interface ToolDefinition<TSchema extends z.ZodType, TDetails, TContext> {
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** Throws a TypeError for a tool name the OpenAI API would reject (1-64 letters, digits, "_" or "-"). */
+export function assertToolName(name: string): void {
+  if (!TOOL_NAME.test(name)) {
+    throw new TypeError(`Invalid tool name "${name}": use 1-64 letters, digits, "_" or "-"`);
+  }
+}
+
 /**
  * Defines a tool with zod-validated arguments. The JSON Schema sent to the model is computed once
  * with `z.toJSONSchema`. Throws a TypeError for a name the OpenAI API would reject.
@@ -33,9 +40,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export function defineTool<TSchema extends z.ZodType, TDetails = unknown, TContext = unknown>(
   definition: ToolDefinition<TSchema, TDetails, TContext>,
 ): AgentTool<z.output<TSchema>, TDetails, TContext> {
-  if (!TOOL_NAME.test(definition.name)) {
-    throw new TypeError(`Invalid tool name "${definition.name}": use 1-64 letters, digits, "_" or "-"`);
-  }
+  assertToolName(definition.name);
   const jsonSchema = z.toJSONSchema(definition.parameters, { io: "input", unrepresentable: "any" }) as Record<
     string,
     unknown

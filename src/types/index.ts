@@ -5,3 +5,4 @@ export * from "./messages.js";
 export * from "./model.js";
 export * from "./stream.js";
 export * from "./tool.js";
+export * from "./tool-source.js";

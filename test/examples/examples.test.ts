@@ -155,6 +155,14 @@ describe("examples", () => {
     expect(output).toContain("call_env: refused (Tool call denied: secrets stay where they are)");
   });
 
+  it("mcp-filesystem: the official filesystem server's tools list and read a folder through the harness", async () => {
+    const output = await runExample("mcp-filesystem");
+    expect(output).toContain("fs: connected");
+    expect(output).toContain("fs__list_directory → [FILE] todo.txt");
+    expect(output).toContain("fs__read_text_file → write the docs | ship it");
+    expect(output).toContain("You have two things to do.");
+  });
+
   it("embedded-inspect: the app, the loop and the tool-call child show up in @statelyai/inspect", async () => {
     const output = await runExample("embedded-inspect");
     expect(output).toContain("answer: Porto will be sunny: pack sunglasses.");

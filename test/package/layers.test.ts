@@ -40,11 +40,12 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 
 // The layers, lowest first: a folder may import only folders of lower layers. types ← pure steps
 // (loop) ← actors ← machines ← agent, storage ← harness, postgres ← cli; tools, providers and the
-// inspector are leaves beside them; the entry points at the top (".") import anything.
+// inspector are leaves beside them, mcp (tools from MCP servers) sits on tools; the entry points at
+// the top (".") import anything.
 const LAYERS = [
   ["types"],
   ["loop", "tools", "providers", "inspector"],
-  ["actors"],
+  ["actors", "mcp"],
   ["machines"],
   ["agent", "storage"],
   ["harness", "postgres"],

@@ -1,0 +1,56 @@
+import { createInterface } from "node:readline";
+import type { Subscription } from "rxjs";
+import { abbreviate } from "./event-renderer.js";
+import type { AgentRunner } from "./runner.js";
+
+/** Asks one question and resolves with the answer line, or `undefined` when input has ended. */
+export type AskLine = (question: string) => Promise<string | undefined>;
+
+/**
+ * Answers the runner's `tool_approval_request`s by asking, one at a time: `y`/`yes` approves, any
+ * other answer denies, and no answer (input ended) denies with a hint about `--yes`. An answer for a
+ * call that stopped waiting meanwhile (the run was aborted) is dropped.
+ */
+export function askForToolApprovals(runner: AgentRunner, ask: AskLine): Subscription {
+  let queue: Promise<void> = Promise.resolve();
+  return runner.events$.subscribe((event) => {
+    if (event.type !== "tool_approval_request") return;
+    queue = queue.then(async () => {
+      const args = abbreviate(JSON.stringify(event.args), 120);
+      const answer = await ask(`allow ${event.toolName} ${args}? [y/N] `);
+      try {
+        if (answer === undefined) {
+          runner.denyToolCall(
+            event.toolCallId,
+            'Not approved: nobody could answer (run with --yes, or set "trust": true for the server)',
+          );
+        } else if (/^y(es)?$/i.test(answer.trim())) runner.approveToolCall(event.toolCallId);
+        else runner.denyToolCall(event.toolCallId, "The user denied this tool call");
+      } catch {
+        // The call no longer waits (aborted): nothing to answer.
+      }
+    });
+  });
+}
+
+/**
+ * An {@link AskLine} over a stream nobody else reads (one-shot and `--json` runs): the question goes
+ * to `output`, the answer is the next line of `input`. `close()` stops reading.
+ */
+export function lineAsker(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): { ask: AskLine; close(): void } {
+  let reader: ReturnType<typeof createInterface> | undefined;
+  let lines: AsyncIterator<string> | undefined;
+  return {
+    ask: async (question) => {
+      output.write(question);
+      reader ??= createInterface({ input, terminal: false });
+      lines ??= reader[Symbol.asyncIterator]();
+      const next = await lines.next();
+      return next.done ? undefined : next.value;
+    },
+    close: () => reader?.close(),
+  };
+}

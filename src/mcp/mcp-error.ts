@@ -1,0 +1,35 @@
+/** Why an MCP operation failed. */
+export type McpErrorCode =
+  /** The configuration is not of the expected shape. */
+  | "invalid_config"
+  /** The server could not be started or connected to. */
+  | "connect_failed"
+  /** The server did not answer in time. */
+  | "timeout"
+  /** The server exited or closed the connection. */
+  | "server_closed"
+  /** The server crashed too often (or failed to restart); its tools are unavailable. */
+  | "unavailable"
+  /** The tool answered with `isError: true`, or the server answered the call with an error. */
+  | "tool_error"
+  /** The connection was closed with `close()`. */
+  | "closed";
+
+/** A failure of an MCP server or of a call to one of its tools; `server` names the server. */
+export class McpClientError extends Error {
+  override readonly name = "McpClientError";
+
+  constructor(
+    readonly code: McpErrorCode,
+    readonly server: string | undefined,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** True when `error` is an {@link McpClientError}, optionally with the given code. */
+export function isMcpClientError(error: unknown, code?: McpErrorCode): error is McpClientError {
+  return error instanceof McpClientError && (code === undefined || error.code === code);
+}
