@@ -33,6 +33,13 @@ import { createLoopCallbacks } from "./harness-loop-hooks.js";
 import { convertHarnessMessagesToLlm } from "./harness-messages-convert.js";
 import { type HarnessCore, HarnessOperations } from "./harness-operations.js";
 import { HarnessSettings, type ToolsChange } from "./harness-settings.js";
+import {
+  HARNESS_SNAPSHOT_FORMAT,
+  HARNESS_SNAPSHOT_VERSION,
+  type PersistedHarness,
+  parsePersistedHarness,
+  resumeStepOf,
+} from "./harness-snapshot.js";
 import type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 import { followToolSources, initialTools } from "./harness-tool-sources.js";
 import { resumeInterruptedCalls } from "./resume-run.js";
@@ -281,6 +288,62 @@ export class AgentHarness {
    * when the branch ends with a final reply. `signal` aborts the calls run here; `abort()` the rest.
    * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
    */
+  /**
+   * The harness's phase, the operation in progress and its queues as JSON-safe data (the session holds
+   * the rest). Give it to `AgentHarness.restore` with the session reopened, in this or another process.
+   */
+  persist(): PersistedHarness {
+    const operation = this.#operations.current;
+    const compacting = this.phase === "compaction" || operation?.kind === "compact";
+    return {
+      format: HARNESS_SNAPSHOT_FORMAT,
+      version: HARNESS_SNAPSHOT_VERSION,
+      sessionId: this.session.id,
+      phase: this.phase,
+      ...(compacting
+        ? {
+            compaction: operation?.instructions === undefined ? {} : { instructions: operation.instructions },
+          }
+        : {}),
+      queues: {
+        steering: [...this.#agent.queued.steering],
+        followUp: [...this.#agent.queued.followUp],
+        nextTurn: [...this.#nextTurn],
+      },
+      agent: this.#agent.persist(),
+    };
+  }
+
+  /**
+   * Rebuilds a harness from `harness.persist()` over `options.session` (the same session, reopened).
+   * A harness persisted mid-compaction compacts again; one persisted mid-turn finishes the run from the
+   * session (`resume()`); `resumed` is that step's promise (undefined for an idle harness). Throws
+   * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session.
+   */
+  static restore(
+    snapshot: string | PersistedHarness,
+    options: AgentHarnessOptions,
+  ): { harness: AgentHarness; resumed: Promise<unknown> | undefined } {
+    const persisted = parsePersistedHarness(snapshot);
+    if (persisted.sessionId !== options.session.id)
+      throw new AgentHarnessError(
+        "invalid_state",
+        `The persisted harness belongs to session "${persisted.sessionId}", not "${options.session.id}"`,
+      );
+    const harness = new AgentHarness(options);
+    harness.#nextTurn = [...persisted.queues.nextTurn];
+    for (const message of persisted.queues.steering) harness.#agent.steer(message);
+    for (const message of persisted.queues.followUp) harness.#agent.followUp(message);
+    const step = resumeStepOf(persisted);
+    const resumed =
+      step === "compact"
+        ? harness.compact(persisted.compaction?.instructions)
+        : step === "resume"
+          ? harness.resume()
+          : undefined;
+    return { harness, resumed };
+  }
+
   async resume(options: { signal?: AbortSignal } = {}): Promise<AssistantMessage | undefined> {
     if (this.#operations.busy()) return this.#operations.begin("prompt", {}) as Promise<never>;
     const needsModel = await resumeInterruptedCalls({

@@ -49,6 +49,12 @@ export {
   convertHarnessMessagesToLlm,
 } from "./harness-messages-convert.js";
 export type { ToolsChange } from "./harness-settings.js";
+export {
+  HARNESS_SNAPSHOT_FORMAT,
+  HARNESS_SNAPSHOT_VERSION,
+  type HarnessResumeStep,
+  type PersistedHarness,
+} from "./harness-snapshot.js";
 export type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 export type { PromptTemplate } from "./prompt-templates.js";
 export { INTERRUPTED_NOT_RERUN } from "./resume-run.js";

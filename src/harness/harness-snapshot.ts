@@ -1,0 +1,64 @@
+import type { PersistedAgent } from "../agent/agent-snapshot.js";
+import type { HarnessPhase } from "../machines/harness.machine.js";
+import type { AgentMessage } from "../types/messages.js";
+import { AgentHarnessError } from "./harness-errors.js";
+
+export const HARNESS_SNAPSHOT_FORMAT = "agentchart.harness";
+export const HARNESS_SNAPSHOT_VERSION = 1;
+
+/**
+ * A persisted harness: its phase, the operation in progress and the queues, made by
+ * `harness.persist()`. The session holds everything else (transcript, model, tools, compactions).
+ */
+export interface PersistedHarness {
+  format: typeof HARNESS_SNAPSHOT_FORMAT;
+  version: typeof HARNESS_SNAPSHOT_VERSION;
+  sessionId: string;
+  phase: HarnessPhase;
+  /** A compaction in progress (asked for, or automatic within a prompt) and its instructions. */
+  compaction?: { instructions?: string };
+  queues: { steering: AgentMessage[]; followUp: AgentMessage[]; nextTurn: AgentMessage[] };
+  /** The harness's agent (`agent.persist()`), for what the session does not hold. */
+  agent: PersistedAgent;
+}
+
+/** What a restored harness does first, by the phase it was persisted in. */
+export type HarnessResumeStep = "none" | "compact" | "resume";
+
+/** Reads a persisted harness (object or JSON text). Throws `AgentHarnessError("invalid_state")` when it is not one. */
+export function parsePersistedHarness(input: string | PersistedHarness): PersistedHarness {
+  let data: unknown = input;
+  if (typeof input === "string") {
+    try {
+      data = JSON.parse(input);
+    } catch (error) {
+      throw new AgentHarnessError(
+        "invalid_state",
+        `The persisted harness is not valid JSON: ${(error as Error).message}`,
+      );
+    }
+  }
+  const candidate = data as Partial<PersistedHarness> | null;
+  if (candidate?.format !== HARNESS_SNAPSHOT_FORMAT || candidate.version !== HARNESS_SNAPSHOT_VERSION)
+    throw new AgentHarnessError(
+      "invalid_state",
+      `Not a persisted harness of version ${HARNESS_SNAPSHOT_VERSION} (format "${HARNESS_SNAPSHOT_FORMAT}")`,
+    );
+  if (typeof candidate.sessionId !== "string" || typeof candidate.queues !== "object" || !candidate.agent)
+    throw new AgentHarnessError(
+      "invalid_state",
+      "Malformed persisted harness: sessionId, queues or agent is missing",
+    );
+  return candidate as PersistedHarness;
+}
+
+/**
+ * The first step of a restored harness: a harness persisted mid-compaction (or mid-branch-summary)
+ * compacts again; one persisted mid-turn or while waiting to retry finishes the interrupted run from its
+ * session (`harness.resume()`, which follows each tool's `replay` policy); an idle one does nothing.
+ */
+export function resumeStepOf(persisted: PersistedHarness): HarnessResumeStep {
+  if (persisted.compaction) return "compact";
+  if (persisted.phase === "turn" || persisted.phase === "retry") return "resume";
+  return "none";
+}
