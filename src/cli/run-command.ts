@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import type { AgentHarness } from "../harness/agent-harness.js";
 import { createInspectorClient, type InspectorClient } from "../inspector/inspector-client.js";
 import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
 import type { Session } from "../storage/session.js";
@@ -9,6 +10,7 @@ import { EventRenderer } from "./event-renderer.js";
 import { createHarnessRunner } from "./harness-runner.js";
 import { DEFAULT_INSPECTOR_PORT } from "./inspect-command.js";
 import { chooseModel, withModelId } from "./model-choice.js";
+import { startOtlpTracing, wantsOtel } from "./otel-export.js";
 import { runRepl } from "./repl.js";
 import { loadCliResources } from "./resources.js";
 import type { AgentRunner } from "./runner.js";
@@ -29,6 +31,8 @@ export interface RunOptions {
   skills?: string[];
   /** `true` for a bare `--inspect` (default URL), else the inspector's URL. */
   inspect?: string | true;
+  /** Export spans over OTLP/HTTP (also on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set). */
+  otel?: boolean;
 }
 
 /** Where the run command reads and writes; the real process streams by default (tests pass their own). */
@@ -82,6 +86,9 @@ export async function runAgentCommand(
 
   const resources = await loadCliResources(io.cwd, io.env.HOME ?? homedir(), options.skills);
   const inspector = inspect === undefined ? undefined : connectInspector(inspect, io);
+  const tracing = wantsOtel(options.otel, io.env)
+    ? await startOtlpTracing(io.env, (message) => io.stderr.write(`agentchart: ${message}\n`))
+    : undefined;
   const runner = await createHarnessRunner({
     model,
     streamFn: choice.streamFn,
@@ -93,6 +100,7 @@ export async function runAgentCommand(
     ...(choice.compaction ? { compaction: choice.compaction } : {}),
     ...(session ? { session, repo } : {}),
     ...(inspector ? { inspect: inspector.inspect } : {}),
+    ...(tracing ? { attach: (harness: AgentHarness) => tracing.instrument(harness) } : {}),
     onHandlerError: (error, eventType) => {
       const reason = error instanceof Error ? error.message : String(error);
       io.stderr.write(`agentchart: a handler of "${eventType}" failed: ${reason}\n`);
@@ -125,6 +133,7 @@ export async function runAgentCommand(
   } finally {
     await runner.close();
     await inspector?.close();
+    await tracing?.shutdown();
   }
 }
 
