@@ -1,11 +1,11 @@
 // `npm run bench`: runs every existing bench/*.bench.ts file in its own
-// `node --expose-gc --import tsx` process (loop, session, openai, harness), skipping absent ones.
+// `node --expose-gc --import tsx` process (loop, session, openai, harness, otel), skipping absent ones.
 // Extra arguments are passed to every bench.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const BENCHES = ["loop", "session", "openai", "harness"];
+const BENCHES = ["loop", "session", "openai", "harness", "otel"];
 const root = fileURLToPath(new URL("..", import.meta.url));
 const peer = new URL("./node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url);
 
