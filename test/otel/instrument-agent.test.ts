@@ -219,6 +219,34 @@ describe("instrument(agent)", () => {
     expect(runSpan!.status.code).toBe(SpanStatusCode.ERROR);
   });
 
+  it("ends the spans still open when disposed mid-run", async () => {
+    const tracing = memoryTracing();
+    const started = deferred();
+    const release = deferred();
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([{ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "ok" }]),
+      tools: [
+        echoTool("echo", async () => {
+          started.resolve();
+          await release.promise;
+        }),
+      ],
+    });
+    const handle = instrument(agent, { tracer: tracing.tracer });
+    const run = agent.prompt("go");
+    await started.promise;
+    handle.dispose();
+    expect(tracing.openSpans()).toEqual([]);
+    release.resolve();
+    await run;
+    expect(tracing.spans().map((span) => span.name)).toEqual([
+      "invoke_agent agentchart",
+      "chat scripted-1",
+      "execute_tool echo",
+    ]);
+  });
+
   it("records a throwing tool's exception and class name on its span", async () => {
     const tracing = memoryTracing();
     class DiskFullError extends Error {

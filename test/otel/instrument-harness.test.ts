@@ -1,4 +1,4 @@
-import { SpanStatusCode } from "@opentelemetry/api";
+import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { instrument } from "../../src/otel/instrument.js";
@@ -22,7 +22,9 @@ describe("instrument(harness)", () => {
       retry: { maxRetries: 2, baseDelayMs: 7, maxDelayMs: 7, sleep: () => Promise.resolve() },
     });
     const handle = instrument(harness, { tracer: tracing.tracer });
-    const reply = await harness.prompt("p");
+    const request = tracing.tracer.startSpan("request");
+    const reply = await context.with(trace.setSpan(context.active(), request), () => harness.prompt("p"));
+    request.end();
     await harness.waitForIdle();
     expect(tracing.openSpans()).toEqual([]);
     handle.dispose();
@@ -30,10 +32,11 @@ describe("instrument(harness)", () => {
     expect(reply.stopReason).toBe("stop");
     const spans = tracing.spans();
     expect(treeLines(spanTree(spans))).toEqual([
-      "invoke_agent agentchart",
-      "  chat scripted-1",
-      "  retry",
-      "  chat scripted-1",
+      "request",
+      "  invoke_agent agentchart",
+      "    chat scripted-1",
+      "    retry",
+      "    chat scripted-1",
     ]);
     const [run] = named(spans, "invoke_agent agentchart");
     expect(run!.attributes["gen_ai.conversation.id"]).toBe(session.id);
@@ -77,6 +80,26 @@ describe("instrument(harness)", () => {
     // The manual compaction ran outside any prompt: a root span.
     expect(lines.slice(3)).toEqual(["compaction"]);
     expect(manual!.parentSpanContext).toBeUndefined();
+  });
+
+  it("marks a failed automatic compaction's span as an error", async () => {
+    const tracing = memoryTracing();
+    const { harness } = await createHarness([{ text: "x".repeat(400) }, { error: "summariser down" }], {
+      compactionPort: standInCompaction(),
+      model: { ...testModel, contextWindow: 200 },
+      compaction: { reserveTokens: 100 },
+    });
+    const handle = instrument(harness, { tracer: tracing.tracer });
+    await harness.prompt("q");
+    await harness.waitForIdle();
+    handle.dispose();
+    const [compaction] = named(tracing.spans(), "compaction");
+    expect(compaction!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(compaction!.status.message).toContain("summariser down");
+    expect(compaction!.attributes).toMatchObject({
+      "error.type": "compaction_failed",
+      "agentchart.compaction.reason": "threshold",
+    });
   });
 
   it("ends every span when a prompt is aborted while waiting to retry", async () => {
