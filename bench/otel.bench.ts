@@ -3,6 +3,8 @@
 // one long streamed reply, to show the per-delta path is untouched (no span or event per delta). Same
 // process, same zero-latency faux (bench/faux.ts), round-robin rounds with forced GC and a quiet-machine
 // wait; medians (min–max) and medians of the paired per-round ratios against the uninstrumented Agent.
+// The figure is CPU time (user + system, `process.cpuUsage`) per turn: on a shared machine it moves far
+// less than wall time, which other processes' load inflates.
 //
 //   node --expose-gc --import tsx bench/otel.bench.ts [--rounds N] [--turns N] [--deltas N]
 import { existsSync } from "node:fs";
@@ -48,7 +50,7 @@ const sdkTracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProce
 
 type Tracing = "none" | "no-op tracer" | "in-memory exporter";
 
-/** Microseconds per text turn (20 deltas) of one agent prompted `turns` times. */
+/** CPU microseconds per text turn (`deltas` deltas) of one agent prompted `turns` times. */
 async function perTextTurn(tracing: Tracing, turns: number, deltas: number): Promise<number> {
   const agent = new Agent({
     model: FAUX_MODEL as never,
@@ -62,9 +64,10 @@ async function perTextTurn(tracing: Tracing, turns: number, deltas: number): Pro
     tracing === "none"
       ? undefined
       : instrument(agent, tracing === "in-memory exporter" ? { tracer: sdkTracer } : {});
-  const start = performance.now();
+  const start = process.cpuUsage();
   for (let turn = 0; turn < turns; turn++) await agent.prompt(`Question ${turn}`);
-  const micros = ((performance.now() - start) * 1000) / turns;
+  const used = process.cpuUsage(start);
+  const micros = (used.user + used.system) / turns;
   handle?.dispose();
   if (seen !== turns * deltas) throw new Error(`expected ${turns * deltas} deltas, saw ${seen}`);
   exporter.reset();
@@ -115,10 +118,10 @@ console.log(
   table(
     [
       "variant",
-      "µs per text turn",
+      "CPU µs per text turn",
       "× uninstrumented",
       "target",
-      "ns per delta (long reply)",
+      "CPU ns per delta (long reply)",
       "× uninstrumented",
     ],
     variants.map((name) => [

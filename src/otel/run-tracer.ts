@@ -58,6 +58,11 @@ interface ChatSpan {
 interface RunSpan {
   span: Span;
   context: Context;
+  /**
+   * False for a no-op tracer or a run sampled out: its model and tool calls then get no spans of their
+   * own (they would not be recorded either), which keeps tracing nearly free when it is off.
+   */
+  recording: boolean;
   /** Ended at `agent_end` (an Agent run) or by `endOperation` (a harness operation spanning runs). */
   endsWithRun: boolean;
   turns: number;
@@ -96,7 +101,7 @@ export class RunTracer {
 
   /** Whether a run span is open and recording (no-op tracers record nothing). */
   get recording(): boolean {
-    return this.#run?.span.isRecording() === true;
+    return this.#run?.recording === true;
   }
 
   /** The context of the open run span (the parent of phase spans), if any. */
@@ -226,7 +231,14 @@ export class RunTracer {
       { kind: SpanKind.INTERNAL, attributes },
       parent,
     );
-    this.#run = { span, context: trace.setSpan(parent, span), endsWithRun, turns: 0, failure: undefined };
+    this.#run = {
+      span,
+      context: trace.setSpan(parent, span),
+      recording: span.isRecording(),
+      endsWithRun,
+      turns: 0,
+      failure: undefined,
+    };
     if (this.#options.captureContent && span.isRecording())
       recordSystemPrompt(span, this.#source.systemPrompt());
   }
@@ -234,6 +246,8 @@ export class RunTracer {
   #startChat(): void {
     const run = this.#run;
     if (!run) return;
+    run.turns++;
+    if (!run.recording) return;
     this.#chat?.span.end();
     const model = this.#source.requestModel();
     const span = this.#tracer.startSpan(
@@ -249,7 +263,6 @@ export class RunTracer {
       run.context,
     );
     this.#chat = { span, startedAt: performance.now(), firstToken: false };
-    run.turns++;
   }
 
   #markFirstToken(chat: ChatSpan): void {
@@ -261,7 +274,7 @@ export class RunTracer {
 
   #onMessageEnd(message: AgentMessage): void {
     if ((message as { role?: unknown }).role !== "assistant") {
-      if (this.#options.captureContent && this.#run) recordInputMessage(this.#run.span, message);
+      if (this.#options.captureContent && this.#run?.recording) recordInputMessage(this.#run.span, message);
       return;
     }
     const chat = this.#chat;
@@ -294,7 +307,7 @@ export class RunTracer {
 
   #startTool(toolCallId: string, toolName: string, args: unknown): void {
     const run = this.#run;
-    if (!run) return;
+    if (!run?.recording) return;
     const attributes: Attributes = {
       [GEN_AI.operationName]: GEN_AI_OPERATION.executeTool,
       [GEN_AI.toolName]: toolName,

@@ -1,5 +1,5 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { AlwaysOffSampler, BasicTracerProvider, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
@@ -291,6 +291,28 @@ describe("instrument(agent)", () => {
     expect(chat!.attributes["gen_ai.response.finish_reasons"]).toEqual(["error"]);
     const [run] = named(tracing.spans(), "invoke_agent agentchart");
     expect(run!.attributes["error.type"]).toBe("provider_error");
+  });
+
+  it("records nothing for a run sampled out, and its tools behave as without tracing", async () => {
+    const tracing = memoryTracing();
+    const sampledOut = new BasicTracerProvider({ sampler: new AlwaysOffSampler() }).getTracer("off");
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([{ toolCalls: [{ name: "work", arguments: { text: "a" } }] }, { text: "ok" }]),
+      tools: [workTool("user-tracer")],
+    });
+    const handle = instrument(agent, { tracer: sampledOut });
+    trace.setGlobalTracerProvider(tracing.provider); // the tool's own span is still recorded
+    await agent.prompt("go");
+    handle.dispose();
+    trace.disable();
+    expect(tracing.spans().map((span) => span.name)).toEqual(["user work"]);
+    expect(agent.state.messages.map((message) => (message as { role: string }).role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
   });
 
   it("gives the agent its own tools back on dispose and refuses to instrument twice", async () => {
