@@ -82,6 +82,23 @@ describe("instrument(harness)", () => {
     expect(manual!.parentSpanContext).toBeUndefined();
   });
 
+  it("traces a tree navigation that summarises the branch left as a branchSummary span", async () => {
+    const tracing = memoryTracing();
+    const { harness, session } = await createHarness(
+      [{ text: "a1" }, { text: "a2" }, summariserTurn("BRANCH")],
+      { compactionPort: standInCompaction() },
+    );
+    await harness.prompt("q1");
+    await harness.prompt("q2");
+    const handle = instrument(harness, { tracer: tracing.tracer });
+    const result = await harness.navigateTree(session.getBranch()[2]!.id, { summarize: true });
+    handle.dispose();
+    expect(result.summaryEntry?.summary).toBe("BRANCH");
+    const spans = tracing.spans();
+    expect(treeLines(spanTree(spans))).toEqual(["branchSummary"]);
+    expect(spans[0]!.attributes["agentchart.harness.phase"]).toBe("branchSummary");
+  });
+
   it("marks a failed automatic compaction's span as an error", async () => {
     const tracing = memoryTracing();
     const { harness } = await createHarness([{ text: "x".repeat(400) }, { error: "summariser down" }], {
