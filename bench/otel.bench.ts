@@ -41,7 +41,7 @@ const TURNS = option("turns", 1_000);
 const ROUNDS = option("rounds", 9);
 const LONG_DELTAS = option("deltas", 10_000);
 /** Long replies per measurement. */
-const LONG_REPLIES = 4;
+const LONG_REPLIES = 20;
 
 const exporter = new InMemorySpanExporter();
 const sdkTracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer(
