@@ -10,6 +10,7 @@ import {
 } from "@opentelemetry/api";
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { errorText } from "../loop/messages.js";
+import { agentLoopMachine } from "../machines/agent-loop.machine.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, StopReason } from "../types/messages.js";
 import type { Model } from "../types/model.js";
@@ -199,7 +200,13 @@ export class RunTracer {
     if (value === undefined || this.#run === undefined) return;
     // Snapshot events come from full actor refs (the type only promises `ActorRefLike`).
     const actor = event.actorRef as AnyActorRef;
-    const span = event.rootId === actor.sessionId ? this.#run.span : this.#tools.get(actor.id)?.span;
+    // A tool-call actor's id is its tool call id; the loop is the system's root (or, should it run
+    // as a child, still the `agentLoop` machine).
+    const span =
+      this.#tools.get(actor.id)?.span ??
+      (event.rootId === actor.sessionId || machineName(actor) === agentLoopMachine.id
+        ? this.#run.span
+        : undefined);
     if (!span) return;
     const text = stateValueText(value as Parameters<typeof stateValueText>[0]);
     if (this.#lastState.get(actor) === text) return;
