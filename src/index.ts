@@ -1,5 +1,6 @@
 export { type AgentRuntime, createAgentRuntime } from "./actors/agent-runtime.js";
 export type { StreamReplyInput, StreamReplyOutput } from "./actors/stream-reply.actor.js";
+export type { ToolStepInput } from "./actors/tool-step.actors.js";
 export { Agent, type AgentListener, type AgentOptions, type AgentRestoreOptions } from "./agent/agent.js";
 export { agentLoop, agentLoopContinue, createAgentLoopActor } from "./agent/agent-loop.js";
 export {
@@ -8,6 +9,8 @@ export {
   type AgentActor,
   AgentRestoreError,
   type PersistedAgent,
+  type PersistedAgentMachine,
+  type PersistedChild,
 } from "./agent/agent-snapshot.js";
 export type { AgentState } from "./agent/agent-state.js";
 export * from "./harness/index.js";

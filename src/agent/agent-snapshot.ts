@@ -17,13 +17,15 @@ export interface PersistedAgent {
   snapshot: PersistedAgentMachine;
 }
 
-interface PersistedChild {
+/** A persisted child actor (a tool call) of the agent actor. */
+export interface PersistedChild {
   src: unknown;
   snapshot: { status: string; value?: unknown; context?: unknown; children?: Record<string, unknown> };
   [key: string]: unknown;
 }
 
-interface PersistedAgentMachine {
+/** XState's persisted snapshot of an agent actor, as `persist()` keeps it. */
+export interface PersistedAgentMachine {
   status: string;
   value: unknown;
   context: AgentMachineContext;

@@ -41,6 +41,8 @@ export interface HarnessRunnerOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Errors thrown by event listeners (default `console.error`). */
   onHandlerError?: (error: unknown, eventType: string) => void;
+  /** Called with every harness the runner binds (e.g. to trace it); the returned function detaches. */
+  attach?: (harness: AgentHarness) => () => void;
 }
 
 /**
@@ -67,6 +69,7 @@ class HarnessRunner implements AgentRunner {
   readonly events$: Observable<HarnessEvent>;
   readonly phase$: Observable<HarnessPhase>;
   #closed: Promise<void> | undefined;
+  #detach: (() => void) | undefined;
 
   constructor(options: HarnessRunnerOptions, repo: SessionRepo | undefined, stored: boolean) {
     this.#options = options;
@@ -101,6 +104,8 @@ class HarnessRunner implements AgentRunner {
     }
     if (recorded.thinkingLevel !== thinkingLevel) harness.setThinkingLevel(thinkingLevel);
     await session.flush();
+    this.#detach?.();
+    this.#detach = options.attach?.(harness);
     this.#harness.next(harness);
   }
 
@@ -196,6 +201,7 @@ class HarnessRunner implements AgentRunner {
       const harness = this.#current;
       if (harness.phase !== "idle") await harness.abort();
       await harness.waitForIdle();
+      this.#detach?.();
       await harness.session.close();
       this.#harness.complete();
     })();

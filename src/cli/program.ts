@@ -86,6 +86,10 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
       "--inspect [url]",
       `stream the actors' inspection events to a running inspector (default http://127.0.0.1:${DEFAULT_INSPECTOR_PORT}/)`,
     )
+    .option(
+      "--otel",
+      "export traces over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318; on when that is set)",
+    )
     .action(async (prompt: string | undefined, options: RunOptions) => {
       const repo = new JsonlSessionRepo({ root: resolve(options.sessionsDir) });
       setExitCode(await runAgentCommand(prompt, options, repo, io));

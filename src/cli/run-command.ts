@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import type { AgentHarness } from "../harness/agent-harness.js";
 import { createInspectorClient, type InspectorClient } from "../inspector/inspector-client.js";
 import type { McpConnection } from "../mcp/connect-mcp-servers.js";
 import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
@@ -12,6 +13,7 @@ import { createHarnessRunner } from "./harness-runner.js";
 import { DEFAULT_INSPECTOR_PORT } from "./inspect-command.js";
 import { connectCliMcp, loadCliMcpConfig, mcpBanner } from "./mcp-setup.js";
 import { chooseModel, withModelId } from "./model-choice.js";
+import { startOtlpTracing, wantsOtel } from "./otel-export.js";
 import { runRepl } from "./repl.js";
 import { type CliResources, loadCliResources } from "./resources.js";
 import type { AgentRunner } from "./runner.js";
@@ -37,6 +39,8 @@ export interface RunOptions {
   mcpConfig?: string;
   /** Runs MCP tools without asking for approval. */
   yes?: boolean;
+  /** Export spans over OTLP/HTTP (also on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set). */
+  otel?: boolean;
 }
 
 /** Where the run command reads and writes; the real process streams by default (tests pass their own). */
@@ -125,6 +129,9 @@ async function runPrepared(
 ): Promise<number> {
   const { choice, session, resumed, model, thinkingLevel, resources, mcp, inspect } = setup;
   const inspector = inspect === undefined ? undefined : connectInspector(inspect, io);
+  const tracing = wantsOtel(options.otel, io.env)
+    ? await startOtlpTracing(io.env, (message) => io.stderr.write(`agentchart: ${message}\n`))
+    : undefined;
   const runner = await createHarnessRunner({
     model,
     streamFn: choice.streamFn,
@@ -137,6 +144,7 @@ async function runPrepared(
     ...(choice.compaction ? { compaction: choice.compaction } : {}),
     ...(session ? { session, repo } : {}),
     ...(inspector ? { inspect: inspector.inspect } : {}),
+    ...(tracing ? { attach: (harness: AgentHarness) => tracing.instrument(harness) } : {}),
     onHandlerError: (error, eventType) => {
       const reason = errorText(error);
       io.stderr.write(`agentchart: a handler of "${eventType}" failed: ${reason}\n`);
@@ -171,6 +179,7 @@ async function runPrepared(
   } finally {
     await runner.close();
     await inspector?.close();
+    await tracing?.shutdown();
   }
 }
 

@@ -146,6 +146,16 @@ describe("examples", () => {
     );
   });
 
+  it("tracing: prints the run's span tree, the tool's own span nested under execute_tool", async () => {
+    expect((await runExample("tracing")).trim().split("\n")).toEqual([
+      "invoke_agent dictionary-agent states preparingTurn.deciding → preparingTurn.injecting → streaming → executingTools → preparingTurn.deciding → preparingTurn.injecting → streaming → preparingTurn.deciding → idle",
+      "  chat scripted-1 tokens 40/12",
+      "  execute_tool lookup states executing → finalizing.checking → settled",
+      "    query span",
+      "  chat scripted-1 tokens 60/9",
+    ]);
+  });
+
   it("approval: approved calls run, a denied call gets an error result with the reason", async () => {
     const output = await runExample("approval");
     expect(output).not.toContain("approval requested for delete_file(tmp/cache.bin)");

@@ -37,6 +37,14 @@ describe("the core entry point", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("does not import OpenTelemetry (only `agentchart/otel` does, and that imports no node: module)", () => {
+    const core = [...importGraph("index.ts").values()].flat();
+    expect(core.filter((s) => s.startsWith("@opentelemetry/"))).toEqual([]);
+    const otel = [...importGraph("otel.ts").values()].flat();
+    expect(otel).toContain("@opentelemetry/api");
+    expect(otel.filter((s) => s.startsWith("node:") || s.startsWith("@opentelemetry/sdk"))).toEqual([]);
+  });
+
   it("reaches the loop, the agent and the memory session repo", () => {
     const files = [...importGraph("index.ts").keys()].map((file) => path.relative(srcRoot, file));
     expect(files).toEqual(

@@ -39,7 +39,7 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 }
 
 // The layers, lowest first: a folder may import only folders of lower layers. types ← pure steps
-// (loop) ← actors ← machines ← agent, storage ← harness, postgres ← cli; tools, providers and the
+// (loop) ← actors ← machines ← agent, storage ← harness, postgres ← cli, otel; tools, providers and the
 // inspector are leaves beside them, mcp (tools from MCP servers) sits on tools; the entry points at
 // the top (".") import anything.
 const LAYERS = [
@@ -49,7 +49,7 @@ const LAYERS = [
   ["machines"],
   ["agent", "storage"],
   ["harness", "postgres"],
-  ["cli"],
+  ["cli", "otel"],
   ["."],
 ];
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));

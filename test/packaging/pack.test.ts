@@ -69,6 +69,19 @@ describe("the packed package", () => {
     expect(await importIn("agentchart/postgres", ["PostgresSessionRepo", "PostgresSession"])).toEqual([]);
   });
 
+  it("exports tracing from `agentchart/otel` once the app installs @opentelemetry/api", async () => {
+    // The optional peer is not installed with the package, and the core works without it.
+    expect(readdirSync(join(project, "node_modules"))).not.toContain("@opentelemetry");
+    expect(await importIn("agentchart", ["Agent"])).toEqual([]);
+    await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "@opentelemetry/api@1.9.1"], {
+      cwd: project,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    expect(
+      await importIn("agentchart/otel", ["instrument", "tracedAgentLoop", "injectTraceContext", "GEN_AI"]),
+    ).toEqual([]);
+  }, 120_000);
+
   it("loads `agentchart/testing` without a test runner installed", async () => {
     expect(await importIn("agentchart/testing", ["scriptedModel", "sessionRepoConformance"])).toEqual([]);
     const installed = readdirSync(join(project, "node_modules"));

@@ -130,6 +130,8 @@ export function createCliSandbox(): CliSandbox {
   for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTCHART_MODEL", "AGENTCHART_DEBUG"]) {
     delete env[name];
   }
+  // An OTLP endpoint in the developer's environment would turn tracing on in every run.
+  for (const name of Object.keys(env)) if (name.startsWith("OTEL_")) delete env[name];
   return {
     cwd,
     sessionsDir: join(base, "sessions"),
