@@ -160,7 +160,7 @@ export function failTurn(ctx: AgentMachineContext, reason: "error" | "aborted", 
   return step.result();
 }
 
-/** Injects the next inbox message (opening the turn first). */
+/** Opens the turn (once) and injects the next inbox message, if any. */
 export function injectNext(ctx: AgentMachineContext): StepResult {
   const step = new Step(ctx);
   step.openTurn();
@@ -168,13 +168,6 @@ export function injectNext(ctx: AgentMachineContext): StepResult {
   if (!next) return step.result();
   step.setRun({ inbox: rest });
   step.append(next.message);
-  return step.result();
-}
-
-/** Opens the turn before a model call that has nothing to inject. */
-export function openTurn(ctx: AgentMachineContext): StepResult {
-  const step = new Step(ctx);
-  step.openTurn();
   return step.result();
 }
 

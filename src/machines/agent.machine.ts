@@ -128,9 +128,10 @@ export const agentMachine = setup({
       enqueue.assign(() => plan.context);
       enqueue.raise({ type: "PLANNED", next: plan.next });
     }),
-    requestInjection: enqueueActions(({ enqueue, self }) => enqueue.sendTo(self, { type: "INJECT" })),
+    requestInjectionIfMore: enqueueActions(({ context, enqueue, self }) => {
+      if ((context.run?.inbox.length ?? 0) > 0) enqueue.sendTo(self, { type: "INJECT" });
+    }),
     injectNext: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.injectNext(context))),
-    openTurn: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.openTurn(context))),
     abortRun: ({ self }) => runtimeOf(self).controller.abort(),
     failTurn: enqueueActions(({ context, enqueue }, params: { reason: "error" | "aborted"; text: string }) =>
       apply(enqueue, steps.failTurn(context, params.reason, params.text)),
@@ -212,7 +213,6 @@ export const agentMachine = setup({
   guards: {
     planned: (_, params: { next: "stream" | "stop"; want: "stream" | "stop" }) => params.next === params.want,
     inboxEmpty: ({ context }) => (context.run?.inbox.length ?? 0) === 0,
-    lastInInbox: ({ context }) => context.run?.inbox.length === 1,
     replyFailed: (_, output: StreamReplyOutput) =>
       output.message.stopReason === "error" || output.message.stopReason === "aborted",
     replyHasToolCalls: (_, output: StreamReplyOutput) =>
@@ -350,17 +350,12 @@ export const agentMachine = setup({
           },
         },
         injecting: {
-          entry: "requestInjection",
-          on: {
-            // One message per macrostep, so that an abort requested in a message's listeners stops the
-            // next injection; the model call after the last one starts only once its listeners ran
-            // (`Agent.abort()` aborts the run's signal at once, which the stream checks when it starts).
-            INJECT: [
-              { guard: "inboxEmpty", target: "#agent.streaming", actions: "openTurn" },
-              { guard: "lastInInbox", target: "#agent.streaming", actions: "injectNext" },
-              { target: "injecting", reenter: true, actions: "injectNext" },
-            ],
-          },
+          // One message per macrostep, so that an abort requested in a message's listeners stops the
+          // next injection; the model call after the last one starts only once its listeners ran
+          // (`Agent.abort()` aborts the run's signal at once, which the stream checks when it starts).
+          entry: ["injectNext", "requestInjectionIfMore"],
+          always: { guard: "inboxEmpty", target: "#agent.streaming" },
+          on: { INJECT: { target: "injecting", reenter: true } },
         },
       },
     },
