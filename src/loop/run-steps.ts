@@ -38,10 +38,15 @@ export interface StepResult {
   events: AgentEvent[];
 }
 
-/** Builds one step's result: a private copy of the context that the step may change, and its events. */
+/**
+ * Builds one step's result: a private copy of the context that the step may change, and its events.
+ * Messages appended during the step are added to the transcript with one copy, when the result is
+ * taken (a transcript is never changed in place: every snapshot keeps its own).
+ */
 class Step {
   readonly events: AgentEvent[] = [];
   context: AgentMachineContext;
+  readonly #appended: AgentMessage[] = [];
   constructor(context: AgentMachineContext) {
     this.context = context;
   }
@@ -59,11 +64,7 @@ class Step {
   }
   append(message: AgentMessage, emitStart = true): void {
     if (emitStart) this.emit({ type: "message_start", message });
-    this.context = {
-      ...this.context,
-      messages: this.context.messages.concat([message]),
-      run: { ...this.run, newMessages: this.run.newMessages.concat([message]) },
-    };
+    this.#appended.push(message);
     this.emit({ type: "message_end", message });
   }
   openTurn(): void {
@@ -72,6 +73,17 @@ class Step {
     this.emit({ type: "turn_start" });
   }
   result(): StepResult {
+    if (this.#appended.length > 0) {
+      const appended = this.#appended.splice(0);
+      this.context = {
+        ...this.context,
+        messages: this.context.messages.concat(appended),
+        run: this.context.run && {
+          ...this.context.run,
+          newMessages: this.context.run.newMessages.concat(appended),
+        },
+      };
+    }
     return { context: this.context, events: this.events };
   }
 }
