@@ -41,10 +41,14 @@ export function parsePersistedHarness(input: string | PersistedHarness): Persist
       "invalid_state",
       `Not a persisted harness of version ${HARNESS_SNAPSHOT_VERSION} (format "${HARNESS_SNAPSHOT_FORMAT}")`,
     );
-  if (typeof candidate.sessionId !== "string" || typeof candidate.queues !== "object" || !candidate.agent)
+  if (
+    typeof candidate.sessionId !== "string" ||
+    typeof candidate.queues !== "object" ||
+    candidate.queues === null
+  )
     throw new AgentHarnessError(
       "invalid_state",
-      "Malformed persisted harness: sessionId, queues or agent is missing",
+      "Malformed persisted harness: sessionId or queues is missing",
     );
   return candidate as PersistedHarness;
 }
