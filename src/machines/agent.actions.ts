@@ -31,7 +31,8 @@ export interface Enqueue {
   stopChild(id: string): void;
 }
 
-function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineContext {
+/** Applies a step: its context, then its events (delivered after the macrostep, in order). */
+export function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineContext {
   enqueue.assign(() => result.context);
   for (const event of result.events) enqueue.emit(event);
   return result.context;

@@ -18,8 +18,8 @@ import type { AgentMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import {
   ackSteeringPoll,
+  apply,
   decideTurn,
-  type Enqueue,
   pollSteeringBetweenTools,
   resumeToolCalls,
   startToolBatch,
@@ -64,12 +64,6 @@ export type AgentMachineEvent = AgentCommand | AgentInternalEvent;
 
 const ABORTED_TEXT = "Run was aborted";
 const callbackErrorText = (error: unknown) => `Agent loop callback failed: ${errorText(error)}`;
-
-/** Applies a step: its context, then its events (delivered after the macrostep, in order). */
-function apply(enqueue: Enqueue, result: steps.StepResult): void {
-  enqueue.assign(() => result.context);
-  for (const event of result.events) enqueue.emit(event);
-}
 
 /**
  * One agent, one long-lived actor: `idle` —PROMPT/CONTINUE→ `preparingTurn` (`deciding`: the
