@@ -369,18 +369,6 @@ export function abortToolBatch(ctx: AgentMachineContext): StepResult & { stop: s
   return { ...step.result(), stop };
 }
 
-/** Answers `ids` (calls that were executing when the agent was persisted) with `text`, in the batch only. */
-export function settleInterrupted(
-  ctx: AgentMachineContext,
-  calls: ToolCall[],
-  text: string,
-): AgentMachineContext {
-  let batch = ctx.run?.batch;
-  if (!batch) return ctx;
-  for (const call of calls) batch = settle(batch, errorOutcome(call, text));
-  return { ...ctx, run: { ...ctx.run!, batch } };
-}
-
 /** Messages that reached the agent's queue (`STEER` / `FOLLOW_UP`). */
 export function enqueue(
   ctx: AgentMachineContext,
