@@ -96,7 +96,9 @@ export const agentMachine = setup({
   },
   actions: {
     beginRun: enqueueActions(({ context, event, enqueue, self }) => {
-      runtimeOf(self).controller = new AbortController();
+      // A run gets a fresh controller only when the last one was aborted (AbortControllers are not free).
+      const runtime = runtimeOf(self);
+      if (runtime.controller.signal.aborted) runtime.controller = new AbortController();
       if (event.type === "PROMPT")
         apply(
           enqueue,
