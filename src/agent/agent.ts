@@ -208,14 +208,16 @@ export class Agent {
     return () => this.#listeners.delete(listener);
   }
 
+  // Setters send their event only for a change: each event is a macrostep of the agent actor.
   setModel(model: Model): void {
-    this.#send({ type: "SET_MODEL", model });
+    if (model !== this.#context.model) this.#send({ type: "SET_MODEL", model });
   }
   setThinkingLevel(thinkingLevel: ThinkingLevel): void {
-    this.#send({ type: "SET_THINKING_LEVEL", thinkingLevel });
+    if (thinkingLevel !== this.#context.thinkingLevel)
+      this.#send({ type: "SET_THINKING_LEVEL", thinkingLevel });
   }
   setSystemPrompt(systemPrompt: string): void {
-    this.#send({ type: "SET_SYSTEM_PROMPT", systemPrompt });
+    if (systemPrompt !== this.#context.systemPrompt) this.#send({ type: "SET_SYSTEM_PROMPT", systemPrompt });
   }
   /** Replaces the active tools (a running turn keeps its own; the next request sees these). */
   setTools(tools: AgentTool[]): void {
