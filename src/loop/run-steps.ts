@@ -27,6 +27,7 @@ import {
   withPhase,
 } from "./tool-batch.js";
 import { errorOutcome } from "./tool-outcome.js";
+import { appendMessages } from "./transcript-growth.js";
 
 // The loop's steps: pure functions from the agent's context (and an input) to the next context and
 // the AgentEvents to emit, in the order the docs (docs/concepts.md) prescribe. The machine applies the
@@ -77,7 +78,7 @@ class Step {
       const appended = this.#appended.splice(0);
       this.context = {
         ...this.context,
-        messages: this.context.messages.concat(appended),
+        messages: appendMessages(this.context.messages, appended),
         run: this.context.run && {
           ...this.context.run,
           newMessages: this.context.run.newMessages.concat(appended),

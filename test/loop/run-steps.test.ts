@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMachineContext } from "../../src/loop/agent-context.js";
 import { planNextTurn, type TurnCallbacksAnswer, willStream } from "../../src/loop/between-turns.js";
 import * as steps from "../../src/loop/run-steps.js";
+import { appendMessages, grewFrom } from "../../src/loop/transcript-growth.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import { type AgentMessage, type AssistantMessage, emptyUsage } from "../../src/types/messages.js";
 import { testModel, user } from "../support/loop-harness.js";
@@ -163,5 +164,19 @@ describe("planning the next turn", () => {
       next: "stop",
       context: { model: other, thinkingLevel: "high", systemPrompt: "new", messages: [] },
     });
+  });
+});
+
+describe("transcript growth", () => {
+  it("knows which transcript a step's transcript was made from by appending", () => {
+    const first = [user("a")];
+    const second = appendMessages(first, [user("b")]);
+    const third = appendMessages(second, [user("c")]);
+    expect(third.map((m) => (m as { content: string }).content)).toEqual(["a", "b", "c"]);
+    expect(first).toHaveLength(1);
+    expect(grewFrom(third, first)).toBe(true);
+    expect(grewFrom(third, third)).toBe(true);
+    expect(grewFrom(first, third)).toBe(false);
+    expect(grewFrom([...third], first)).toBe(false);
   });
 });

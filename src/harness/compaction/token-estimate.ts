@@ -1,3 +1,4 @@
+import { grewFrom } from "../../loop/transcript-growth.js";
 import type { AgentMessage, AssistantMessage, ImageContent, TextContent, Usage } from "../../types/index.js";
 
 /** Characters per token of the estimate (a conservative average for English text and code). */
@@ -146,10 +147,11 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): Contex
 }
 
 /**
- * `estimateContextTokens` for one transcript that grows at its end (an Agent's live message array):
- * each call counts only the messages appended since the last call, so estimating after every turn
- * costs O(new messages) instead of O(transcript). Another array, a shorter one, or a different message
- * at the last counted position starts over with a full count.
+ * `estimateContextTokens` for one transcript that grows at its end (an Agent's transcript, which each
+ * step replaces with a longer copy): each call counts only the messages appended since the last call,
+ * so estimating after every turn costs O(new messages) instead of O(transcript). A transcript not
+ * made from the last one by appending (see `grewFrom`), a shorter one, or one whose last counted
+ * message changed (an array edited in place) is counted afresh.
  *
  * ```ts
  * const estimate = createContextEstimator();
@@ -169,7 +171,12 @@ export function createContextEstimator(): (messages: readonly AgentMessage[]) =>
   let tail: AgentMessage | undefined;
 
   return (messages) => {
-    if (messages !== counted || messages.length < length || (length > 0 && messages[length - 1] !== tail)) {
+    const grew =
+      counted !== undefined &&
+      grewFrom(messages, counted) &&
+      messages.length >= length &&
+      (length === 0 || messages[length - 1] === tail);
+    if (!grew) {
       counted = messages;
       length = 0;
       allTokens = 0;
@@ -195,6 +202,7 @@ export function createContextEstimator(): (messages: readonly AgentMessage[]) =>
       }
       trailingTokens += tokens;
     }
+    counted = messages;
     tail = messages[length - 1];
     if (usageIndex < 0) {
       return { tokens: allTokens, usageTokens: 0, trailingTokens: allTokens, lastUsageIndex: -1 };
