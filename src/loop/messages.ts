@@ -10,6 +10,7 @@ import type {
 import { emptyUsage, isLlmMessage } from "../types/messages.js";
 import type { Model } from "../types/model.js";
 import type { ToolResult } from "../types/tool.js";
+import { onlyLlmMessages } from "./transcript-growth.js";
 
 /** A tool result made of one error text. */
 export function errorToolResult(text: string): ToolResult {
@@ -59,7 +60,7 @@ export function failedAssistantMessage(
  * changed in place, so no copy is needed): a turn then allocates nothing for it.
  */
 export function defaultConvertToLlm(messages: readonly AgentMessage[]): Message[] {
-  return messages.every(isLlmMessage) ? (messages as Message[]) : messages.filter(isLlmMessage);
+  return onlyLlmMessages(messages) ? (messages as Message[]) : messages.filter(isLlmMessage);
 }
 
 /** The tool calls of an assistant message, in source order. */

@@ -1,7 +1,10 @@
-import type { AgentMessage } from "../types/messages.js";
+import { type AgentMessage, isLlmMessage, type Message } from "../types/messages.js";
 
 /** Which transcript each transcript was made from by appending (transcripts are never changed in place). */
 const grownFrom = new WeakMap<readonly AgentMessage[], readonly AgentMessage[]>();
+
+/** Transcripts known to hold only messages a model understands (user, assistant, toolResult). */
+const llmOnly = new WeakSet<readonly AgentMessage[]>();
 
 /** How far `grewFrom` follows the chain before it gives up (a caller then starts over, correctly). */
 const MAX_STEPS = 64;
@@ -13,6 +16,8 @@ export function appendMessages(
 ): AgentMessage[] {
   const next = messages.concat(added);
   grownFrom.set(next, messages);
+  // Only transcripts made here are marked (their contents never change); a lineage is checked once.
+  if (added.every(isLlmMessage) && (llmOnly.has(messages) || messages.every(isLlmMessage))) llmOnly.add(next);
   return next;
 }
 
@@ -28,4 +33,12 @@ export function grewFrom(newer: readonly AgentMessage[], older: readonly AgentMe
     current = grownFrom.get(current);
   }
   return false;
+}
+
+/**
+ * Whether every message of `messages` is one a model understands: O(1) for a transcript made by
+ * `appendMessages`, one pass for any other array.
+ */
+export function onlyLlmMessages(messages: readonly AgentMessage[]): messages is readonly Message[] {
+  return llmOnly.has(messages) || messages.every(isLlmMessage);
 }
