@@ -42,7 +42,7 @@ import {
 } from "./harness-snapshot.js";
 import type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 import { followToolSources, initialTools } from "./harness-tool-sources.js";
-import { resumeInterruptedCalls } from "./resume-run.js";
+import { resumeInterruptedCalls, type ToolCallDecision } from "./resume-run.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { SessionRecorder } from "./session-recorder.js";
 import type { SystemPromptOption } from "./system-prompt.js";
@@ -317,12 +317,14 @@ export class AgentHarness {
   /**
    * Rebuilds a harness from `harness.persist()` over `options.session` (the same session, reopened).
    * A harness persisted mid-compaction compacts again; one persisted mid-turn finishes the run from the
-   * session (`resume()`); `resumed` is that step's promise (undefined for an idle harness). Throws
+   * session (`resume()`, given `restoreOptions.approvals` for the calls that were waiting for
+   * approval); `resumed` is that step's promise (undefined for an idle harness). Throws
    * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session.
    */
   static restore(
     snapshot: string | PersistedHarness,
     options: AgentHarnessOptions,
+    restoreOptions: { approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
   ): { harness: AgentHarness; resumed: Promise<unknown> | undefined } {
     const persisted = parsePersistedHarness(snapshot);
     if (persisted.sessionId !== options.session.id)
@@ -339,12 +341,14 @@ export class AgentHarness {
       step === "compact"
         ? harness.compact(persisted.compaction?.instructions)
         : step === "resume"
-          ? harness.resume()
+          ? harness.resume(restoreOptions)
           : undefined;
     return { harness, resumed };
   }
 
-  async resume(options: { signal?: AbortSignal } = {}): Promise<AssistantMessage | undefined> {
+  async resume(
+    options: { signal?: AbortSignal; approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
+  ): Promise<AssistantMessage | undefined> {
     if (this.#operations.busy()) return this.#operations.begin("prompt", {}) as Promise<never>;
     const needsModel = await resumeInterruptedCalls({
       session: this.session,
@@ -352,6 +356,7 @@ export class AgentHarness {
       toolContext: () => this.#settings.resolveToolContext(),
       systemPrompt: this.#agent.state.systemPrompt,
       signal: options.signal ?? new AbortController().signal,
+      ...(options.approvals ? { approvals: options.approvals } : {}),
     });
     if (!needsModel) return undefined;
     this.#agent.setMessages(this.session.buildContext().messages);
