@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createCliSandbox, ProcessDriver, repoRoot, runTs, spawnTs } from "../support/cli-process.js";
+import { createCliSandbox, ProcessDriver, runTs, spawnTs } from "../support/cli-process.js";
 import { DATABASE_URL_VARIABLE } from "./require-server.js";
 
 const serverUrl = process.env[DATABASE_URL_VARIABLE]!;
