@@ -33,6 +33,11 @@ export interface WorkerOptions {
   drainMs?: number;
   /** Stop (drain) on SIGTERM and SIGINT (default true). */
   handleSignals?: boolean;
+  /**
+   * Called when a served session's lease is lost (the worker stalled past it and another took the
+   * session over): the run stops, and its later writes are refused with `fenced`.
+   */
+  onLeaseLost?: (sessionId: string, error: SessionError) => void;
   /** Receives errors of jobs and of the reconciler (default `console.error`). */
   onError?: (error: unknown) => void;
 }
@@ -70,7 +75,12 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const onError = options.onError ?? ((error: unknown) => console.error("agentchart worker:", error));
   const pool = new pg.Pool({ connectionString: options.connectionString, max: concurrency + 2 });
   pool.on("error", () => {});
-  const repo = new PostgresSessionRepo({ pool, schema, leaseMs });
+  const repo = new PostgresSessionRepo({
+    pool,
+    schema,
+    leaseMs,
+    ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
+  });
   const store = new RunStore(pool, s);
   let boss: PgBoss;
   try {

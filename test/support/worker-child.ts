@@ -1,12 +1,16 @@
 // A worker process on a scripted model whose replies depend only on the transcript, so any worker
 // can take any session over. Prints "READY" once serving, "STARTED <key>" when the `effect` tool
 // starts, "APPLIED <key>" after its side effect, and "STOPPED" after a drain.
-// Usage: tsx worker-child.ts <postgres URL> <schema> <mode: normal | hang-before | hang-after> [drainMs]
-//   hang-before: `effect` hangs after its journal entry, before the side effect
-//   hang-after:  `effect` applies its side effect, then hangs before returning its result
+// Usage: tsx worker-child.ts <postgres URL> <schema> <mode> [drainMs]
+//   normal
+//   hang-before:   `effect` hangs after its journal entry, before the side effect
+//   hang-after:    `effect` applies its side effect, then hangs before returning its result
+//   hang-model:    every model call prints "MODEL" and never answers
+//   pause-in-tool: `effect` works 3 s before its side effect (time to SIGSTOP the process there)
+// With WORKER_LATENCY=1 every reply takes 150–300 ms. A lost lease prints "FENCED <session id>".
 import pg from "pg";
 import { z } from "zod";
-import { type AgentTool, defineTool } from "../../src/index.js";
+import { type AgentTool, defineTool, type StreamFn } from "../../src/index.js";
 import { createWorker } from "../../src/postgres.js";
 import { scriptedModel } from "../../src/testing.js";
 import { testModel } from "./loop-harness.js";
@@ -32,6 +36,7 @@ const effect = defineTool({
     const key = (ctx as { idempotencyKey?: string }).idempotencyKey ?? "missing-key";
     process.stdout.write(`STARTED ${key}\n`);
     if (mode === "hang-before") return new Promise<never>(() => {});
+    if (mode === "pause-in-tool") await new Promise((resolve) => setTimeout(resolve, 3_000)); // simulated work
     await applyEffect(key);
     process.stdout.write(`APPLIED ${key}\n`);
     if (mode === "hang-after") return new Promise<never>(() => {});
@@ -59,6 +64,19 @@ const slow = defineTool({
   },
 });
 
+const replies = () => scriptedModel(Array.from({ length: 20 }, () => transcriptReply));
+
+/** The scripted model, slowed down to a model's latency, or hanging (mode hang-model). */
+const streamFn: StreamFn = async (model, context, options) => {
+  if (mode === "hang-model") {
+    process.stdout.write("MODEL\n");
+    return new Promise<never>(() => {});
+  }
+  if (process.env.WORKER_LATENCY === "1")
+    await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 150)); // simulated latency
+  return replies()(model, context, options);
+};
+
 const worker = await createWorker({
   connectionString: url!,
   schema: schema!,
@@ -68,9 +86,10 @@ const worker = await createWorker({
   drainMs: drainMs === undefined ? 10_000 : Number(drainMs),
   harness: () => ({
     model: testModel,
-    streamFn: scriptedModel(Array.from({ length: 20 }, () => transcriptReply)),
+    streamFn,
     tools: [{ ...effect, replay: "safe" } as AgentTool, guarded, slow],
   }),
+  onLeaseLost: (sessionId) => process.stdout.write(`FENCED ${sessionId}\n`),
   onError: (error) => process.stderr.write(`worker error: ${String(error)}\n`),
 });
 process.stdout.write("READY\n");
