@@ -98,7 +98,6 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
         afterSeq = (await entryCount(sessionId)) ?? 0;
       }
       await store.addCommand(sessionId, { kind: "prompt", text: prompt });
-      await store.setState(sessionId, "queued");
       await wakeSession(boss, sessionId);
       return { sessionId, afterSeq };
     },

@@ -47,6 +47,24 @@ export class RunStore {
     );
   }
 
+  /**
+   * Records the state a worker leaves a session in, after it released the lease: only while no
+   * other writer holds the session (one that took it meanwhile records its own state); `idle` is
+   * recorded as `queued` while commands wait (they came in after the worker looked).
+   */
+  async setStateIfUnleased(sessionId: string, state: RunState): Promise<void> {
+    await this.db.query(
+      `INSERT INTO ${this.s}.runs (session_id, state)
+       SELECT id, CASE WHEN $2 = 'idle' AND EXISTS (SELECT 1 FROM ${this.s}.commands c WHERE c.session_id = $1)
+                       THEN 'queued' ELSE $2 END
+         FROM ${this.s}.sessions
+        WHERE id = $1 AND (lease_owner IS NULL OR lease_expires_at <= now())
+       ON CONFLICT (session_id) DO UPDATE SET state = EXCLUDED.state, updated_at = now()
+       WHERE runs.state IS DISTINCT FROM EXCLUDED.state`,
+      [sessionId, state],
+    );
+  }
+
   /** The run state of a session (`idle` if none was ever recorded). */
   async state(sessionId: string): Promise<RunState> {
     const { rows } = await this.db.query<{ state: RunState }>(
@@ -56,10 +74,19 @@ export class RunStore {
     return rows[0]?.state ?? "idle";
   }
 
-  /** Stores a command; resolves with its id. */
+  /**
+   * Stores a command and, if the session was idle, marks it `queued` — one statement, so a watcher
+   * never sees the command without the state. Resolves with the command's id.
+   */
   async addCommand(sessionId: string, command: SessionCommand): Promise<string> {
     const { rows } = await this.db.query<{ id: string }>(
-      `INSERT INTO ${this.s}.commands (session_id, kind, payload) VALUES ($1, $2, $3::jsonb) RETURNING id::text`,
+      `WITH command AS (
+         INSERT INTO ${this.s}.commands (session_id, kind, payload) VALUES ($1, $2, $3::jsonb) RETURNING id
+       ), queued AS (
+         INSERT INTO ${this.s}.runs (session_id, state) VALUES ($1, 'queued')
+         ON CONFLICT (session_id) DO UPDATE SET state = 'queued', updated_at = now() WHERE runs.state = 'idle'
+       )
+       SELECT id::text FROM command`,
       [sessionId, command.kind, JSON.stringify(command)],
     );
     return rows[0]!.id;

@@ -118,9 +118,10 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       });
       state = await run.serve();
     } finally {
-      if (state !== "lost") await store.setState(sessionId, state).catch(onError);
       await session.close().catch(() => {}); // releases the lease (a fenced writer's close touches nothing)
       run?.dispose();
+      // Recorded once the lease is released, so a watcher that sees it may act on it at once.
+      if (state !== "lost") await store.setStateIfUnleased(sessionId, state).catch(onError);
     }
     if (state === "queued" || (state !== "lost" && (await store.needsWake(sessionId)))) await wake(sessionId);
   };
