@@ -280,15 +280,6 @@ export class AgentHarness {
   }
 
   /**
-   * Finishes a run that was interrupted (the process died) from the session alone: the last
-   * assistant message's calls without a result are answered — never started: run now; started
-   * (journaled): run again with the same `ctx.idempotencyKey` if the tool's `replay` is `"safe"`,
-   * else the error result "interrupted, not re-run" — then the model is asked to go on, as after
-   * a user or tool-result tail. Resolves with the run's last assistant message, or `undefined`
-   * when the branch ends with a final reply. `signal` aborts the calls run here; `abort()` the rest.
-   * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
-   */
-  /**
    * The harness's phase, the operation in progress and its queues as JSON-safe data (the session holds
    * the rest). Give it to `AgentHarness.restore` with the session reopened, in this or another process.
    */
@@ -346,6 +337,17 @@ export class AgentHarness {
     return { harness, resumed };
   }
 
+  /**
+   * Finishes a run that was interrupted (the process died) from the session alone: the last
+   * assistant message's calls without a result are answered — never started: run now; started
+   * (journaled): run again with the same `ctx.idempotencyKey` if the tool's `replay` is `"safe"`,
+   * else the error result "interrupted, not re-run" — then the model is asked to go on, as after
+   * a user or tool-result tail. `approvals` decides calls that were waiting for approval when the
+   * run was persisted: approved ones run, denied ones get "Tool call denied: <reason>". Resolves with
+   * the run's last assistant message, or `undefined` when the branch ends with a final reply.
+   * `signal` aborts the calls run here; `abort()` the rest.
+   * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
+   */
   async resume(
     options: { signal?: AbortSignal; approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
   ): Promise<AssistantMessage | undefined> {

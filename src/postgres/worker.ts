@@ -43,7 +43,7 @@ export interface WorkerOptions {
 }
 
 /** A running worker. */
-export interface Worker {
+export interface AgentWorker {
   /**
    * Stops taking jobs and drains: running turns get `drainMs` to finish; then they are handed back
    * (lease released, session woken again for another worker). Resolves once everything is closed.
@@ -64,7 +64,7 @@ export interface Worker {
  * A reconciler re-wakes sessions whose lease lapsed (a dead worker's): the lease, not the queue,
  * decides who writes. Rejects when the database or the queue cannot be reached.
  */
-export async function createWorker(options: WorkerOptions): Promise<Worker> {
+export async function createWorker(options: WorkerOptions): Promise<AgentWorker> {
   const schema = options.schema ?? "agentchart";
   const s = quoteSchema(schema);
   const concurrency = options.concurrency ?? 4;

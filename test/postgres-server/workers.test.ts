@@ -63,6 +63,13 @@ describe("workers on pg-boss", () => {
     expect(parked.rows).toEqual([]);
   });
 
+  it("the client refuses commands for a session that does not exist, and a malformed id", async () => {
+    const { client } = await fixture.setup();
+    await expect(client.approve("nobody", "call-1")).rejects.toMatchObject({ code: "not_found" });
+    await expect(client.steer("nobody", "hi")).rejects.toMatchObject({ code: "not_found" });
+    await expect(client.submit("../bad id", "hi")).rejects.toMatchObject({ code: "invalid_id" });
+  });
+
   it("a denied call gets the denial as its result and the run goes on", { timeout: 60_000 }, async () => {
     const { schema, client, repo } = await fixture.setup();
     await fixture.startWorker(schema);
