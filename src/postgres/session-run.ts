@@ -164,22 +164,23 @@ export class SessionRun {
     return new Promise<DriveOutcome>((resolve, reject) => {
       let settled = false;
       let parking = false;
-      const finish = (outcome: DriveOutcome) => {
-        if (settled) return;
+      /** Set by an approval request of the current turn: only then can the run come to wait. */
+      let approvalAsked = false;
+      const settle = () => {
+        if (settled) return false;
         settled = true;
         clearInterval(poll);
         subscription.unsubscribe();
         handBack.removeEventListener("abort", onHandBack);
         session.leaseLost.removeEventListener("abort", onLost);
-        resolve(outcome);
+        return true;
+      };
+      const finish = (outcome: DriveOutcome) => {
+        if (settle()) resolve(outcome);
       };
       const fail = (error: unknown) => {
-        if (settled) return;
         if (session.leaseLost.aborted) finish("lost");
-        else {
-          finish("idle");
-          reject(error);
-        }
+        else if (settle()) reject(error);
       };
       const onHandBack = () => finish("handed_back");
       const onLost = () => finish("lost");
@@ -197,8 +198,14 @@ export class SessionRun {
           parking = false;
         }
       };
-      const subscription = harness.events$.subscribe(() => {
-        if (settled || parking) return;
+      const subscription = harness.events$.subscribe((event) => {
+        if (event.type === "tool_approval_request") approvalAsked = true;
+        else if (event.type === "turn_start") approvalAsked = false;
+        const settling =
+          event.type === "tool_approval_request" ||
+          event.type === "tool_execution_end" ||
+          event.type === "message_end";
+        if (settled || parking || !approvalAsked || !settling) return;
         if (waitsOnlyForApproval(harness.persist())) park().catch(fail);
       });
       const poll = setInterval(() => {
