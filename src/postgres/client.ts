@@ -82,7 +82,7 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
       throw new SessionError("not_found", `Session "${sessionId}" does not exist in schema "${schema}".`);
     }
     await store.addCommand(sessionId, command);
-    await wakeSession(boss, sessionId);
+    await wakeSession(boss, pool, schema, sessionId);
   };
 
   return {
@@ -98,7 +98,7 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
         afterSeq = (await entryCount(sessionId)) ?? 0;
       }
       await store.addCommand(sessionId, { kind: "prompt", text: prompt });
-      await wakeSession(boss, sessionId);
+      await wakeSession(boss, pool, schema, sessionId);
       return { sessionId, afterSeq };
     },
     steer: (sessionId, text) => send(sessionId, { kind: "steer", text }),

@@ -81,8 +81,6 @@ function migrations(s: string): string[][] {
          FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
       `CREATE TRIGGER runs_notify AFTER INSERT OR UPDATE ON ${s}.runs
          FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
-      `CREATE TRIGGER commands_notify AFTER INSERT ON ${s}.commands
-         FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${COMMAND_CHANNEL}')`,
     ],
   ];
 }
@@ -93,8 +91,11 @@ function migrations(s: string): string[][] {
  */
 export const CHANGE_CHANNEL = "agentchart_changes";
 
-/** The NOTIFY channel on which the database announces new commands (payload `<schema>/<session id>`). */
-export const COMMAND_CHANNEL = "agentchart_commands";
+/**
+ * The NOTIFY channel on which a wake job is announced once it is queued (payload: the schema), so
+ * that idle workers fetch it at once instead of at their next poll.
+ */
+export const WAKE_CHANNEL = "agentchart_wake";
 
 /**
  * Creates or upgrades the repo's schema to the newest version: one transaction per version,

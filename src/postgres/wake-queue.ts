@@ -1,4 +1,6 @@
 import PgBoss from "pg-boss";
+import type { PostgresQueryable } from "./postgres-pool.js";
+import { WAKE_CHANNEL } from "./postgres-schema.js";
 
 /** The pg-boss queue of "wake session X" jobs. */
 export const WAKE_QUEUE = "agentchart-wake";
@@ -38,8 +40,17 @@ export async function startWakeQueue(
   return boss;
 }
 
-/** Sends a wake job for the session (dropped if one already waits). */
-export async function wakeSession(boss: PgBoss, sessionId: string): Promise<void> {
+/**
+ * Sends a wake job for the session (dropped if one already waits), then announces it on
+ * {@link WAKE_CHANNEL} so that idle workers of `schema` fetch it at once.
+ */
+export async function wakeSession(
+  boss: PgBoss,
+  db: PostgresQueryable,
+  schema: string,
+  sessionId: string,
+): Promise<void> {
   const job: WakeJob = { sessionId };
   await boss.send(WAKE_QUEUE, job, { singletonKey: sessionId });
+  await db.query("SELECT pg_notify($1, $2)", [WAKE_CHANNEL, schema]);
 }

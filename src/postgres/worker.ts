@@ -2,7 +2,7 @@ import pg from "pg";
 import type PgBoss from "pg-boss";
 import type { AgentHarnessOptions } from "../harness/agent-harness.js";
 import { SessionError } from "../types/session-error.js";
-import { quoteSchema } from "./postgres-schema.js";
+import { quoteSchema, WAKE_CHANNEL } from "./postgres-schema.js";
 import type { PostgresSession } from "./postgres-session.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
 import { RunStore } from "./run-store.js";
@@ -92,7 +92,7 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
   }
   const draining = new AbortController();
   const handBack = new AbortController();
-  const wake = (sessionId: string) => wakeSession(boss, sessionId);
+  const wake = (sessionId: string) => wakeSession(boss, pool, schema, sessionId);
 
   const serve = async (sessionId: string): Promise<void> => {
     let session: PostgresSession;
@@ -126,18 +126,36 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
     if (state === "queued" || (state !== "lost" && (await store.needsWake(sessionId)))) await wake(sessionId);
   };
 
+  // `concurrency` polling loops of one job each. A loop that served a job fetches again at once
+  // (pg-boss would otherwise wait out its polling interval); idle loops are woken by WAKE_CHANNEL.
   const workerIds: string[] = [];
+  const wakeLoops = () => {
+    for (const id of workerIds) boss.notifyWorker(id);
+  };
   for (let i = 0; i < concurrency; i++) {
-    workerIds.push(
-      await boss.work<WakeJob>(
-        WAKE_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
-        async ([job]) => {
+    let id = "";
+    id = await boss.work<WakeJob>(
+      WAKE_QUEUE,
+      { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
+      async ([job]) => {
+        try {
           if (job) await serve(job.data.sessionId);
-        },
-      ),
+        } finally {
+          if (!draining.signal.aborted) boss.notifyWorker(id);
+        }
+      },
     );
+    workerIds.push(id);
   }
+  const listener = new pg.Client({ connectionString: options.connectionString });
+  listener.on("error", () => {}); // without the notices, the loops still poll
+  listener.on("notification", (notice) => {
+    if (notice.payload === schema && !draining.signal.aborted) wakeLoops();
+  });
+  await listener
+    .connect()
+    .then(() => listener.query(`LISTEN ${WAKE_CHANNEL}`))
+    .catch(() => {});
 
   const reconcile = async () => {
     for (const sessionId of await store.lapsedSessions(100)) await wake(sessionId);
@@ -165,6 +183,7 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
       // Waits while jobs are active: each finishes its turn, or hands it back when drain time is up.
       await boss.stop({ graceful: true, wait: true, timeout: drainMs + 5_000 });
       clearTimeout(handBackTimer);
+      await listener.end().catch(() => {});
       await pool.end();
       resolveStopped();
     })();
