@@ -63,6 +63,28 @@ describe("workers on pg-boss", () => {
     expect(parked.rows).toEqual([]);
   });
 
+  it("commands sent during a run are neither lost nor reordered: a follow-up, then a prompt", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    const worker = await fixture.startWorker(schema);
+    await client.submit("busy", "slow work", { cwd: "/w" });
+    await worker.waitFor("SLOW_STARTED\n");
+    await client.followUp("busy", "and then this");
+    await client.submit("busy", "next prompt");
+    await watchUntil(client, "busy", "idle");
+    expect(await messageTexts(repo, "busy")).toEqual([
+      "slow work",
+      "[toolCall]",
+      "slow done",
+      "done: slow done",
+      "and then this",
+      "echo: and then this",
+      "next prompt",
+      "echo: next prompt",
+    ]);
+  });
+
   it("the client refuses commands for a session that does not exist, and a malformed id", async () => {
     const { client } = await fixture.setup();
     await expect(client.approve("nobody", "call-1")).rejects.toMatchObject({ code: "not_found" });
