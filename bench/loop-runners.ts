@@ -5,21 +5,12 @@ import { existsSync } from "node:fs";
 import { Observable } from "rxjs";
 import { z } from "zod";
 
-// agentchart as users run it: the compiled `dist/` (npm run build), like pi's published JS. Running the
-// TypeScript sources through tsx instead costs ~10-15% more (its keepNames wrappers on every closure).
-// Set AGENTCHART_BENCH_SOURCES=1 to measure the sources.
-type Library = typeof import("../src/index.js") & typeof import("../src/testing.js");
-const distEntry = new URL("../dist/index.js", import.meta.url);
-const useDist = existsSync(distEntry) && process.env.AGENTCHART_BENCH_SOURCES !== "1";
-const [core, testing] = (await Promise.all(
-  useDist
-    ? [import(distEntry.href), import(new URL("../dist/testing.js", import.meta.url).href)]
-    : [import("../src/index.js"), import("../src/testing.js")],
-)) as [Library, Library];
+import { AGENTCHART_BUILD, core, testing } from "./agentchart-build.js";
+
 const { Agent, agentLoop, defineTool } = core;
 const { scriptedModel } = testing;
-/** Which build of agentchart the runners use. */
-export const AGENTCHART_BUILD = useDist ? "dist (compiled)" : "src via tsx";
+
+export { AGENTCHART_BUILD };
 
 import { emitAnswer, FAUX_MODEL, type Script, TOOL_NAMES } from "./faux.js";
 

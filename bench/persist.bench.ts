@@ -3,18 +3,9 @@
 // against `JSON.parse` of it (target ≤ 2×). Same process, round-robin, paired ratios.
 //
 //   node --expose-gc --import tsx bench/persist.bench.ts [--rounds N]
-import { existsSync } from "node:fs";
+import { AGENTCHART_BUILD, core, testing } from "./agentchart-build.js";
 import { fmt, fmtRatio, fmtSummary, pairedRatio, roundRobin, summarize, table } from "./common.js";
 import { buildHistory, FAUX_MODEL } from "./faux.js";
-
-type Library = typeof import("../src/index.js") & typeof import("../src/testing.js");
-const distEntry = new URL("../dist/index.js", import.meta.url);
-const useDist = existsSync(distEntry) && process.env.AGENTCHART_BENCH_SOURCES !== "1";
-const [core, testing] = (await Promise.all(
-  useDist
-    ? [import(distEntry.href), import(new URL("../dist/testing.js", import.meta.url).href)]
-    : [import("../src/index.js"), import("../src/testing.js")],
-)) as [Library, Library];
 
 const argv = process.argv.slice(2);
 const rounds = argv.includes("--rounds") ? Number(argv[argv.indexOf("--rounds") + 1]) : 15;
@@ -77,5 +68,5 @@ console.log(
   ),
 );
 console.log(
-  `\nSnapshot ${fmt(persistedJson.length / 1024)} KB, messages alone ${fmt(messagesJson.length / 1024)} KB; build: ${useDist ? "dist" : "src"}; rounds ${rounds}.${sink < 0 ? "" : ""}`,
+  `\nSnapshot ${fmt(persistedJson.length / 1024)} KB, messages alone ${fmt(messagesJson.length / 1024)} KB; build: ${AGENTCHART_BUILD}; rounds ${rounds}.${sink < 0 ? "" : ""}`,
 );

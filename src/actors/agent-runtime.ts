@@ -63,15 +63,14 @@ interface Emitting {
 }
 
 /**
- * Delivers AgentEvents to the agent actor's `actor.on(...)` listeners, synchronously and in order. The
- * per-token path (stream deltas, tool progress) comes from child actors between macrosteps; going
- * through the actor's own emitter instead of a transition per token keeps a delta at a fraction of a
- * microsecond (the `emit` action would need a macrostep each).
+ * A function delivering AgentEvents to the `actor.on(...)` listeners of the agent that `ref` is (or
+ * belongs to), synchronously. The per-token path (stream deltas, tool progress) comes from child actors
+ * between macrosteps; going through the actor's own emitter (the one `emit` actions use) instead of a
+ * transition per token keeps a delta at a fraction of a microsecond.
  */
-export function emitAgentEvents(ref: AnyActorRef, events: readonly AgentEvent[]): void {
-  if (events.length === 0) return;
-  const emitter = (bindingOf(ref).agent as unknown as Emitting)._actorScope;
-  for (const event of events) emitter.emit(event);
+export function agentEmitter(ref: AnyActorRef): (event: AgentEvent) => void {
+  const scope = (bindingOf(ref).agent as unknown as Emitting)._actorScope;
+  return (event) => scope.emit(event);
 }
 
 /** The active tools named by `toolNames`, in order; names without an implementation are left out. */

@@ -2,7 +2,7 @@ import { fromPromise } from "xstate";
 import type { ToolCallOutcome } from "../loop/agent-context.js";
 import { checkBeforeToolCall, executeToolCall, finalizeToolCall } from "../loop/tool-call-steps.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
-import { agentContextOf, emitAgentEvents, runtimeOf } from "./agent-runtime.js";
+import { agentContextOf, agentEmitter, runtimeOf } from "./agent-runtime.js";
 
 /** Input of the tool step actors: the call's data (the runtime is found through the agent actor). */
 export interface ToolStepInput {
@@ -24,6 +24,7 @@ export const beforeToolCallActor = fromPromise<ToolCallOutcome | undefined, Tool
 /** Invoked in `executing`: runs the tool; its signal fires when the call is stopped (abort, skip). */
 export const executeToolActor = fromPromise<ToolCallOutcome, ToolStepInput>(({ input, self, signal }) => {
   const runtime = runtimeOf(self);
+  const emit = agentEmitter(self);
   const { toolCall, args } = input;
   return executeToolCall(
     {
@@ -33,15 +34,13 @@ export const executeToolActor = fromPromise<ToolCallOutcome, ToolStepInput>(({ i
       toolContext: runtime.callbacks.toolContext,
       idempotencyKey: input.idempotencyKey,
       onUpdate: (partialResult) =>
-        emitAgentEvents(self, [
-          {
-            type: "tool_execution_update",
-            toolCallId: toolCall.id,
-            toolName: toolCall.name,
-            args,
-            partialResult,
-          },
-        ]),
+        emit({
+          type: "tool_execution_update",
+          toolCallId: toolCall.id,
+          toolName: toolCall.name,
+          args,
+          partialResult,
+        }),
     },
     signal,
   );

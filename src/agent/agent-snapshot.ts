@@ -66,7 +66,7 @@ const RUN_STATES = ["preparingTurn", "streaming", "executingTools"] as const;
 export type RunStateName = (typeof RUN_STATES)[number];
 
 /** What a restored actor must do once started: nothing (idle), or `RESUME` from a run state. */
-export interface ResumePlan {
+export interface RestorePlan {
   from: RunStateName | undefined;
   /** Executing calls of `replay: "never"` tools: answered with an interruption result. */
   interrupted: string[];
@@ -87,7 +87,7 @@ export function restoreAgentActor(
   runtime: AgentRuntime,
   overrides: RestoreOverrides,
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void),
-): { actor: AgentActor; plan: ResumePlan } {
+): { actor: AgentActor; plan: RestorePlan } {
   const persisted = parse(input);
   const snapshot = persisted.snapshot;
   const context = snapshot.context;

@@ -14,7 +14,7 @@ import {
   type AgentActor,
   type PersistedAgent,
   persistAgent,
-  type ResumePlan,
+  type RestorePlan,
   restoreAgentActor,
 } from "./agent-snapshot.js";
 import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
@@ -63,7 +63,7 @@ interface Run {
 }
 
 /** Set by `Agent.restore` for the constructor it calls. */
-let restoring: { actor: AgentActor; runtime: AgentRuntime; plan: ResumePlan } | undefined;
+let restoring: { actor: AgentActor; runtime: AgentRuntime; plan: RestorePlan } | undefined;
 
 /**
  * A stateful agent: a thin facade over one long-lived `agentMachine` actor (`agent.actor`, the same

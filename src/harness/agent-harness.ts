@@ -301,7 +301,6 @@ export class AgentHarness {
         followUp: [...this.#agent.queued.followUp],
         nextTurn: [...this.#nextTurn],
       },
-      agent: this.#agent.persist(),
     };
   }
 

@@ -190,7 +190,7 @@ type HookEvent<K extends HookName> = HarnessHookMap[K]["event"];
 type HookResult<K extends HookName> = HarnessHookMap[K]["result"] | undefined;
 
 /**
- * The registered handlers and the combination rule (ARCHITECTURE.md §8): handlers run in registration
+ * The registered handlers and the combination rule (docs/harness.md): handlers run in registration
  * order; transforming hooks are pipelines (each handler sees the previous handler's output);
  * `tool_call` stops at the first block; `session_before_*` stop at the first handler that cancels or
  * supplies a result. A throwing hook handler fails that step with `AgentHarnessError("hook")`.

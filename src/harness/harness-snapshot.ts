@@ -1,4 +1,3 @@
-import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
 import type { AgentMessage } from "../types/messages.js";
 import { AgentHarnessError } from "./harness-errors.js";
@@ -18,8 +17,6 @@ export interface PersistedHarness {
   /** A compaction in progress (asked for, or automatic within a prompt) and its instructions. */
   compaction?: { instructions?: string };
   queues: { steering: AgentMessage[]; followUp: AgentMessage[]; nextTurn: AgentMessage[] };
-  /** The harness's agent (`agent.persist()`), for what the session does not hold. */
-  agent: PersistedAgent;
 }
 
 /** What a restored harness does first, by the phase it was persisted in. */
@@ -44,10 +41,14 @@ export function parsePersistedHarness(input: string | PersistedHarness): Persist
       "invalid_state",
       `Not a persisted harness of version ${HARNESS_SNAPSHOT_VERSION} (format "${HARNESS_SNAPSHOT_FORMAT}")`,
     );
-  if (typeof candidate.sessionId !== "string" || typeof candidate.queues !== "object" || !candidate.agent)
+  if (
+    typeof candidate.sessionId !== "string" ||
+    typeof candidate.queues !== "object" ||
+    candidate.queues === null
+  )
     throw new AgentHarnessError(
       "invalid_state",
-      "Malformed persisted harness: sessionId, queues or agent is missing",
+      "Malformed persisted harness: sessionId or queues is missing",
     );
   return candidate as PersistedHarness;
 }

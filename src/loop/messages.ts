@@ -53,9 +53,13 @@ export function failedAssistantMessage(
   };
 }
 
-/** The default `convertToLlm`: keeps the roles a model understands, drops app-defined messages. */
-export function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
-  return messages.filter(isLlmMessage);
+/**
+ * The default `convertToLlm`: keeps the roles a model understands, drops app-defined messages. A
+ * transcript made only of such messages is returned as it is (the agent's transcripts are never
+ * changed in place, so no copy is needed): a turn then allocates nothing for it.
+ */
+export function defaultConvertToLlm(messages: readonly AgentMessage[]): Message[] {
+  return messages.every(isLlmMessage) ? (messages as Message[]) : messages.filter(isLlmMessage);
 }
 
 /** The tool calls of an assistant message, in source order. */

@@ -38,10 +38,15 @@ export interface StepResult {
   events: AgentEvent[];
 }
 
-/** Builds one step's result: a private copy of the context that the step may change, and its events. */
+/**
+ * Builds one step's result: a private copy of the context that the step may change, and its events.
+ * Messages appended during the step are added to the transcript with one copy, when the result is
+ * taken (a transcript is never changed in place: every snapshot keeps its own).
+ */
 class Step {
   readonly events: AgentEvent[] = [];
   context: AgentMachineContext;
+  readonly #appended: AgentMessage[] = [];
   constructor(context: AgentMachineContext) {
     this.context = context;
   }
@@ -59,11 +64,7 @@ class Step {
   }
   append(message: AgentMessage, emitStart = true): void {
     if (emitStart) this.emit({ type: "message_start", message });
-    this.context = {
-      ...this.context,
-      messages: this.context.messages.concat([message]),
-      run: { ...this.run, newMessages: this.run.newMessages.concat([message]) },
-    };
+    this.#appended.push(message);
     this.emit({ type: "message_end", message });
   }
   openTurn(): void {
@@ -72,6 +73,17 @@ class Step {
     this.emit({ type: "turn_start" });
   }
   result(): StepResult {
+    if (this.#appended.length > 0) {
+      const appended = this.#appended.splice(0);
+      this.context = {
+        ...this.context,
+        messages: this.context.messages.concat(appended),
+        run: this.context.run && {
+          ...this.context.run,
+          newMessages: this.context.run.newMessages.concat(appended),
+        },
+      };
+    }
     return { context: this.context, events: this.events };
   }
 }
@@ -160,7 +172,7 @@ export function failTurn(ctx: AgentMachineContext, reason: "error" | "aborted", 
   return step.result();
 }
 
-/** Injects the next inbox message (opening the turn first). */
+/** Opens the turn (once) and injects the next inbox message, if any. */
 export function injectNext(ctx: AgentMachineContext): StepResult {
   const step = new Step(ctx);
   step.openTurn();
@@ -168,13 +180,6 @@ export function injectNext(ctx: AgentMachineContext): StepResult {
   if (!next) return step.result();
   step.setRun({ inbox: rest });
   step.append(next.message);
-  return step.result();
-}
-
-/** Opens the turn before a model call that has nothing to inject. */
-export function openTurn(ctx: AgentMachineContext): StepResult {
-  const step = new Step(ctx);
-  step.openTurn();
   return step.result();
 }
 
@@ -362,18 +367,6 @@ export function abortToolBatch(ctx: AgentMachineContext): StepResult & { stop: s
   const step = new Step(ctx);
   const stop = settleRemaining(step, ABORTED_CALL_TEXT);
   return { ...step.result(), stop };
-}
-
-/** Answers `ids` (calls that were executing when the agent was persisted) with `text`, in the batch only. */
-export function settleInterrupted(
-  ctx: AgentMachineContext,
-  calls: ToolCall[],
-  text: string,
-): AgentMachineContext {
-  let batch = ctx.run?.batch;
-  if (!batch) return ctx;
-  for (const call of calls) batch = settle(batch, errorOutcome(call, text));
-  return { ...ctx, run: { ...ctx.run!, batch } };
 }
 
 /** Messages that reached the agent's queue (`STEER` / `FOLLOW_UP`). */

@@ -1,5 +1,5 @@
 import type { AnyActorRef } from "xstate";
-import { activeTools, runtimeOf } from "../actors/agent-runtime.js";
+import { activeTools, agentEmitter, runtimeOf } from "../actors/agent-runtime.js";
 import type { StreamReplyInput } from "../actors/stream-reply.actor.js";
 import type { AgentMachineContext, InboxMessage } from "../loop/agent-context.js";
 import {
@@ -31,7 +31,8 @@ export interface Enqueue {
   stopChild(id: string): void;
 }
 
-function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineContext {
+/** Applies a step: its context, then its events (delivered after the macrostep, in order). */
+export function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineContext {
   enqueue.assign(() => result.context);
   for (const event of result.events) enqueue.emit(event);
   return result.context;
@@ -90,7 +91,6 @@ export function streamInput(
   self: AnyActorRef,
 ): StreamReplyInput & { controller: AbortController } {
   const runtime = runtimeOf(self);
-  const emitter = self as unknown as { _actorScope: { emit: (event: AgentEvent) => void } };
   return {
     callbacks: runtime.callbacks,
     model: context.model,
@@ -101,7 +101,7 @@ export function streamInput(
     streamOptions: context.streamOptions,
     signal: runtime.controller.signal,
     controller: runtime.controller,
-    sink: (event) => emitter._actorScope.emit(event),
+    sink: agentEmitter(self),
   };
 }
 

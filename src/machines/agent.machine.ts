@@ -18,8 +18,8 @@ import type { AgentMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import {
   ackSteeringPoll,
+  apply,
   decideTurn,
-  type Enqueue,
   pollSteeringBetweenTools,
   resumeToolCalls,
   startToolBatch,
@@ -65,12 +65,6 @@ export type AgentMachineEvent = AgentCommand | AgentInternalEvent;
 const ABORTED_TEXT = "Run was aborted";
 const callbackErrorText = (error: unknown) => `Agent loop callback failed: ${errorText(error)}`;
 
-/** Applies a step: its context, then its events (delivered after the macrostep, in order). */
-function apply(enqueue: Enqueue, result: steps.StepResult): void {
-  enqueue.assign(() => result.context);
-  for (const event of result.events) enqueue.emit(event);
-}
-
 /**
  * One agent, one long-lived actor: `idle` —PROMPT/CONTINUE→ `preparingTurn` (`deciding`: the
  * between-turn callbacks, an invoked actor when one is async; `injecting`: one queued message per
@@ -102,7 +96,9 @@ export const agentMachine = setup({
   },
   actions: {
     beginRun: enqueueActions(({ context, event, enqueue, self }) => {
-      runtimeOf(self).controller = new AbortController();
+      // A run gets a fresh controller only when the last one was aborted (AbortControllers are not free).
+      const runtime = runtimeOf(self);
+      if (runtime.controller.signal.aborted) runtime.controller = new AbortController();
       if (event.type === "PROMPT")
         apply(
           enqueue,
@@ -128,9 +124,10 @@ export const agentMachine = setup({
       enqueue.assign(() => plan.context);
       enqueue.raise({ type: "PLANNED", next: plan.next });
     }),
-    requestInjection: enqueueActions(({ enqueue, self }) => enqueue.sendTo(self, { type: "INJECT" })),
+    requestInjectionIfMore: enqueueActions(({ context, enqueue, self }) => {
+      if ((context.run?.inbox.length ?? 0) > 0) enqueue.sendTo(self, { type: "INJECT" });
+    }),
     injectNext: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.injectNext(context))),
-    openTurn: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.openTurn(context))),
     abortRun: ({ self }) => runtimeOf(self).controller.abort(),
     failTurn: enqueueActions(({ context, enqueue }, params: { reason: "error" | "aborted"; text: string }) =>
       apply(enqueue, steps.failTurn(context, params.reason, params.text)),
@@ -212,7 +209,6 @@ export const agentMachine = setup({
   guards: {
     planned: (_, params: { next: "stream" | "stop"; want: "stream" | "stop" }) => params.next === params.want,
     inboxEmpty: ({ context }) => (context.run?.inbox.length ?? 0) === 0,
-    lastInInbox: ({ context }) => context.run?.inbox.length === 1,
     replyFailed: (_, output: StreamReplyOutput) =>
       output.message.stopReason === "error" || output.message.stopReason === "aborted",
     replyHasToolCalls: (_, output: StreamReplyOutput) =>
@@ -350,17 +346,12 @@ export const agentMachine = setup({
           },
         },
         injecting: {
-          entry: "requestInjection",
-          on: {
-            // One message per macrostep, so that an abort requested in a message's listeners stops the
-            // next injection; the model call after the last one starts only once its listeners ran
-            // (`Agent.abort()` aborts the run's signal at once, which the stream checks when it starts).
-            INJECT: [
-              { guard: "inboxEmpty", target: "#agent.streaming", actions: "openTurn" },
-              { guard: "lastInInbox", target: "#agent.streaming", actions: "injectNext" },
-              { target: "injecting", reenter: true, actions: "injectNext" },
-            ],
-          },
+          // One message per macrostep, so that an abort requested in a message's listeners stops the
+          // next injection; the model call after the last one starts only once its listeners ran
+          // (`Agent.abort()` aborts the run's signal at once, which the stream checks when it starts).
+          entry: ["injectNext", "requestInjectionIfMore"],
+          always: { guard: "inboxEmpty", target: "#agent.streaming" },
+          on: { INJECT: { target: "injecting", reenter: true } },
         },
       },
     },

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { defineJsonSchemaTool, InvalidToolSchemaError } from "../tools/define-json-schema-tool.js";
 import type { AgentTool } from "../types/tool.js";
 import type { ToolSource } from "../types/tool-source.js";
@@ -63,7 +64,13 @@ export interface McpConnection extends ToolSource {
 }
 
 const DEFAULTS = { connectTimeoutMs: 30_000, requestTimeoutMs: 60_000, maxRestarts: 2 };
-const CLIENT_INFO = { name: "agentchart", version: "0.1.0" };
+/** How the client introduces itself; `package.json` is two folders up from `src/mcp/` and `dist/mcp/`. */
+const CLIENT_INFO = {
+  name: "agentchart",
+  version: (
+    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+  ).version,
+};
 
 /**
  * Connects to the MCP servers of `config` (`{ mcpServers: { name: { command, args?, env?, cwd? } |

@@ -2,7 +2,7 @@ import type { AgentMessage, AssistantMessage, ToolResultMessage } from "./messag
 import type { AssistantMessageEvent } from "./stream.js";
 import type { ToolResult } from "./tool.js";
 
-/** Events of one agent run, in the order described in ARCHITECTURE.md §4 (pi-compatible). */
+/** Events of one agent run, in the order described in docs/concepts.md (pi-compatible). */
 export type AgentEvent =
   | { type: "agent_start" }
   | { type: "agent_end"; messages: AgentMessage[] }

@@ -29,7 +29,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-/** What a StreamFn sends to the model. */
+/** What a StreamFn sends to the model. Read-only: `messages` may be the agent's own transcript array. */
 export interface LlmContext {
   systemPrompt: string;
   messages: Message[];

@@ -165,6 +165,14 @@ describe("examples", () => {
     expect(output).toContain("call_env: refused (Tool call denied: secrets stay where they are)");
   });
 
+  it("persist-restore: an agent persisted while it waits for approval is restored, approved and finishes", async () => {
+    const output = await runExample("persist-restore");
+    expect(output).toMatch(/persisted \d+ bytes while "executingTools" waits for approval/);
+    expect(output).toContain("resumed from executingTools");
+    expect(output).toContain("paid 120 for INV-7 (key accounts-bot:call_pay)");
+    expect(output).toContain("answer: INV-7 is paid.");
+  });
+
   it("mcp-filesystem: the official filesystem server's tools list and read a folder through the harness", async () => {
     const output = await runExample("mcp-filesystem");
     expect(output).toContain("fs: connected");

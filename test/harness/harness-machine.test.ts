@@ -9,7 +9,7 @@ import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";
 import { standInCompaction, testModel } from "../support/harness-support.js";
 import { user } from "../support/loop-harness.js";
 
-// Model-based tests of the harness phase machine (XSTATE-NOTES §4): one test per edge of the
+// Model-based tests of the harness phase machine (docs/testing.md): one test per edge of the
 // adjacency map, each driving a real AgentHarness (scripted model, stand-in compaction port) along
 // the shortest path to the edge's source state and then across the edge, comparing the phases the
 // harness went through with the states of the abstract path.

@@ -218,9 +218,10 @@ describe("agentMachine commands", () => {
 
   it("queues, changes settings and clears the transcript by events alone", () => {
     const { actor } = agentActor([]);
-    actor.send({ type: "STEER", message: user("s") });
-    actor.send({ type: "FOLLOW_UP", message: user("f") });
-    expect(actor.getSnapshot().context).toMatchObject({ steering: [user("s")], followUp: [user("f")] });
+    const [steer, follow, old] = [user("s"), user("f"), user("old")];
+    actor.send({ type: "STEER", message: steer });
+    actor.send({ type: "FOLLOW_UP", message: follow });
+    expect(actor.getSnapshot().context).toMatchObject({ steering: [steer], followUp: [follow] });
     actor.send({ type: "CLEAR_QUEUES", queue: "steering" });
     expect(actor.getSnapshot().context.steering).toEqual([]);
     const model = { ...testModel, id: "other" };
@@ -229,14 +230,14 @@ describe("agentMachine commands", () => {
     actor.send({ type: "SET_SYSTEM_PROMPT", systemPrompt: "be brief" });
     actor.send({ type: "SET_TOOLS", toolNames: [] });
     actor.send({ type: "SET_STREAM_OPTIONS", streamOptions: { sessionId: "s-1" } });
-    actor.send({ type: "SET_MESSAGES", messages: [user("old")] });
+    actor.send({ type: "SET_MESSAGES", messages: [old] });
     expect(actor.getSnapshot().context).toMatchObject({
       model,
       thinkingLevel: "high",
       systemPrompt: "be brief",
       toolNames: [],
       streamOptions: { sessionId: "s-1" },
-      messages: [user("old")],
+      messages: [old],
     });
     actor.send({ type: "RESET" });
     expect(actor.getSnapshot().context).toMatchObject({ messages: [], steering: [], followUp: [] });
