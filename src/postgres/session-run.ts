@@ -1,5 +1,5 @@
+import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import { AgentHarness, type AgentHarnessOptions } from "../harness/agent-harness.js";
-import type { PersistedHarness } from "../harness/harness-snapshot.js";
 import type { ToolCallDecision } from "../harness/resume-run.js";
 import type { PostgresSession } from "./postgres-session.js";
 import type { ParkedRun, RunState, RunStore, StoredCommand } from "./run-store.js";
@@ -23,16 +23,16 @@ export interface SessionRunHost {
   commandPollMs: number;
 }
 
-/** The ids of the tool calls a persisted harness waits on for approval. */
-export function awaitingApprovalOf(persisted: PersistedHarness): string[] {
-  return Object.entries(persisted.agent.snapshot.children)
+/** The ids of the tool calls a persisted agent waits on for approval. */
+export function awaitingApprovalOf(persisted: PersistedAgent): string[] {
+  return Object.entries(persisted.snapshot.children)
     .filter(([, child]) => child.snapshot.value === "awaitingApproval")
     .map(([id]) => id);
 }
 
-/** Whether every unsettled call of the harness waits for approval (and at least one does). */
-function waitsOnlyForApproval(persisted: PersistedHarness): boolean {
-  const children = Object.values(persisted.agent.snapshot.children);
+/** Whether every unsettled call of the agent waits for approval (and at least one does). */
+function waitsOnlyForApproval(persisted: PersistedAgent): boolean {
+  const children = Object.values(persisted.snapshot.children);
   const waiting = children.filter((child) => child.snapshot.value === "awaitingApproval");
   const busy = children.filter(
     (child) => child.snapshot.status !== "done" && child.snapshot.value !== "awaitingApproval",
@@ -188,10 +188,10 @@ export class SessionRun {
         parking = true;
         try {
           await session.flush();
-          const persisted = harness.persist();
-          if (!waitsOnlyForApproval(persisted)) return;
+          const agent = harness.agent.persist();
+          if (!waitsOnlyForApproval(agent)) return;
           await session.renewLease(); // still ours: the parked run is the current one
-          const parked: ParkedRun = { harness: persisted, awaiting: awaitingApprovalOf(persisted) };
+          const parked: ParkedRun = { harness: harness.persist(), awaiting: awaitingApprovalOf(agent) };
           await store.park(session.id, parked);
           finish("parked");
         } finally {
@@ -206,7 +206,7 @@ export class SessionRun {
           event.type === "tool_execution_end" ||
           event.type === "message_end";
         if (settled || parking || !approvalAsked || !settling) return;
-        if (waitsOnlyForApproval(harness.persist())) park().catch(fail);
+        if (waitsOnlyForApproval(harness.agent.persist())) park().catch(fail);
       });
       const poll = setInterval(() => {
         if (!settled) void this.#applyRunCommands(harness).catch(fail);

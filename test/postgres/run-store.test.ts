@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import type { PersistedHarness } from "../../src/harness/harness-snapshot.js";
 import { RunStore } from "../../src/postgres/run-store.js";
 import { PostgresSessionRepo } from "../../src/postgres.js";
 import { PglitePool } from "../support/pglite-pool.js";
@@ -48,18 +49,13 @@ describe("the run store (worker and client tables, schema version 2) on PGlite",
     expect(await store.needsWake("s")).toBe(false);
     await store.addCommand("s", { kind: "prompt", text: "queued" });
     expect(await store.needsWake("s")).toBe(true);
-    const harness = {
+    const harness: PersistedHarness = {
       format: "agentchart.harness",
       version: 1,
       sessionId: "s",
       phase: "turn",
       queues: { steering: [], followUp: [], nextTurn: [] },
-      agent: {
-        format: "agentchart.agent",
-        version: 1,
-        snapshot: { status: "active", value: {}, context: {}, children: {} },
-      },
-    } as never;
+    };
     await store.park("s", { harness, awaiting: ["call-1", "call-2"] });
     expect(await store.needsWake("s")).toBe(false);
     await store.addCommand("s", { kind: "approve", toolCallId: "call-1" });
