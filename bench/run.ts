@@ -14,6 +14,7 @@ const BENCHES = [
   "openai",
   "harness",
   "postgres",
+  "workers",
   "mcp",
   "otel",
 ];

@@ -1,5 +1,7 @@
 // Node-only: sessions in PostgreSQL (`agentchart/postgres`), on the `pg` client.
 
+export type { AgentClient, ClientOptions, Submitted } from "./postgres/client.js";
+export { createClient } from "./postgres/client.js";
 export type {
   PostgresPool,
   PostgresPoolClient,
@@ -15,3 +17,8 @@ export type {
   SessionPage,
 } from "./postgres/postgres-session-repo.js";
 export { PostgresSessionRepo } from "./postgres/postgres-session-repo.js";
+export type { ParkedRun, RunState, SessionCommand } from "./postgres/run-store.js";
+export { COMMAND_ENTRY_TYPE } from "./postgres/session-run.js";
+export type { SessionUpdate } from "./postgres/session-watch.js";
+export type { AgentWorker, WorkerHarnessOptions, WorkerOptions } from "./postgres/worker.js";
+export { createWorker } from "./postgres/worker.js";

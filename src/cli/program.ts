@@ -21,7 +21,9 @@ import {
   showSessionTree,
 } from "./sessions-command.js";
 import { databaseSessionsContext } from "./sessions-database.js";
+import { runSubmitCommand } from "./submit-command.js";
 import { terminalStyle } from "./terminal-style.js";
+import { runWorkerCommand } from "./worker-command.js";
 
 /** The package version; `package.json` is two folders up from both `src/cli/` and `dist/cli/`. */
 const VERSION = (
@@ -87,10 +89,20 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
       `stream the actors' inspection events to a running inspector (default http://127.0.0.1:${DEFAULT_INSPECTOR_PORT}/)`,
     )
     .option(
+      "--database-url <url>",
+      "submit the prompt to the sessions in this PostgreSQL database, served by `agentchart worker`, and stream the reply",
+    )
+    .option(
       "--otel",
       "export traces over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318; on when that is set)",
     )
-    .action(async (prompt: string | undefined, options: RunOptions) => {
+    .action(async (prompt: string | undefined, options: RunOptions & { databaseUrl?: string }) => {
+      if (options.databaseUrl !== undefined) {
+        if (prompt === undefined) throw new CliError("--database-url needs a prompt", 2);
+        const session = typeof options.session === "string" ? { session: options.session } : {};
+        setExitCode(await runSubmitCommand(prompt, { databaseUrl: options.databaseUrl, ...session }, io));
+        return;
+      }
       const repo = new JsonlSessionRepo({ root: resolve(options.sessionsDir) });
       setExitCode(await runAgentCommand(prompt, options, repo, io));
     });
@@ -106,7 +118,10 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
   const onSessions = async (run: (context: SessionsCommandContext) => Promise<void>) => {
     const print = (line: string) => io.stdout.write(`${line}\n`);
     const style = terminalStyle(io.stdout);
-    const { databaseUrl } = sessions.opts<{ databaseUrl?: string }>();
+    // Commander gives the option to the program when it also has it: either place counts.
+    const databaseUrl =
+      sessions.opts<{ databaseUrl?: string }>().databaseUrl ??
+      program.opts<{ databaseUrl?: string }>().databaseUrl;
     const context =
       databaseUrl === undefined
         ? jsonlSessionsContext(resolve(program.opts<{ sessionsDir: string }>().sessionsDir), print, style)
@@ -157,6 +172,24 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     .action((file: string) => onSessions((context) => importSession(context, file)));
 
   program
+    .command("worker")
+    .description(
+      "serve the sessions of a PostgreSQL database (agentchart/postgres) until SIGTERM, which drains",
+    )
+    .option("--database-url <url>", "the database (required)")
+    .option("--concurrency <n>", "sessions served at once", parseConcurrency, 4)
+    .action(async (options: { databaseUrl?: string; concurrency: number }) => {
+      const top = program.opts<{ databaseUrl?: string; model?: string; baseUrl?: string }>();
+      const databaseUrl = options.databaseUrl ?? top.databaseUrl;
+      if (databaseUrl === undefined) throw new CliError("worker needs --database-url <url>", 2);
+      const model = top.model === undefined ? {} : { model: top.model };
+      const baseUrl = top.baseUrl === undefined ? {} : { baseUrl: top.baseUrl };
+      setExitCode(
+        await runWorkerCommand({ databaseUrl, concurrency: options.concurrency, ...model, ...baseUrl }, io),
+      );
+    });
+
+  program
     .command("inspect")
     .description("start the local inspector and print its URL; runs until Ctrl-C")
     .option("-p, --port <port>", "port (0 picks a free one)", parsePort, DEFAULT_INSPECTOR_PORT)
@@ -169,6 +202,12 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     command.exitOverride().configureOutput(program.configureOutput());
   }
   return program;
+}
+
+function parseConcurrency(value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1) throw new InvalidArgumentError("expected a positive integer");
+  return count;
 }
 
 function parsePort(value: string): number {

@@ -228,7 +228,7 @@ function connectInspector(target: string | true, io: RunIo): InspectorClient {
 }
 
 /** The base system prompt; the harness appends the skills the model may use. */
-function systemPromptFor(cwd: string): string {
+export function systemPromptFor(cwd: string): string {
   return (
     `You are a coding agent working in ${cwd}. Use the tools read, write, edit, bash and ls to look ` +
     "at and change files there; keep answers short and say what you changed."

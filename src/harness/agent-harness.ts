@@ -42,7 +42,7 @@ import {
 } from "./harness-snapshot.js";
 import type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 import { followToolSources, initialTools } from "./harness-tool-sources.js";
-import { resumeInterruptedCalls } from "./resume-run.js";
+import { resumeInterruptedCalls, type ToolCallDecision } from "./resume-run.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { SessionRecorder } from "./session-recorder.js";
 import type { SystemPromptOption } from "./system-prompt.js";
@@ -280,15 +280,6 @@ export class AgentHarness {
   }
 
   /**
-   * Finishes a run that was interrupted (the process died) from the session alone: the last
-   * assistant message's calls without a result are answered — never started: run now; started
-   * (journaled): run again with the same `ctx.idempotencyKey` if the tool's `replay` is `"safe"`,
-   * else the error result "interrupted, not re-run" — then the model is asked to go on, as after
-   * a user or tool-result tail. Resolves with the run's last assistant message, or `undefined`
-   * when the branch ends with a final reply. `signal` aborts the calls run here; `abort()` the rest.
-   * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
-   */
-  /**
    * The harness's phase, the operation in progress and its queues as JSON-safe data (the session holds
    * the rest). Give it to `AgentHarness.restore` with the session reopened, in this or another process.
    */
@@ -316,12 +307,14 @@ export class AgentHarness {
   /**
    * Rebuilds a harness from `harness.persist()` over `options.session` (the same session, reopened).
    * A harness persisted mid-compaction compacts again; one persisted mid-turn finishes the run from the
-   * session (`resume()`); `resumed` is that step's promise (undefined for an idle harness). Throws
+   * session (`resume()`, given `restoreOptions.approvals` for the calls that were waiting for
+   * approval); `resumed` is that step's promise (undefined for an idle harness). Throws
    * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session.
    */
   static restore(
     snapshot: string | PersistedHarness,
     options: AgentHarnessOptions,
+    restoreOptions: { approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
   ): { harness: AgentHarness; resumed: Promise<unknown> | undefined } {
     const persisted = parsePersistedHarness(snapshot);
     if (persisted.sessionId !== options.session.id)
@@ -338,12 +331,25 @@ export class AgentHarness {
       step === "compact"
         ? harness.compact(persisted.compaction?.instructions)
         : step === "resume"
-          ? harness.resume()
+          ? harness.resume(restoreOptions)
           : undefined;
     return { harness, resumed };
   }
 
-  async resume(options: { signal?: AbortSignal } = {}): Promise<AssistantMessage | undefined> {
+  /**
+   * Finishes a run that was interrupted (the process died) from the session alone: the last
+   * assistant message's calls without a result are answered — never started: run now; started
+   * (journaled): run again with the same `ctx.idempotencyKey` if the tool's `replay` is `"safe"`,
+   * else the error result "interrupted, not re-run" — then the model is asked to go on, as after
+   * a user or tool-result tail. `approvals` decides calls that were waiting for approval when the
+   * run was persisted: approved ones run, denied ones get "Tool call denied: <reason>". Resolves with
+   * the run's last assistant message, or `undefined` when the branch ends with a final reply.
+   * `signal` aborts the calls run here; `abort()` the rest.
+   * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
+   */
+  async resume(
+    options: { signal?: AbortSignal; approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
+  ): Promise<AssistantMessage | undefined> {
     if (this.#operations.busy()) return this.#operations.begin("prompt", {}) as Promise<never>;
     const needsModel = await resumeInterruptedCalls({
       session: this.session,
@@ -351,6 +357,7 @@ export class AgentHarness {
       toolContext: () => this.#settings.resolveToolContext(),
       systemPrompt: this.#agent.state.systemPrompt,
       signal: options.signal ?? new AbortController().signal,
+      ...(options.approvals ? { approvals: options.approvals } : {}),
     });
     if (!needsModel) return undefined;
     this.#agent.setMessages(this.session.buildContext().messages);

@@ -57,7 +57,7 @@ export {
 } from "./harness-snapshot.js";
 export type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 export type { PromptTemplate } from "./prompt-templates.js";
-export { INTERRUPTED_NOT_RERUN } from "./resume-run.js";
+export { INTERRUPTED_NOT_RERUN, type ToolCallDecision } from "./resume-run.js";
 export {
   abortableDelay,
   DEFAULT_RETRY_POLICY,

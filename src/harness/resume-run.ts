@@ -68,6 +68,13 @@ export function planResume(session: Session): ResumePlan {
   return { assistant, pending, needsModel: pending.length > 0 || lastMessage.role !== "assistant" };
 }
 
+/**
+ * A decision on a call that was waiting for approval when its run was persisted: approved runs it
+ * (with its journaled `ctx.idempotencyKey`, whatever its `replay` policy: it never started), denied
+ * answers it with the error result "Tool call denied: <reason>".
+ */
+export type ToolCallDecision = { approved: true } | { approved: false; reason?: string };
+
 /** What {@link resumeInterruptedCalls} needs from the harness. */
 export interface PendingCallsHost {
   session: Session;
@@ -76,6 +83,8 @@ export interface PendingCallsHost {
   toolContext: () => unknown;
   systemPrompt: string;
   signal: AbortSignal;
+  /** Decisions on calls that were waiting for approval, by tool call id. */
+  approvals?: Readonly<Record<string, ToolCallDecision>>;
 }
 
 interface RunHost {
@@ -90,7 +99,9 @@ interface RunHost {
  * Prepares an interrupted run of `host.session` to go on. Each pending call is answered in source
  * order and its `toolResult` appended: a call that never started runs now (journaled first); a
  * started one runs again only if its tool's `replay` is `"safe"` — with the journaled idempotency
- * key as `ctx.idempotencyKey` — else it gets the error result {@link INTERRUPTED_NOT_RERUN}.
+ * key as `ctx.idempotencyKey` — else it gets the error result {@link INTERRUPTED_NOT_RERUN}; a call
+ * with a decision in `host.approvals` (it was waiting for approval) runs if approved, else gets the
+ * denial as its error result.
  * Resolves, once the results are stored, with whether the model must be asked again (false: the
  * branch ends with a final reply, nothing to resume).
  * @throws SessionError when the results cannot be stored.
@@ -110,10 +121,13 @@ export async function resumeInterruptedCalls(host: PendingCallsHost): Promise<bo
     signal: host.signal,
   };
   for (const { toolCall, journal } of plan.pending) {
+    const decision = host.approvals?.[toolCall.id];
     const outcome =
-      journal !== undefined && journal.replay !== "safe"
-        ? errorOutcome(toolCall, INTERRUPTED_NOT_RERUN)
-        : await runCall(run, toolCall, journal);
+      decision?.approved === false
+        ? errorOutcome(toolCall, `Tool call denied${decision.reason ? `: ${decision.reason}` : ""}`)
+        : decision === undefined && journal !== undefined && journal.replay !== "safe"
+          ? errorOutcome(toolCall, INTERRUPTED_NOT_RERUN)
+          : await runCall(run, toolCall, journal);
     await host.session.appendMessage(toolResultMessage(toolCall, outcome.result, outcome.isError));
   }
   await host.session.flush();

@@ -50,8 +50,52 @@ function migrations(s: string): string[][] {
         PRIMARY KEY (session_id, seq)
       )`,
     ],
+    [
+      // Version 2: workers and the app client (runs, commands, parked approvals, change notices).
+      `CREATE TABLE ${s}.runs (
+        session_id text PRIMARY KEY REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+        state text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE TABLE ${s}.commands (
+        id bigserial PRIMARY KEY,
+        session_id text NOT NULL REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+        kind text NOT NULL,
+        payload jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX commands_by_session ON ${s}.commands (session_id, id)`,
+      `CREATE TABLE ${s}.parked_runs (
+        session_id text PRIMARY KEY REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+        harness jsonb NOT NULL,
+        awaiting text[] NOT NULL,
+        parked_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX sessions_by_lease ON ${s}.sessions (lease_expires_at) WHERE lease_owner IS NOT NULL`,
+      `CREATE FUNCTION ${s}.notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         PERFORM pg_notify(TG_ARGV[0], TG_TABLE_SCHEMA || '/' || NEW.session_id);
+         RETURN NULL;
+       END $$`,
+      `CREATE TRIGGER entries_notify AFTER INSERT ON ${s}.entries
+         FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
+      `CREATE TRIGGER runs_notify AFTER INSERT OR UPDATE ON ${s}.runs
+         FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
+    ],
   ];
 }
+
+/**
+ * The NOTIFY channel on which the database announces new entries and run-state changes; the payload
+ * is `<schema>/<session id>`.
+ */
+export const CHANGE_CHANNEL = "agentchart_changes";
+
+/**
+ * The NOTIFY channel on which a wake job is announced once it is queued (payload: the schema), so
+ * that idle workers fetch it at once instead of at their next poll.
+ */
+export const WAKE_CHANNEL = "agentchart_wake";
 
 /**
  * Creates or upgrades the repo's schema to the newest version: one transaction per version,

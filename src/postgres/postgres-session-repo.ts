@@ -82,14 +82,18 @@ interface ListRow {
 const DEFAULT_LEASE_MS = 30_000;
 
 /** A stored JSON value: the jsonb column (parsed by the driver, or text) unless `raw` holds the exact line. */
-interface StoredJson {
+export interface StoredJson {
   json: unknown;
   raw: string | null;
 }
 
+/** The columns of an entry row as a {@link StoredJson}. */
+export const ENTRY_COLUMNS = "CASE WHEN raw IS NULL THEN entry END AS json, raw";
+
 const HEADER_COLUMNS = "CASE WHEN header_raw IS NULL THEN header END AS json, header_raw AS raw";
 
-function storedValue(row: StoredJson): Record<string, unknown> {
+/** The value of a stored line: `raw` (the exact line) when set, else the jsonb column. */
+export function storedValue(row: StoredJson): Record<string, unknown> {
   const value = row.raw !== null ? row.raw : row.json;
   return (typeof value === "string" ? JSON.parse(value) : value) as Record<string, unknown>;
 }
@@ -385,7 +389,7 @@ export class PostgresSessionRepo implements SessionRepo {
     options: OpenSessionOptions,
   ): Promise<ParsedSession> {
     const { rows } = await this.pool.query<StoredJson>(
-      `SELECT CASE WHEN raw IS NULL THEN entry END AS json, raw
+      `SELECT ${ENTRY_COLUMNS}
          FROM ${this.s}.entries WHERE session_id = $1 ORDER BY seq`,
       [id],
     );

@@ -179,6 +179,38 @@ describe("harness.resume()", () => {
     await again.close();
   });
 
+  it("runs a started call that waited for approval when approved, answers it with the denial when denied", async () => {
+    const { reopen } = await interruptedSession([
+      { id: "call-1", name: "once", replay: "never" },
+      { id: "call-2", name: "again", replay: "never" },
+      { id: "call-3", name: "once", replay: "never" },
+    ]);
+    const session = await reopen();
+    const sink: { key: unknown; text: string }[] = [];
+    const { harness } = await createHarness([{ text: "decided" }], {
+      session,
+      tools: [sideEffectTool("once", sink), sideEffectTool("again", sink)],
+    });
+    const reply = await harness.resume({
+      approvals: { "call-1": { approved: true }, "call-2": { approved: false, reason: "no" } },
+    });
+    expect(reply?.content).toEqual([{ type: "text", text: "decided" }]);
+    // The approved call runs with its journaled key although its tool never replays; call-3 had no
+    // decision: it counts as interrupted.
+    expect(sink).toEqual([{ key: "crashed:call-1", text: "a" }]);
+    const results = session
+      .getBranch()
+      .flatMap((entry) =>
+        entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : [],
+      );
+    expect(results.map((result) => [result.toolCallId, result.isError, texts([result])[0]])).toEqual([
+      ["call-1", false, "wrote a"],
+      ["call-2", true, "Tool call denied: no"],
+      ["call-3", true, INTERRUPTED_NOT_RERUN],
+    ]);
+    await session.close();
+  });
+
   it("asks the model after a user or tool-result tail and does nothing after a final reply", async () => {
     const { harness, model, session } = await createHarness([{ text: "answer" }]);
     expect(await harness.resume()).toBeUndefined();

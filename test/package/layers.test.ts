@@ -39,7 +39,8 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 }
 
 // The layers, lowest first: a folder may import only folders of lower layers. types ← pure steps
-// (loop) ← actors ← machines ← agent, storage ← harness, postgres ← cli, otel; tools, providers and the
+// (loop) ← actors ← machines ← agent, storage ← harness ← postgres (its workers drive harnesses) ← cli,
+// otel; tools, providers and the
 // inspector are leaves beside them, mcp (tools from MCP servers) sits on tools; the entry points at
 // the top (".") import anything.
 const LAYERS = [
@@ -48,7 +49,8 @@ const LAYERS = [
   ["actors", "mcp"],
   ["machines"],
   ["agent", "storage"],
-  ["harness", "postgres"],
+  ["harness"],
+  ["postgres"],
   ["cli", "otel"],
   ["."],
 ];

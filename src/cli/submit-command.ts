@@ -1,0 +1,85 @@
+import type { SessionEntry } from "../storage/entries.js";
+import { createSessionId } from "../storage/ids.js";
+import { abbreviate } from "./event-renderer.js";
+import type { RunIo } from "./run-command.js";
+import { terminalStyle } from "./terminal-style.js";
+import { lineAsker } from "./tool-approvals.js";
+
+/** The flags of `agentchart --database-url <url> "prompt"`. */
+export interface SubmitCommandOptions {
+  databaseUrl: string;
+  /** Continue this session id (default: a new one). */
+  session?: string;
+}
+
+/**
+ * Submits `prompt` to a session served by workers (`agentchart worker`) and prints the reply as the
+ * session's entries arrive (watching the session), until the run is idle. A call that waits for
+ * approval is asked about on stderr and answered from stdin (`y` approves). Resolves with 0, or 1
+ * when the last reply ended in an error.
+ */
+export async function runSubmitCommand(
+  prompt: string,
+  options: SubmitCommandOptions,
+  io: RunIo,
+): Promise<number> {
+  const { createClient } = await import("../postgres/client.js");
+  const client = await createClient({ connectionString: options.databaseUrl });
+  const style = terminalStyle(io.stdout);
+  const asker = lineAsker(io.stdin, io.stderr);
+  const sessionId = options.session ?? createSessionId();
+  const unanswered = new Map<string, string>();
+  let failed = false;
+  const print = (entry: SessionEntry) => {
+    if (entry.type !== "message") return;
+    const message = entry.message;
+    if (message.role === "assistant") {
+      for (const block of message.content) {
+        if (block.type === "text") io.stdout.write(`${block.text}\n`);
+        else if (block.type === "toolCall") {
+          unanswered.set(block.id, block.name);
+          io.stdout.write(
+            `${style.dim(`→ ${block.name} ${abbreviate(JSON.stringify(block.arguments), 80)}`)}\n`,
+          );
+        }
+      }
+      failed = message.stopReason === "error";
+      if (message.errorMessage) io.stdout.write(`${style.yellow(message.errorMessage)}\n`);
+    } else if (message.role === "toolResult") {
+      unanswered.delete(message.toolCallId);
+      const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+      io.stdout.write(`${style.dim(`← ${message.toolName}: ${abbreviate(text, 80)}`)}\n`);
+    }
+  };
+  try {
+    const { afterSeq } = await client.submit(sessionId, prompt, { cwd: io.cwd });
+    io.stderr.write(`${terminalStyle(io.stderr).dim(`session ${sessionId} (queued)`)}\n`);
+    await new Promise<void>((resolve, reject) => {
+      const subscription = client.watch(sessionId, { afterSeq }).subscribe({
+        next: (update) => {
+          if (update.type === "entry") print(update.entry);
+          else if (update.state === "idle") {
+            subscription.unsubscribe();
+            resolve();
+          } else if (update.state === "awaiting_approval") {
+            void answerApprovals().catch(reject);
+          }
+        },
+        error: reject,
+      });
+    });
+    return failed ? 1 : 0;
+  } finally {
+    asker.close();
+    await client.close();
+  }
+
+  async function answerApprovals(): Promise<void> {
+    for (const [toolCallId, toolName] of unanswered) {
+      const answer = await asker.ask(`allow ${toolName} (${toolCallId})? [y/N] `);
+      if (answer !== undefined && /^y(es)?$/i.test(answer.trim()))
+        await client.approve(sessionId, toolCallId);
+      else await client.deny(sessionId, toolCallId, "The user denied this tool call");
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import pg from "pg";
+import { Observable } from "rxjs";
+import type { SessionEntry } from "../storage/entries.js";
+import { errorText } from "../types/error-text.js";
+import type { PostgresPool } from "./postgres-pool.js";
+import { CHANGE_CHANNEL } from "./postgres-schema.js";
+import { ENTRY_COLUMNS, type StoredJson, storedValue } from "./postgres-session-repo.js";
+import type { RunState, RunStore } from "./run-store.js";
+
+/** What `watch` reports: a new entry of the session (with its position), or a run-state change. */
+export type SessionUpdate =
+  | { type: "entry"; seq: number; entry: SessionEntry }
+  | { type: "run_state"; state: RunState };
+
+/** Where and how a watch reads. */
+export interface WatchSource {
+  connectionString: string;
+  pool: PostgresPool;
+  /** Quoted schema. */
+  s: string;
+  /** Unquoted schema (the notification payload names it). */
+  schema: string;
+  store: RunStore;
+  /** Poll interval when LISTEN is unavailable. */
+  pollMs: number;
+}
+
+/**
+ * The entries of `sessionId` stored after position `afterSeq`, then every new one, and the run
+ * state (now, then each change), as an Observable. Woken by LISTEN/NOTIFY on a connection of its
+ * own; if LISTEN cannot be set up (e.g. a transaction-mode pooler), it polls every `pollMs`.
+ * Errors of the database end the Observable with an Error.
+ */
+export function watchSession(
+  source: WatchSource,
+  sessionId: string,
+  afterSeq: number,
+): Observable<SessionUpdate> {
+  return new Observable<SessionUpdate>((subscriber) => {
+    let seq = afterSeq;
+    let state: RunState | undefined;
+    let closed = false;
+    let reading: Promise<void> | undefined;
+    let again = false;
+    let timer: ReturnType<typeof setInterval> | undefined;
+
+    const readOnce = async () => {
+      const { rows } = await source.pool.query<StoredJson & { seq: number }>(
+        `SELECT seq, ${ENTRY_COLUMNS} FROM ${source.s}.entries WHERE session_id = $1 AND seq > $2 ORDER BY seq`,
+        [sessionId, seq],
+      );
+      for (const row of rows) {
+        if (closed) return;
+        seq = row.seq;
+        subscriber.next({ type: "entry", seq: row.seq, entry: storedValue(row) as unknown as SessionEntry });
+      }
+      const now = await source.store.state(sessionId);
+      if (!closed && now !== state) {
+        state = now;
+        subscriber.next({ type: "run_state", state: now });
+      }
+    };
+    const read = () => {
+      if (closed) return;
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = (async () => {
+        do {
+          again = false;
+          await readOnce();
+        } while (again && !closed);
+      })()
+        .catch((error: unknown) => {
+          if (!closed)
+            subscriber.error(new Error(`Cannot watch session "${sessionId}": ${errorText(error)}`));
+        })
+        .finally(() => {
+          reading = undefined;
+        });
+    };
+
+    const listener = new pg.Client({ connectionString: source.connectionString });
+    const poll = () => {
+      timer ??= setInterval(read, source.pollMs);
+    };
+    listener.on("error", poll); // the LISTEN connection broke: poll from now on
+    listener.on("notification", (notice) => {
+      if (notice.payload === `${source.schema}/${sessionId}`) read();
+    });
+    listener
+      .connect()
+      .then(() => listener.query(`LISTEN ${CHANGE_CHANNEL}`))
+      .catch(poll)
+      .finally(read);
+
+    return () => {
+      closed = true;
+      if (timer) clearInterval(timer);
+      void listener.end().catch(() => {});
+    };
+  });
+}

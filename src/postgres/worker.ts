@@ -1,0 +1,197 @@
+import pg from "pg";
+import type PgBoss from "pg-boss";
+import type { AgentHarnessOptions } from "../harness/agent-harness.js";
+import { SessionError } from "../types/session-error.js";
+import { quoteSchema, WAKE_CHANNEL } from "./postgres-schema.js";
+import type { PostgresSession } from "./postgres-session.js";
+import { PostgresSessionRepo } from "./postgres-session-repo.js";
+import { RunStore } from "./run-store.js";
+import { SessionRun } from "./session-run.js";
+import { startWakeQueue, WAKE_QUEUE, type WakeJob, wakeSession } from "./wake-queue.js";
+
+/** The harness options a worker builds for a session it serves (the session is filled in). */
+export type WorkerHarnessOptions = Omit<AgentHarnessOptions, "session">;
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  connectionString: string;
+  /** Schema of the session tables (default "agentchart"); pg-boss uses `<schema>_jobs`. */
+  schema?: string;
+  /** Sessions served at once (default 4). */
+  concurrency?: number;
+  /** The model, tools and settings of a session's harness; called each time a worker takes it. */
+  harness: (session: PostgresSession) => WorkerHarnessOptions | Promise<WorkerHarnessOptions>;
+  /** Lease length (default 30 000 ms); a dead worker's sessions are re-woken after it lapses. */
+  leaseMs?: number;
+  /** How often lapsed leases are looked for (default a third of `leaseMs`). */
+  reconcileMs?: number;
+  /** How often steer, follow-up, abort and approval commands are read during a run (default 250 ms). */
+  commandPollMs?: number;
+  /** How often the queue is polled for wake jobs (default 0.5 s, pg-boss's minimum). */
+  pollingIntervalSeconds?: number;
+  /** On `stop()`, how long running turns may take to finish before they are handed back (default 10 s). */
+  drainMs?: number;
+  /** Stop (drain) on SIGTERM and SIGINT (default true). */
+  handleSignals?: boolean;
+  /**
+   * Called when a served session's lease is lost (the worker stalled past it and another took the
+   * session over): the run stops, and its later writes are refused with `fenced`.
+   */
+  onLeaseLost?: (sessionId: string, error: SessionError) => void;
+  /** Receives errors of jobs and of the reconciler (default `console.error`). */
+  onError?: (error: unknown) => void;
+}
+
+/** A running worker. */
+export interface AgentWorker {
+  /**
+   * Stops taking jobs and drains: running turns get `drainMs` to finish; then they are handed back
+   * (lease released, session woken again for another worker). Resolves once everything is closed.
+   */
+  stop(): Promise<void>;
+  /** Resolves once the worker has stopped (after `stop()` or a signal). */
+  readonly stopped: Promise<void>;
+  /** Wakes a session (as the client does): a worker will serve it. */
+  wake(sessionId: string): Promise<void>;
+}
+
+/**
+ * Starts a worker: it serves "wake session X" jobs from pg-boss, `concurrency` at a time. Serving
+ * a session: take its lease (`open`; a session leased elsewhere is left to its owner, which looks
+ * for new commands after releasing it), finish an interrupted run (`harness.resume()`, or the
+ * parked run once all its approvals are decided), take the pending commands in order, and release
+ * the lease. A run whose calls wait for approval is persisted into the database and frees the worker.
+ * A reconciler re-wakes sessions whose lease lapsed (a dead worker's): the lease, not the queue,
+ * decides who writes. Rejects when the database or the queue cannot be reached.
+ */
+export async function createWorker(options: WorkerOptions): Promise<AgentWorker> {
+  const schema = options.schema ?? "agentchart";
+  const s = quoteSchema(schema);
+  const concurrency = options.concurrency ?? 4;
+  if (!(Number.isInteger(concurrency) && concurrency > 0)) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}.`);
+  }
+  const leaseMs = options.leaseMs ?? 30_000;
+  const onError = options.onError ?? ((error: unknown) => console.error("agentchart worker:", error));
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: concurrency + 2 });
+  pool.on("error", () => {});
+  const repo = new PostgresSessionRepo({
+    pool,
+    schema,
+    leaseMs,
+    ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
+  });
+  const store = new RunStore(pool, s);
+  let boss: PgBoss;
+  try {
+    await repo.list({ cwd: "/" }); // creates or upgrades the schema
+    boss = await startWakeQueue(options.connectionString, schema, { supervise: true });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const draining = new AbortController();
+  const handBack = new AbortController();
+  const wake = (sessionId: string) => wakeSession(boss, pool, schema, sessionId);
+
+  const serve = async (sessionId: string): Promise<void> => {
+    let session: PostgresSession;
+    try {
+      session = await repo.open(sessionId);
+    } catch (error) {
+      // Leased elsewhere: its owner looks for new commands after releasing it. Deleted: nothing to do.
+      if (error instanceof SessionError && (error.code === "locked" || error.code === "not_found")) return;
+      throw error;
+    }
+    let run: SessionRun | undefined;
+    let state: Awaited<ReturnType<SessionRun["serve"]>> = "queued";
+    try {
+      await store.setState(sessionId, "running");
+      const harnessOptions = await options.harness(session);
+      run = new SessionRun({
+        session,
+        options: { ...harnessOptions, session },
+        store,
+        handBack: handBack.signal,
+        draining: draining.signal,
+        commandPollMs: options.commandPollMs ?? 250,
+      });
+      state = await run.serve();
+    } finally {
+      await session.close().catch(() => {}); // releases the lease (a fenced writer's close touches nothing)
+      run?.dispose();
+      // Recorded once the lease is released, so a watcher that sees it may act on it at once.
+      if (state !== "lost") await store.setStateIfUnleased(sessionId, state).catch(onError);
+    }
+    if (state === "queued" || (state !== "lost" && (await store.needsWake(sessionId)))) await wake(sessionId);
+  };
+
+  // `concurrency` polling loops of one job each. A loop that served a job fetches again at once
+  // (pg-boss would otherwise wait out its polling interval); idle loops are woken by WAKE_CHANNEL.
+  const workerIds: string[] = [];
+  const wakeLoops = () => {
+    for (const id of workerIds) boss.notifyWorker(id);
+  };
+  for (let i = 0; i < concurrency; i++) {
+    let id = "";
+    id = await boss.work<WakeJob>(
+      WAKE_QUEUE,
+      { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
+      async ([job]) => {
+        try {
+          if (job) await serve(job.data.sessionId);
+        } finally {
+          if (!draining.signal.aborted) boss.notifyWorker(id);
+        }
+      },
+    );
+    workerIds.push(id);
+  }
+  const listener = new pg.Client({ connectionString: options.connectionString });
+  listener.on("error", () => {}); // without the notices, the loops still poll
+  listener.on("notification", (notice) => {
+    if (notice.payload === schema && !draining.signal.aborted) wakeLoops();
+  });
+  await listener
+    .connect()
+    .then(() => listener.query(`LISTEN ${WAKE_CHANNEL}`))
+    .catch(() => {});
+
+  const reconcile = async () => {
+    for (const sessionId of await store.lapsedSessions(100)) await wake(sessionId);
+  };
+  const reconciler = setInterval(
+    () => void reconcile().catch(onError),
+    options.reconcileMs ?? Math.max(100, leaseMs / 3),
+  );
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => {
+    resolveStopped = resolve;
+  });
+  let stopping: Promise<void> | undefined;
+  const drainMs = options.drainMs ?? 10_000;
+  const onSignal = () => void stop();
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      clearInterval(reconciler);
+      draining.abort();
+      for (const id of workerIds) await boss.offWork({ id });
+      const handBackTimer = setTimeout(() => handBack.abort(), drainMs);
+      // Waits while jobs are active: each finishes its turn, or hands it back when drain time is up.
+      await boss.stop({ graceful: true, wait: true, timeout: drainMs + 5_000 });
+      clearTimeout(handBackTimer);
+      await listener.end().catch(() => {});
+      await pool.end();
+      resolveStopped();
+    })();
+    return stopping;
+  };
+  if (options.handleSignals ?? true) {
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  }
+  return { stop, stopped, wake };
+}
