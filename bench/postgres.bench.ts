@@ -1,21 +1,13 @@
 // PostgreSQL session repo vs bare `pg` statements, measured in the same run on the same server.
 // Run: npx tsx bench/postgres.bench.ts [--rounds N]   (uses AGENTCHART_TEST_DATABASE_URL, or starts a
 // throwaway cluster with .ci/with-postgres.sh when it is not set; prints a markdown table)
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { type AgentMessage, emptyUsage } from "../src/index.js";
 import { PostgresSessionRepo } from "../src/postgres.js";
 import { fmt, fmtSummary, pairedRatio, roundRobin, summarize, table } from "./common.js";
+import { postgresUrl } from "./postgres-server.js";
 
-const URL_VARIABLE = "AGENTCHART_TEST_DATABASE_URL";
-if (!process.env[URL_VARIABLE]) {
-  const script = fileURLToPath(new URL("../.ci/with-postgres.sh", import.meta.url));
-  const self = fileURLToPath(import.meta.url);
-  const args = [script, process.execPath, ...process.execArgv, self, ...process.argv.slice(2)];
-  const result = spawnSync("bash", args, { stdio: "inherit" });
-  process.exit(result.status ?? 1);
-}
+const url = postgresUrl(import.meta.url);
 
 const roundsArg = process.argv.indexOf("--rounds");
 const ROUNDS = roundsArg === -1 ? 7 : Number(process.argv[roundsArg + 1]);
@@ -47,7 +39,7 @@ function message(i: number): AgentMessage {
   };
 }
 
-const pool = new pg.Pool({ connectionString: process.env[URL_VARIABLE], max: 4 });
+const pool = new pg.Pool({ connectionString: url, max: 4 });
 const repo = new PostgresSessionRepo({ pool, schema });
 await pool.query(`CREATE TABLE IF NOT EXISTS bare_entries_${process.pid} (
   session_id text NOT NULL, seq integer NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (session_id, seq))`);

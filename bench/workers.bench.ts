@@ -3,21 +3,14 @@
 // of the same concurrency (concurrent simulated replies, no database, no queue) measured in the same run.
 // Run: npx tsx bench/workers.bench.ts [--sessions N] [--concurrency C]   (uses AGENTCHART_TEST_DATABASE_URL,
 // or starts a throwaway cluster with .ci/with-postgres.sh when it is not set; prints a markdown table)
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createClient } from "../src/postgres.js";
 import { fmt, table } from "./common.js";
+import { postgresUrl } from "./postgres-server.js";
 
-const URL_VARIABLE = "AGENTCHART_TEST_DATABASE_URL";
-if (!process.env[URL_VARIABLE]) {
-  const script = fileURLToPath(new URL("../.ci/with-postgres.sh", import.meta.url));
-  const self = fileURLToPath(import.meta.url);
-  const args = [script, process.execPath, ...process.execArgv, self, ...process.argv.slice(2)];
-  const result = spawnSync("bash", args, { stdio: "inherit" });
-  process.exit(result.status ?? 1);
-}
-const url = process.env[URL_VARIABLE]!;
+const url = postgresUrl(import.meta.url);
 const flag = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);
   return at === -1 ? fallback : Number(process.argv[at + 1]);

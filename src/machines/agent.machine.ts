@@ -9,6 +9,7 @@ import type {
 } from "../loop/agent-context.js";
 import type { AgentCommand } from "../loop/agent-events.js";
 import { planNextTurn, type TurnCallbacksAnswer } from "../loop/between-turns.js";
+import { initialAgentContext } from "../loop/initial-context.js";
 import * as steps from "../loop/run-steps.js";
 import { isBatchSettled } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
@@ -225,27 +226,7 @@ export const agentMachine = setup({
   id: "agent",
   context: ({ input, self }) => {
     bindAgentRuntime(self, input.runtime);
-    return {
-      agentId: input.agentId ?? crypto.randomUUID(),
-      systemPrompt: input.systemPrompt ?? "",
-      model: input.model,
-      thinkingLevel: input.thinkingLevel ?? "off",
-      toolNames: input.toolNames ?? [...input.runtime.tools.keys()],
-      messages: [...(input.messages ?? [])],
-      steering: [],
-      followUp: [],
-      settings: {
-        toolExecution: "parallel",
-        steering: "afterToolBatch",
-        steeringMode: "one-at-a-time",
-        followUpMode: "one-at-a-time",
-        maxTurns: undefined,
-        ...input.settings,
-      },
-      streamOptions: { ...input.streamOptions },
-      errorMessage: undefined,
-      run: undefined,
-    };
+    return initialAgentContext({ ...input, toolNames: input.toolNames ?? [...input.runtime.tools.keys()] });
   },
   initial: "idle",
   on: {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMachineContext } from "../../src/loop/agent-context.js";
 import { planNextTurn, type TurnCallbacksAnswer, willStream } from "../../src/loop/between-turns.js";
+import { initialAgentContext } from "../../src/loop/initial-context.js";
 import * as steps from "../../src/loop/run-steps.js";
 import { appendMessages, grewFrom } from "../../src/loop/transcript-growth.js";
 import type { AgentEvent } from "../../src/types/events.js";
@@ -19,27 +20,7 @@ function deepFreeze<T>(value: T): T {
 }
 
 function idleContext(patch: Partial<AgentMachineContext> = {}): AgentMachineContext {
-  return deepFreeze({
-    agentId: "a",
-    systemPrompt: "",
-    model: testModel,
-    thinkingLevel: "off",
-    toolNames: [],
-    messages: [],
-    steering: [],
-    followUp: [],
-    settings: {
-      toolExecution: "parallel",
-      steering: "afterToolBatch",
-      steeringMode: "one-at-a-time",
-      followUpMode: "one-at-a-time",
-      maxTurns: undefined,
-    },
-    streamOptions: {},
-    errorMessage: undefined,
-    run: undefined,
-    ...patch,
-  } as AgentMachineContext);
+  return deepFreeze({ ...initialAgentContext({ agentId: "a", model: testModel, toolNames: [] }), ...patch });
 }
 
 function assistant(
