@@ -3,6 +3,7 @@ import type { AgentMachineContext } from "../loop/agent-context.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentCallbacks, AgentContext } from "../types/loop.js";
 import type { AgentTool } from "../types/tool.js";
+import { emitterOf, parentOf } from "../xstate/internals.js";
 
 export type { AgentCallbacks };
 
@@ -43,7 +44,7 @@ export function bindAgentRuntime(agent: AnyActorRef, runtime: AgentRuntime): voi
 }
 
 function bindingOf(ref: AnyActorRef): Binding {
-  for (let current: AnyActorRef | undefined = ref; current; current = current._parent) {
+  for (let current: AnyActorRef | undefined = ref; current; current = parentOf(current)) {
     const binding = bindings.get(current);
     if (binding) return binding;
   }
@@ -57,11 +58,6 @@ export function runtimeOf(ref: AnyActorRef): AgentRuntime {
   return bindingOf(ref).runtime;
 }
 
-/** Internal handle of XState's emitter (the one `emit` actions use). */
-interface Emitting {
-  _actorScope: { emit: (event: AgentEvent) => void };
-}
-
 /**
  * A function delivering AgentEvents to the `actor.on(...)` listeners of the agent that `ref` is (or
  * belongs to), synchronously. The per-token path (stream deltas, tool progress) comes from child actors
@@ -69,8 +65,7 @@ interface Emitting {
  * transition per token keeps a delta at a fraction of a microsecond.
  */
 export function agentEmitter(ref: AnyActorRef): (event: AgentEvent) => void {
-  const scope = (bindingOf(ref).agent as unknown as Emitting)._actorScope;
-  return (event) => scope.emit(event);
+  return emitterOf<AgentEvent>(bindingOf(ref).agent);
 }
 
 /** The active tools named by `toolNames`, in order; names without an implementation are left out. */

@@ -1,4 +1,5 @@
 import type { AnyStateMachine, InspectionEvent } from "xstate";
+import { parentOf } from "../xstate/internals.js";
 import type { InspectionRecord, JsonValue, RecordBase, SnapshotRecord } from "./inspection-record.js";
 import { projectMachineDefinition } from "./machine-definition.js";
 import { type SanitizeLimits, sanitizeForInspection } from "./sanitize.js";
@@ -18,7 +19,6 @@ export interface InspectionProjectorOptions {
 interface InspectedActorRef {
   sessionId: string;
   id?: string;
-  _parent?: { sessionId: string };
   logic?: unknown;
 }
 
@@ -57,7 +57,8 @@ export function createInspectionProjector(
       actorId: ref.id ?? ref.sessionId,
       rootId: event.rootId,
     };
-    if (ref._parent) record.parentId = ref._parent.sessionId;
+    const parent = parentOf(event.actorRef);
+    if (parent) record.parentId = parent.sessionId;
     return record;
   };
 
