@@ -1,4 +1,4 @@
-import type { AnyActorRef } from "xstate";
+import type { ActorRefLike, AnyActorRef } from "xstate";
 
 // The only module that touches XState's private API (xstate is pinned exactly; see package.json).
 // Two things have no public equivalent in XState 5.33:
@@ -21,7 +21,7 @@ interface WithEmitter<TEmitted> {
  *
  * Contract: never throws; synchronous.
  */
-export function parentOf(ref: AnyActorRef): AnyActorRef | undefined {
+export function parentOf(ref: ActorRefLike): AnyActorRef | undefined {
   return (ref as unknown as WithParent)._parent;
 }
 
