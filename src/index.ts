@@ -37,7 +37,7 @@ export {
 } from "./machines/agent.machine.js";
 export type { PendingWrite, SessionWriterContext } from "./machines/session.machine.js";
 export {
-  type ToolAwaitingApprovalEvent,
+  type ToolAwaitingEvent,
   type ToolCallContext,
   type ToolCallEvent,
   type ToolCallInput,

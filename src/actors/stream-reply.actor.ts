@@ -8,7 +8,7 @@ import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { AssistantMessageEvent, StreamOptions } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
-import type { AgentCallbacks } from "./agent-runtime.js";
+import { type AgentCallbacks, activeTools, agentEmitter, runtimeOf } from "./agent-runtime.js";
 
 export interface StreamReplyInput {
   callbacks: AgentCallbacks;
@@ -159,15 +159,50 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
   );
 }
 
+/** The request of one model call as data: the `streaming` state's input to the stream actor. */
+export interface StreamRequest {
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+  systemPrompt: string;
+  messages: AgentMessage[];
+  toolNames: string[];
+  streamOptions: Partial<Record<string, unknown>>;
+  toolExecution: "parallel" | "sequential";
+}
+
+/** What the stream actor hands the agent: the reply, and whether its tool calls must run one by one. */
+export interface StreamedReply extends StreamReplyOutput {
+  /** Configured sequential, or a called tool has `executionMode: "sequential"`. */
+  sequential: boolean;
+}
+
 /**
- * The stream actor invoked by the `streaming` state. Its own signal fires only when the agent actor is
- * stopped from outside mid-reply: that ends the run, so it aborts the run's controller, whose signal the
- * reply and the StreamFn follow.
+ * The stream actor invoked by the `streaming` state: takes the request as data, finds the StreamFn,
+ * the callbacks, the tools and the run's signal in the agent's runtime, and emits deltas straight to
+ * the agent's `actor.on` listeners. Its own signal fires only when the agent actor is stopped from
+ * outside mid-reply: that ends the run, so it aborts the run's controller, whose signal the reply and
+ * the StreamFn follow.
  */
-export const streamReplyActor = fromPromise<
-  StreamReplyOutput,
-  StreamReplyInput & { controller: AbortController }
->(({ input, signal }) => {
-  signal.addEventListener("abort", () => input.controller.abort(), { once: true });
-  return streamReply(input);
+export const streamReplyActor = fromPromise<StreamedReply, StreamRequest>(async ({ input, self, signal }) => {
+  const runtime = runtimeOf(self);
+  const controller = runtime.controller;
+  signal.addEventListener("abort", () => controller.abort(), { once: true });
+  const tools = activeTools(runtime, input.toolNames);
+  const reply = await streamReply({
+    callbacks: runtime.callbacks,
+    model: input.model,
+    thinkingLevel: input.thinkingLevel,
+    systemPrompt: input.systemPrompt,
+    messages: input.messages,
+    tools,
+    streamOptions: input.streamOptions,
+    signal: controller.signal,
+    sink: agentEmitter(self),
+  });
+  const sequential =
+    input.toolExecution === "sequential" ||
+    reply.message.content.some(
+      (block) => block.type === "toolCall" && runtime.tools.get(block.name)?.executionMode === "sequential",
+    );
+  return { ...reply, sequential };
 });

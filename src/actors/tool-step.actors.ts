@@ -1,6 +1,14 @@
-import { fromPromise } from "xstate";
+import { fromCallback, fromPromise } from "xstate";
 import type { ToolCallOutcome } from "../loop/agent-context.js";
-import { checkBeforeToolCall, executeToolCall, finalizeToolCall } from "../loop/tool-call-steps.js";
+import {
+  checkBeforeToolCall,
+  executeToolCall,
+  finalizeToolCall,
+  requiresApprovalOf,
+  validateToolCall,
+} from "../loop/tool-call-steps.js";
+import { errorOutcome } from "../loop/tool-outcome.js";
+import { errorText } from "../types/error-text.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import { agentContextOf, agentEmitter, runtimeOf } from "./agent-runtime.js";
 
@@ -12,14 +20,69 @@ export interface ToolStepInput {
   idempotencyKey: string;
 }
 
-/** Invoked while a call waits for `beforeToolCall`; output: the blocking outcome, if any. */
-export const beforeToolCallActor = fromPromise<ToolCallOutcome | undefined, ToolStepInput>(
-  ({ input, self, signal }) =>
-    checkBeforeToolCall(
-      { ...input, callbacks: runtimeOf(self).callbacks, context: agentContextOf(self) },
-      signal,
-    ),
+/**
+ * Invoked in `preparing.validating`: finds the tool, runs `prepareArguments`, the zod schema and
+ * `requiresApproval`, and sends back `VALIDATED` (with what the guards of the next states need) or
+ * `REJECTED` (an error outcome). Synchronous; a throwing user function is a rejection.
+ */
+export const validateToolCallActor = fromCallback<{ type: "NONE" }, { toolCall: ToolCall }>(
+  ({ input, self, sendBack }) => {
+    const runtime = runtimeOf(self);
+    const { toolCall } = input;
+    const tool = runtime.tools.get(toolCall.name);
+    const validated = validateToolCall(toolCall, tool);
+    if (!validated.ok) {
+      sendBack({ type: "REJECTED", outcome: validated.outcome });
+      return;
+    }
+    let needsApproval: boolean;
+    try {
+      needsApproval = requiresApprovalOf(tool, validated.args);
+    } catch (error) {
+      sendBack({
+        type: "REJECTED",
+        outcome: errorOutcome(
+          toolCall,
+          `requiresApproval of tool "${toolCall.name}" failed: ${errorText(error)}`,
+        ),
+      });
+      return;
+    }
+    sendBack({
+      type: "VALIDATED",
+      args: validated.args,
+      needsApproval,
+      beforeHook: runtime.callbacks.beforeToolCall !== undefined,
+      afterHook: runtime.callbacks.afterToolCall !== undefined,
+      client: tool?.client === true,
+    });
+  },
 );
+
+/**
+ * Invoked while a call waits for `beforeToolCall`; output: the blocking outcome, if any, and whether
+ * the call needs approval given the arguments the hook left.
+ */
+export const beforeToolCallActor = fromPromise<
+  { outcome: ToolCallOutcome | undefined; needsApproval: boolean },
+  ToolStepInput
+>(async ({ input, self, signal }) => {
+  const runtime = runtimeOf(self);
+  const outcome = await checkBeforeToolCall(
+    { ...input, callbacks: runtime.callbacks, context: agentContextOf(self) },
+    signal,
+  );
+  if (outcome) return { outcome, needsApproval: false };
+  try {
+    return {
+      outcome: undefined,
+      needsApproval: requiresApprovalOf(runtime.tools.get(input.toolCall.name), input.args),
+    };
+  } catch (error) {
+    const text = `requiresApproval of tool "${input.toolCall.name}" failed: ${errorText(error)}`;
+    return { outcome: errorOutcome(input.toolCall, text), needsApproval: false };
+  }
+});
 
 /** Invoked in `executing`: runs the tool; its signal fires when the call is stopped (abort, skip). */
 export const executeToolActor = fromPromise<ToolCallOutcome, ToolStepInput>(({ input, self, signal }) => {
@@ -46,7 +109,7 @@ export const executeToolActor = fromPromise<ToolCallOutcome, ToolStepInput>(({ i
   );
 });
 
-/** Invoked in `finalizing` when `afterToolCall` is set: applies it to the outcome. */
+/** Invoked in `finalizing`: applies `afterToolCall` (if it is still set) to the outcome. */
 export const afterToolCallActor = fromPromise<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>(
   ({ input, self, signal }) =>
     finalizeToolCall(

@@ -18,6 +18,18 @@ export interface AgentState {
   pendingToolCalls: ReadonlySet<string>;
   /** The error of the last failed turn of the current/last run. */
   errorMessage: string | undefined;
+  /** Calls waiting for `approveToolCall` / `denyToolCall`, in source order (also right after a restore). */
+  awaitingApproval: readonly WaitingToolCall[];
+  /** Calls of client tools waiting for `answerToolCall`, in source order (also right after a restore). */
+  awaitingClient: readonly WaitingToolCall[];
+}
+
+/** A tool call waiting for a person (approval) or a client (a client tool's result). */
+export interface WaitingToolCall {
+  toolCallId: string;
+  toolName: string;
+  /** The validated arguments. */
+  args: unknown;
 }
 
 /** What the Agent follows from the event stream rather than the machine: the live reply and open calls. */

@@ -4,12 +4,15 @@ import { type AgentRuntime, activeTools, createAgentRuntime } from "../actors/ag
 import type { AgentMachineContext, PersistableStreamOptions, QueueMode } from "../loop/agent-context.js";
 import { isPromiseLike } from "../loop/maybe-async.js";
 import { toMessage, userMessage } from "../loop/messages.js";
+import type { ResumedCallState } from "../loop/run-steps.js";
 import { agentMachine } from "../machines/agent.machine.js";
+import type { ToolCallContext } from "../machines/tool-call.machine.js";
+import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentCallbacks, AgentLoopConfig, SteeringPolicy } from "../types/loop.js";
-import type { AgentMessage, ImageContent } from "../types/messages.js";
+import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
-import type { AgentTool } from "../types/tool.js";
+import type { AgentTool, ToolResult } from "../types/tool.js";
 import {
   type AgentActor,
   type PersistedAgent,
@@ -17,7 +20,12 @@ import {
   type RestorePlan,
   restoreAgentActor,
 } from "./agent-snapshot.js";
-import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
+import {
+  type AgentState,
+  type LiveProgress,
+  reduceLiveProgress,
+  type WaitingToolCall,
+} from "./agent-state.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
@@ -174,7 +182,24 @@ export class Agent {
       streamingMessage: this.#progress.streamingMessage,
       pendingToolCalls: this.#progress.pendingToolCalls,
       errorMessage: context.errorMessage,
+      awaitingApproval: this.#waitingCalls("awaitingApproval"),
+      awaitingClient: this.#waitingCalls("awaitingClient"),
     };
+  }
+
+  /** The calls of the current batch whose actor waits in `state`, in source order. */
+  #waitingCalls(state: "awaitingApproval" | "awaitingClient"): WaitingToolCall[] {
+    const snapshot = this.actor.getSnapshot();
+    const calls = snapshot.context.run?.batch?.calls ?? [];
+    const waiting: WaitingToolCall[] = [];
+    for (const call of calls) {
+      const child = snapshot.children[call.id]?.getSnapshot() as
+        | { value?: unknown; context?: ToolCallContext }
+        | undefined;
+      if (child?.value === state && child.context)
+        waiting.push({ toolCallId: call.id, toolName: call.name, args: child.context.args });
+    }
+    return waiting;
   }
 
   /** Every AgentEvent of every run. */
@@ -300,6 +325,57 @@ export class Agent {
     return run.finished;
   }
 
+  /**
+   * Answers the unanswered tool calls of `message` — a reply already in the transcript whose run was
+   * interrupted (a crash, a restart) — through the machine, exactly as a live run would: preflight,
+   * `beforeToolCall`/`afterToolCall`, approval for tools that require it, `tool_execution_*` and result
+   * message events, parallel or sequential, abort; then the model is asked to go on. `calls` says how
+   * each call goes on: `"pending"` (it never started), `"approved"` (approved, or started with a tool
+   * safe to replay: it runs without asking), `"interrupted"` (started, not safe to replay: it gets the
+   * "interrupted, not re-run" result). Resolves like `prompt()`.
+   *
+   * Contract: rejects while a run is active, or when `message` is not the transcript's last assistant
+   * message or names no such calls.
+   *
+   * ```ts
+   * await agent.resumeToolCalls(lastReply, { call_1: "pending", call_2: "interrupted" });
+   * ```
+   */
+  resumeToolCalls(message: AssistantMessage, calls: Record<string, ResumedCallState>): Promise<void> {
+    if (this.#run) return Promise.reject(new Error(BUSY_PROMPT));
+    const context = this.#context;
+    const last = context.messages.findLast((m): m is AssistantMessage => m.role === "assistant");
+    if (last !== message && JSON.stringify(last) !== JSON.stringify(message))
+      return Promise.reject(
+        new Error("resumeToolCalls: the message is not the transcript's last assistant message"),
+      );
+    const ids = new Set(message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])));
+    const named = Object.keys(calls);
+    if (named.length === 0 || named.some((id) => !ids.has(id)))
+      return Promise.reject(new Error("resumeToolCalls: name one or more tool calls of the message"));
+    const sequential =
+      context.settings.toolExecution === "sequential" ||
+      message.content.some(
+        (block) =>
+          block.type === "toolCall" &&
+          calls[block.id] !== undefined &&
+          this.#runtime.tools.get(block.name)?.executionMode === "sequential",
+      );
+    const run = this.#beginRun();
+    this.#send({ type: "RESUME_CALLS", message, calls: { ...calls }, sequential });
+    return run.finished;
+  }
+
+  /**
+   * Ends the current run at once with an error outcome (no-op when idle): unanswered tool calls get
+   * `error` as their result, the run's last message is an assistant error message carrying it, and
+   * `agent_end` follows. For failures outside the model and the tools (e.g. a harness hook that threw).
+   */
+  fail(error: unknown): void {
+    if (!this.#run) return;
+    this.#send({ type: "FAIL", error: errorText(error) });
+  }
+
   /** Aborts the current run at once (no-op when idle). Queued messages stay queued. */
   abort(): void {
     if (!this.#run) return;
@@ -334,12 +410,27 @@ export class Agent {
     this.#send({ type: "DENY_TOOL", toolCallId, reason });
   }
 
+  /**
+   * Gives the result of a client tool's call waiting in `awaitingClient` (see `defineClientTool`).
+   * Throws when no such call is waiting.
+   */
+  answerToolCall(toolCallId: string, result: ToolResult, options: { isError?: boolean } = {}): void {
+    this.#requireWaiting(toolCallId, "awaitingClient");
+    this.#send({ type: "ANSWER_TOOL", toolCallId, result, isError: options.isError });
+  }
+
   #requireAwaitingApproval(toolCallId: string): void {
+    this.#requireWaiting(toolCallId, "awaitingApproval");
+  }
+
+  #requireWaiting(toolCallId: string, state: "awaitingApproval" | "awaitingClient"): void {
     const child = this.actor.getSnapshot().children[toolCallId]?.getSnapshot() as
       | { matches?: (state: string) => boolean }
       | undefined;
-    if (!child?.matches?.("awaitingApproval"))
-      throw new Error(`No tool call "${toolCallId}" is awaiting approval`);
+    if (!child?.matches?.(state))
+      throw new Error(
+        `No tool call "${toolCallId}" is ${state === "awaitingApproval" ? "awaiting approval" : "awaiting the client"}`,
+      );
   }
 
   #send(event: Parameters<AgentActor["send"]>[0]): void {

@@ -38,6 +38,8 @@ export interface ToolBatch {
   results: ToolResultMessage[];
   /** A steering poll (policy `betweenTools`) is on its way: no further call starts until it answers. */
   pollingSteering: boolean;
+  /** Calls resumed after their approval was given (or after they had started): they never ask again. */
+  approved: string[];
 }
 
 /** A message drained from a queue (or given as a prompt) that the run has not injected yet. */
@@ -64,6 +66,8 @@ export interface RunState {
   toolsWantReply: boolean;
   /** The run started from a message drained from the steering queue: the first drain point is spent. */
   steeringSpent: boolean;
+  /** `FAIL` arrived while the reply streamed: the reply ends as an error with this text. */
+  failure: string | undefined;
 }
 
 /** Behaviour settings of the agent (plain data, persisted). */

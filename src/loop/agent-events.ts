@@ -1,6 +1,8 @@
-import type { AgentMessage } from "../types/messages.js";
+import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
+import type { ToolResult } from "../types/tool.js";
 import type { PersistableStreamOptions, QueueName } from "./agent-context.js";
+import type { ResumedCallState } from "./run-steps.js";
 
 /** The events `agentMachine` accepts from outside: everything the `Agent` class does is one of them. */
 export type AgentCommand =
@@ -16,8 +18,27 @@ export type AgentCommand =
   | { type: "CLEAR_QUEUES"; queue?: QueueName }
   /** Ends the current run in any state (every tool call answered, `agent_end`); ignored when idle. */
   | { type: "ABORT" }
+  /**
+   * Ends the current run at once with an error outcome (e.g. a harness hook threw): like `ABORT`, but
+   * unanswered calls get `error` as their result and the run's last message is an assistant error
+   * message carrying `error`. Ignored when idle.
+   */
+  | { type: "FAIL"; error: string }
   | { type: "APPROVE_TOOL"; toolCallId: string }
   | { type: "DENY_TOOL"; toolCallId: string; reason?: string }
+  /** The client's result for a call of a client tool (one without `execute`) waiting in `awaitingClient`. */
+  | { type: "ANSWER_TOOL"; toolCallId: string; result: ToolResult; isError?: boolean }
+  /**
+   * Starts a run (idle only) that answers the calls of `message` — a reply already in the transcript,
+   * e.g. of a run interrupted by a crash and resumed from its session — then goes on like any run.
+   * `calls` names the calls to answer (others are left alone) and how each goes on.
+   */
+  | {
+      type: "RESUME_CALLS";
+      message: AssistantMessage;
+      calls: Record<string, ResumedCallState>;
+      sequential: boolean;
+    }
   /** Clears transcript, queues and error (idle only). */
   | { type: "RESET" }
   | { type: "SET_MODEL"; model: Model }

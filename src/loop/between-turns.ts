@@ -1,5 +1,6 @@
 import type { AgentCallbacks, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";
+import type { Model, ThinkingLevel } from "../types/model.js";
 import type { AgentMachineContext, InboxMessage, QueueMode, QueueName } from "./agent-context.js";
 import { type MaybeAsyncSteps, runMaybeAsync } from "./maybe-async.js";
 
@@ -82,34 +83,60 @@ export function takeFromQueue(queue: readonly AgentMessage[], mode: QueueMode): 
   return mode === "all" ? [...queue] : queue.slice(0, 1);
 }
 
-/** What follows the decision. */
-export type NextTurnPlan = { next: "stream" | "stop"; context: AgentMachineContext };
-
 /**
- * Plans the next turn from the callbacks' answer (pure): applies the update (model, thinking level, a
- * replaced context), then drains the agent's steering queue by its mode (unless the run started from a
- * steering message, which spent the first drain point), and — only when the loop would otherwise stop —
- * the follow-up queue. Streams when tools want a reply, messages wait, or the run just started.
+ * What the between-turn callbacks decided, as data (the `DECIDED` event of the agent machine): tools of
+ * a replaced context are named, their implementations were added to the runtime by the actor that ran
+ * the callbacks.
  */
-export function planNextTurn(
-  ctx: AgentMachineContext,
+export interface TurnDecision {
+  stop: boolean;
+  model?: Model;
+  thinkingLevel?: ThinkingLevel;
+  context?: { systemPrompt: string; messages: AgentMessage[]; toolNames: string[] };
+  external: { steering: AgentMessage[]; followUp: AgentMessage[] };
+}
+
+/** The callbacks' answer as data: `toolNamesOf` names (and registers) the tools of a replaced context. */
+export function toTurnDecision(
   answer: TurnCallbacksAnswer,
   toolNamesOf: (tools: readonly { name: string }[]) => string[],
-): NextTurnPlan {
-  let next = ctx;
+): TurnDecision {
   const update = answer.update;
-  if (update?.model) next = { ...next, model: update.model };
-  if (update?.thinkingLevel) next = { ...next, thinkingLevel: update.thinkingLevel };
-  if (update?.context) {
-    next = {
-      ...next,
+  const decision: TurnDecision = { stop: answer.stop, external: answer.external };
+  if (update?.model) decision.model = update.model;
+  if (update?.thinkingLevel) decision.thinkingLevel = update.thinkingLevel;
+  if (update?.context)
+    decision.context = {
       systemPrompt: update.context.systemPrompt,
       messages: [...update.context.messages],
       toolNames: toolNamesOf(update.context.tools),
     };
+  return decision;
+}
+
+/** What follows the decision. */
+export type NextTurnPlan = { next: "stream" | "stop"; context: AgentMachineContext };
+
+/**
+ * Plans the next turn from the callbacks' decision (pure): applies the update (model, thinking level,
+ * a replaced context), then drains the agent's steering queue by its mode (unless the run started from
+ * a steering message, which spent the first drain point), and — only when the loop would otherwise
+ * stop — the follow-up queue. Streams when tools want a reply, messages wait, or the run just started.
+ */
+export function planNextTurn(ctx: AgentMachineContext, decision: TurnDecision): NextTurnPlan {
+  let next = ctx;
+  if (decision.model) next = { ...next, model: decision.model };
+  if (decision.thinkingLevel) next = { ...next, thinkingLevel: decision.thinkingLevel };
+  if (decision.context) {
+    next = {
+      ...next,
+      systemPrompt: decision.context.systemPrompt,
+      messages: [...decision.context.messages],
+      toolNames: [...decision.context.toolNames],
+    };
   }
   const run = next.run!;
-  if (answer.stop) return { next: "stop", context: next };
+  if (decision.stop) return { next: "stop", context: next };
 
   const atStart = run.lastTurn === undefined;
   const steering =
@@ -117,7 +144,7 @@ export function planNextTurn(
   const inbox: InboxMessage[] = [
     ...run.inbox,
     ...steering.map((message) => ({ message, from: "steering" as const })),
-    ...answer.external.steering.map((message) => ({ message, from: "steering" as const, external: true })),
+    ...decision.external.steering.map((message) => ({ message, from: "steering" as const, external: true })),
   ];
   if (steering.length > 0) next = { ...next, steering: next.steering.slice(steering.length) };
   if (atStart || run.toolsWantReply || inbox.length > 0)
@@ -126,7 +153,7 @@ export function planNextTurn(
   const followUps = takeFromQueue(next.followUp, next.settings.followUpMode);
   const arrived: InboxMessage[] = [
     ...followUps.map((message) => ({ message, from: "followUp" as const })),
-    ...answer.external.followUp.map((message) => ({ message, from: "followUp" as const, external: true })),
+    ...decision.external.followUp.map((message) => ({ message, from: "followUp" as const, external: true })),
   ];
   if (arrived.length === 0) return { next: "stop", context: next };
   return {

@@ -16,6 +16,7 @@ import {
   DUPLICATE_ID_CALL_TEXT,
   duplicateCallId,
   FAILED_REPLY_CALL_TEXT,
+  INTERRUPTED_CALL_TEXT,
   isBatchSettled,
   nextBatchStep,
   phaseOf,
@@ -104,6 +105,7 @@ export function beginRun(
     lastTurn: undefined,
     toolsWantReply: false,
     steeringSpent,
+    failure: undefined,
   };
   return { context: { ...ctx, run, errorMessage: undefined }, events: [{ type: "agent_start" }] };
 }
@@ -217,7 +219,11 @@ export function recordReply(
   reply: { message: AssistantMessage; started: boolean; sequential: boolean },
 ): StepResult {
   const step = new Step(ctx);
-  const { message } = reply;
+  const failure = step.run.failure;
+  // A reply cut short by `FAIL` is recorded as the error that ended the run.
+  const message: AssistantMessage =
+    failure === undefined ? reply.message : { ...reply.message, stopReason: "error", errorMessage: failure };
+  if (failure !== undefined) step.setRun({ failure: undefined });
   step.append(message, !reply.started);
   if (message.stopReason === "error" || message.stopReason === "aborted")
     step.set({ errorMessage: message.errorMessage });
@@ -251,9 +257,10 @@ export function closeTurn(ctx: AgentMachineContext): StepResult {
     const { taken } = takeResultMessages(batch);
     for (const message of taken) step.append(message);
   }
-  const message = step.run.newMessages.findLast(
-    (m): m is AssistantMessage => (m as AssistantMessage).role === "assistant",
-  );
+  // A resumed batch answers a reply recorded by an earlier run: its turn ends with that reply.
+  const message =
+    batch?.message ??
+    step.run.newMessages.findLast((m): m is AssistantMessage => (m as AssistantMessage).role === "assistant");
   if (!message) return step.result();
   const toolResults = batch ? [...batch.results, ...takeResultMessages(batch).taken] : [];
   step.emit({ type: "turn_end", message, toolResults });
@@ -363,11 +370,56 @@ export function keepInInbox(ctx: AgentMachineContext, external: AgentMessage[]):
   return { ...ctx, run: { ...ctx.run!, inbox: [...ctx.run!.inbox, ...arrived] } };
 }
 
-/** Abort during tools: every unsettled call gets an "aborted" result. Returns the children to stop. */
-export function abortToolBatch(ctx: AgentMachineContext): StepResult & { stop: string[] } {
+/**
+ * Abort (or `FAIL`, with its text) during tools: every unsettled call gets an error result. Returns the
+ * children to stop.
+ */
+export function abortToolBatch(
+  ctx: AgentMachineContext,
+  text: string = ABORTED_CALL_TEXT,
+): StepResult & { stop: string[] } {
   const step = new Step(ctx);
-  const stop = settleRemaining(step, ABORTED_CALL_TEXT);
+  const stop = settleRemaining(step, text);
   return { ...step.result(), stop };
+}
+
+/** `FAIL` while the reply streams: the reply, once the aborted stream hands it over, ends as this error. */
+export function markFailure(ctx: AgentMachineContext, text: string): AgentMachineContext {
+  return ctx.run ? { ...ctx, run: { ...ctx.run, failure: text } } : ctx;
+}
+
+/** How a resumed call goes on (`RESUME_CALLS`). */
+export type ResumedCallState =
+  /** Never started: the whole preflight, approval included. */
+  | "pending"
+  /** Approved, or started with a tool that is safe to replay: runs without asking again. */
+  | "approved"
+  /** Started with a tool that may not run twice: answered "interrupted, not re-run". */
+  | "interrupted";
+
+/**
+ * Starts a run that answers the unanswered calls of a reply recorded earlier (a run interrupted by a
+ * crash, resumed from its session): `agent_start`, `turn_start`, a tool batch of those calls —
+ * interrupted ones answered at once —, then the machine executes the batch like a live one.
+ */
+export function resumeCalls(
+  ctx: AgentMachineContext,
+  resume: { message: AssistantMessage; calls: Record<string, ResumedCallState>; sequential: boolean },
+): StepResult {
+  const begun = beginRun(ctx, [], false);
+  const step = new Step(begun.context);
+  for (const event of begun.events) step.emit(event);
+  step.openTurn();
+  const all = createToolBatch(resume.message, resume.sequential);
+  const calls = all.calls.filter((call) => resume.calls[call.id] !== undefined);
+  const approved = calls.filter((call) => resume.calls[call.id] === "approved").map((call) => call.id);
+  step.setRun({ batch: { ...all, calls, approved } });
+  for (const call of calls) {
+    if (resume.calls[call.id] !== "interrupted") continue;
+    startToolCall(step, call);
+    endToolCall(step, errorOutcome(call, INTERRUPTED_CALL_TEXT));
+  }
+  return step.result();
 }
 
 /** Messages that reached the agent's queue (`STEER` / `FOLLOW_UP`). */

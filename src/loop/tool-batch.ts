@@ -13,8 +13,9 @@ export const TRUNCATED_CALL_TEXT = (name: string) =>
 export const SKIPPED_CALL_TEXT = "Tool call skipped: the user sent a new message";
 export const ABORTED_CALL_TEXT = "Tool call aborted";
 export const FAILED_REPLY_CALL_TEXT = "Tool call not executed: the model reply failed";
+/** The one text of a call that had started when its agent stopped and whose tool may not run twice. */
 export const INTERRUPTED_CALL_TEXT =
-  "Tool call interrupted: the agent stopped while it was executing, and this tool is not re-run after a restart (replay: never). Check its effects before calling it again.";
+  "Tool call interrupted, not re-run: the agent stopped while it was executing, and this tool is not re-run after a restart (replay: never). Check its effects before calling it again.";
 export const DUPLICATE_ID_CALL_TEXT = (id: string) =>
   `Tool call not executed: the reply used the tool call id "${id}" more than once, so no call of it ran. Re-issue the tool calls with distinct ids.`;
 
@@ -38,6 +39,7 @@ export function createToolBatch(message: AssistantMessage, sequential: boolean):
     outcomes: {},
     results: [],
     pollingSteering: false,
+    approved: [],
   };
 }
 

@@ -55,6 +55,12 @@ export function validateToolCall(toolCall: ToolCall, tool: AgentTool | undefined
   }
 }
 
+/** Whether a call of `tool` with the validated `args` waits for approval. Throws when `requiresApproval` throws. */
+export function requiresApprovalOf(tool: AgentTool | undefined, args: unknown): boolean {
+  const requiresApproval = tool?.requiresApproval;
+  return typeof requiresApproval === "function" ? requiresApproval(args) === true : requiresApproval === true;
+}
+
 /** What a tool call's hooks see besides its result. */
 export interface ToolHookInput {
   callbacks: AgentCallbacks;

@@ -1,30 +1,33 @@
 import type { AnyActorRef } from "xstate";
-import { activeTools, agentEmitter, runtimeOf } from "../actors/agent-runtime.js";
-import type { StreamReplyInput } from "../actors/stream-reply.actor.js";
-import type { AgentMachineContext, InboxMessage } from "../loop/agent-context.js";
+import { activeTools, runtimeOf } from "../actors/agent-runtime.js";
+import type { AgentMachineContext, InboxMessage, QueueName } from "../loop/agent-context.js";
 import {
   runTurnCallbacks,
-  type TurnCallbacksAnswer,
+  type TurnDecision,
   takeFromQueue,
+  toTurnDecision,
   willStream,
 } from "../loop/between-turns.js";
 import { isPromiseLike } from "../loop/maybe-async.js";
 import * as steps from "../loop/run-steps.js";
 import { INTERRUPTED_CALL_TEXT, phaseOf } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
+import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage } from "../types/messages.js";
 import type { ToolCallInput } from "./tool-call.machine.js";
 
-// The effectful halves of agentMachine's actions: they call the runtime (callbacks, tools) and turn what
-// it answers into events; the state changes themselves are the pure steps of src/loop.
+// Two kinds of code live here. The enqueue helpers (`apply`, `startToolBatch`, `ackSteeringPoll`,
+// `resumeToolCalls`) only read the context and event and enqueue actions: XState runs them while it
+// computes a transition, so they must stay pure. The effects (`runDecision`, `pollSteering`,
+// `returnQueuedMessages`, `renewController`, `abortRun`) call user code or touch the runtime: they are
+// custom actions and actors, which XState runs after the transition is computed, and they report
+// back with events.
 
 /** The part of XState's `enqueue` the agent's actions use. */
 export interface Enqueue {
   assign(assigner: () => AgentMachineContext): void;
   emit(event: AgentEvent): void;
-  // biome-ignore lint/suspicious/noExplicitAny: internal events of the agent machine
-  raise(event: any): void;
   // biome-ignore lint/suspicious/noExplicitAny: internal events of the agent machine and its children
   sendTo(target: any, event: any): void;
   spawnChild(src: "toolCall", options: { id: string; input: ToolCallInput }): void;
@@ -38,73 +41,6 @@ export function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineC
   return result.context;
 }
 
-/**
- * Runs the between-turn callbacks. A synchronous answer is raised as `DECIDED` in this macrostep; a
- * promise moves the machine to `awaitingCallbacks` (an invoked actor). Messages an external source
- * gave up for a run that was aborted before the answer landed go back to it.
- */
-export function decideTurn(context: AgentMachineContext, enqueue: Enqueue, self: AnyActorRef): void {
-  const runtime = runtimeOf(self);
-  const run = context.run!;
-  const signal = runtime.controller.signal;
-  let answer: TurnCallbacksAnswer | Promise<TurnCallbacksAnswer>;
-  try {
-    answer = runTurnCallbacks({
-      callbacks: runtime.callbacks,
-      signal,
-      turnEnd: run.lastTurn && {
-        ...run.lastTurn,
-        context: {
-          systemPrompt: context.systemPrompt,
-          messages: context.messages,
-          tools: activeTools(runtime, context.toolNames),
-        },
-        newMessages: run.newMessages,
-      },
-      turnsDone: run.turns,
-      maxTurns: context.settings.maxTurns,
-      willStream: willStream(context),
-    });
-  } catch (error) {
-    enqueue.raise({ type: "DECISION_FAILED", error });
-    return;
-  }
-  if (!(answer instanceof Promise)) {
-    enqueue.raise({ type: "DECIDED", answer });
-    return;
-  }
-  answer.then(
-    (settled) => {
-      if (!signal.aborted) return;
-      for (const queue of ["steering", "followUp"] as const)
-        if (settled.external[queue].length > 0)
-          runtime.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
-    },
-    () => undefined,
-  );
-  enqueue.raise({ type: "DECISION_PENDING", pending: answer });
-}
-
-/** The stream actor's input: the request as of now, the run's signal, deltas straight to `actor.on`. */
-export function streamInput(
-  context: AgentMachineContext,
-  self: AnyActorRef,
-): StreamReplyInput & { controller: AbortController } {
-  const runtime = runtimeOf(self);
-  return {
-    callbacks: runtime.callbacks,
-    model: context.model,
-    thinkingLevel: context.thinkingLevel,
-    systemPrompt: context.systemPrompt,
-    messages: context.messages,
-    tools: activeTools(runtime, context.toolNames),
-    streamOptions: context.streamOptions,
-    signal: runtime.controller.signal,
-    controller: runtime.controller,
-    sink: agentEmitter(self),
-  };
-}
-
 /** Moves the tool batch forward: spawns the next call's actor or lets prepared calls execute. */
 export function startToolBatch(context: AgentMachineContext, enqueue: Enqueue): void {
   const result = steps.advanceToolBatch(context);
@@ -116,53 +52,16 @@ export function startToolBatch(context: AgentMachineContext, enqueue: Enqueue): 
     return;
   }
   const call = command.call;
+  const batch = result.context.run!.batch!;
   enqueue.spawnChild("toolCall", {
     id: call.id,
     input: {
       toolCall: call,
-      assistantMessage: result.context.run!.batch!.message,
+      assistantMessage: batch.message,
       idempotencyKey: `${context.agentId}:${call.id}`,
+      ...(batch.approved.includes(call.id) ? { approved: true } : {}),
     },
   });
-}
-
-/**
- * After a settled call, with steering policy `betweenTools`: looks at the agent's steering queue and
- * polls the external source. No further call starts until the answer (`STEERING.POLLED`) arrives.
- */
-export function pollSteeringBetweenTools(
-  context: AgentMachineContext,
-  enqueue: Enqueue,
-  self: AnyActorRef,
-): void {
-  const runtime = runtimeOf(self);
-  const poll = runtime.callbacks.getSteeringMessages;
-  if (!poll) {
-    if (context.steering.length > 0) enqueue.raise({ type: "STEERING.POLLED", external: [] });
-    return;
-  }
-  let polled: AgentMessage[] | Promise<AgentMessage[]>;
-  try {
-    polled = poll();
-  } catch {
-    return; // A throwing queue callback is reported by the poll after the turn, which ends the run.
-  }
-  if (!isPromiseLike(polled)) {
-    enqueue.raise({ type: "STEERING.POLLED", external: (polled as AgentMessage[] | undefined) ?? [] });
-    return;
-  }
-  enqueue.assign(() => steps.setSteeringPoll(context, true));
-  const signal = runtime.controller.signal;
-  Promise.resolve(polled as PromiseLike<AgentMessage[]>).then(
-    (messages) => {
-      if (signal.aborted) {
-        if (messages?.length) runtime.callbacks.restoreQueuedMessages?.("steering", messages);
-        return;
-      }
-      self.send({ type: "STEERING.POLLED", external: messages ?? [] });
-    },
-    () => self.send({ type: "STEERING.POLLED", external: [] }),
-  );
 }
 
 /** A between-tools poll answered: steering that arrived skips the remaining calls; else the batch goes on. */
@@ -206,4 +105,130 @@ export function resumeToolCalls(context: AgentMachineContext, interrupted: strin
       enqueue.sendTo(call.id, { type: "RESUME" });
     }
   }
+}
+
+/** Messages of external queue sources handed back (`restoreQueuedMessages`), by queue. */
+export type QueuedReturns = { queue: QueueName; messages: AgentMessage[] }[];
+
+/** Custom action: gives messages an ended run had drained back to their external source. */
+export function returnQueuedMessages(self: AnyActorRef, returned: QueuedReturns): void {
+  const restore = runtimeOf(self).callbacks.restoreQueuedMessages;
+  for (const { queue, messages } of returned) restore?.(queue, messages);
+}
+
+/** Custom action: a run gets a fresh AbortController only when the last one was aborted (they are not free). */
+export function renewController(self: AnyActorRef): void {
+  const runtime = runtimeOf(self);
+  if (runtime.controller.signal.aborted) runtime.controller = new AbortController();
+}
+
+/** Custom action: aborts the run's signal (the stream, running tools and pending callbacks follow it). */
+export function abortRun(self: AnyActorRef): void {
+  runtimeOf(self).controller.abort();
+}
+
+/**
+ * Custom action, after a settled call with steering policy `betweenTools`: polls the external steering
+ * source and answers with `STEERING_POLLED` (at once when it answers synchronously or there is none).
+ * No further call starts until the answer arrives. What a poll returns after its run was aborted goes
+ * back to the source.
+ */
+export function pollSteering(self: AnyActorRef): void {
+  const runtime = runtimeOf(self);
+  const poll = runtime.callbacks.getSteeringMessages;
+  const answer = (external: AgentMessage[]) => self.send({ type: "STEERING_POLLED", external });
+  let polled: AgentMessage[] | Promise<AgentMessage[]> | undefined;
+  try {
+    polled = poll?.();
+  } catch {
+    // A throwing queue callback is reported by the poll after the turn, which ends the run.
+    return answer([]);
+  }
+  if (!isPromiseLike(polled)) return answer((polled as AgentMessage[] | undefined) ?? []);
+  const signal = runtime.controller.signal;
+  Promise.resolve(polled as PromiseLike<AgentMessage[]>).then(
+    (messages) => {
+      if (!signal.aborted) return answer(messages ?? []);
+      if (messages?.length) runtime.callbacks.restoreQueuedMessages?.("steering", messages);
+    },
+    () => answer([]),
+  );
+}
+
+/** The events the `turnCallbacks` actor sends back to the agent. */
+export type DecisionEvent =
+  | { type: "DECIDED"; decision: TurnDecision }
+  | { type: "DECISION_FAILED"; error: string };
+
+/**
+ * The body of the `turnCallbacks` actor (invoked in `preparingTurn.deciding`): runs the between-turn
+ * callbacks for the context as of the end of the last turn and sends back `DECIDED` (the decision as
+ * data; tools of a replaced context are added to the runtime) or `DECISION_FAILED`. Synchronous
+ * callbacks answer at once. Returns the actor's cleanup: stopped before it answered (an abort, a
+ * `FAIL`, the agent stopped), it aborts the run's signal, and messages the callbacks drain after that
+ * go back to their source.
+ */
+export function runDecision(
+  self: AnyActorRef,
+  context: AgentMachineContext,
+  sendBack: (event: DecisionEvent) => void,
+): () => void {
+  const runtime = runtimeOf(self);
+  const run = context.run!;
+  const signal = runtime.controller.signal;
+  let answered = false;
+  const decided = (answer: Parameters<typeof toTurnDecision>[0]) => {
+    answered = true;
+    sendBack({
+      type: "DECIDED",
+      decision: toTurnDecision(answer, (tools) =>
+        tools.map((tool) => {
+          if (!runtime.tools.has(tool.name)) runtime.tools.set(tool.name, tool as never);
+          return tool.name;
+        }),
+      ),
+    });
+  };
+  const failed = (error: unknown) => {
+    answered = true;
+    sendBack({ type: "DECISION_FAILED", error: errorText(error) });
+  };
+  try {
+    const answer = runTurnCallbacks({
+      callbacks: runtime.callbacks,
+      signal,
+      turnEnd: run.lastTurn && {
+        ...run.lastTurn,
+        context: {
+          systemPrompt: context.systemPrompt,
+          messages: context.messages,
+          tools: activeTools(runtime, context.toolNames),
+        },
+        newMessages: run.newMessages,
+      },
+      turnsDone: run.turns,
+      maxTurns: context.settings.maxTurns,
+      willStream: willStream(context),
+    });
+    if (!(answer instanceof Promise)) decided(answer);
+    else
+      answer.then(
+        (settled) => {
+          if (!answered && !signal.aborted) return decided(settled);
+          for (const queue of ["steering", "followUp"] as const)
+            if (settled.external[queue].length > 0)
+              runtime.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
+        },
+        (error: unknown) => {
+          if (!answered) failed(error);
+        },
+      );
+  } catch (error) {
+    failed(error);
+  }
+  return () => {
+    if (answered) return;
+    answered = true;
+    runtime.controller.abort();
+  };
 }

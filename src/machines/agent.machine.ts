@@ -1,6 +1,6 @@
-import { type DoneActorEvent, type ErrorActorEvent, enqueueActions, fromPromise, setup } from "xstate";
-import { type AgentRuntime, bindAgentRuntime, runtimeOf } from "../actors/agent-runtime.js";
-import { type StreamReplyOutput, streamReplyActor } from "../actors/stream-reply.actor.js";
+import { type DoneActorEvent, type ErrorActorEvent, enqueueActions, fromCallback, setup } from "xstate";
+import { type AgentRuntime, bindAgentRuntime } from "../actors/agent-runtime.js";
+import { type StreamedReply, type StreamRequest, streamReplyActor } from "../actors/stream-reply.actor.js";
 import type {
   AgentMachineContext,
   AgentSettings,
@@ -8,7 +8,7 @@ import type {
   ToolCallOutcome,
 } from "../loop/agent-context.js";
 import type { AgentCommand } from "../loop/agent-events.js";
-import { planNextTurn, type TurnCallbacksAnswer } from "../loop/between-turns.js";
+import { type NextTurnPlan, planNextTurn, type TurnDecision } from "../loop/between-turns.js";
 import { initialAgentContext } from "../loop/initial-context.js";
 import * as steps from "../loop/run-steps.js";
 import { isBatchSettled } from "../loop/tool-batch.js";
@@ -18,19 +18,19 @@ import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import {
+  abortRun,
   ackSteeringPoll,
   apply,
-  decideTurn,
-  pollSteeringBetweenTools,
+  type DecisionEvent,
+  pollSteering,
+  type QueuedReturns,
+  renewController,
   resumeToolCalls,
+  returnQueuedMessages,
+  runDecision,
   startToolBatch,
-  streamInput,
 } from "./agent.actions.js";
-import {
-  type ToolAwaitingApprovalEvent,
-  type ToolPreparedEvent,
-  toolCallMachine,
-} from "./tool-call.machine.js";
+import { type ToolAwaitingEvent, type ToolPreparedEvent, toolCallMachine } from "./tool-call.machine.js";
 
 /** Input of `agentMachine`: the runtime (functions) and the agent's initial data. */
 export interface AgentMachineInput {
@@ -48,16 +48,12 @@ export interface AgentMachineInput {
 
 /** Internal events: decisions, injections, tool call children and their completions. */
 export type AgentInternalEvent =
-  | { type: "DECIDE" }
-  | { type: "DECIDED"; answer: TurnCallbacksAnswer }
-  | { type: "DECISION_PENDING"; pending: Promise<TurnCallbacksAnswer> }
-  | { type: "DECISION_FAILED"; error: unknown }
-  | { type: "PLANNED"; next: "stream" | "stop" }
+  | DecisionEvent
   | { type: "INJECT" }
   /** A between-tools steering poll answered (`external`: what the external source returned). */
-  | { type: "STEERING.POLLED"; external: AgentMessage[] }
+  | { type: "STEERING_POLLED"; external: AgentMessage[] }
   | ToolPreparedEvent
-  | ToolAwaitingApprovalEvent
+  | ToolAwaitingEvent
   | DoneActorEvent<ToolCallOutcome, string>
   | ErrorActorEvent<unknown, string>;
 
@@ -66,14 +62,33 @@ export type AgentMachineEvent = AgentCommand | AgentInternalEvent;
 const ABORTED_TEXT = "Run was aborted";
 const callbackErrorText = (error: unknown) => `Agent loop callback failed: ${errorText(error)}`;
 
+// The plan of a decision, computed once per DECIDED event for its guard and its action (pure).
+const plans = new WeakMap<TurnDecision, NextTurnPlan>();
+function planOf(context: AgentMachineContext, decision: TurnDecision): NextTurnPlan {
+  let plan = plans.get(decision);
+  if (!plan) {
+    plan = planNextTurn(context, decision);
+    plans.set(decision, plan);
+  }
+  return plan;
+}
+
+// Used only by XState's inert actor scope (`transition(agentMachine, …)` creates one without input).
+const NO_MODEL: Model = { id: "none", api: "none", provider: "none", contextWindow: 0, maxTokens: 0 };
+
 /**
  * One agent, one long-lived actor: `idle` —PROMPT/CONTINUE→ `preparingTurn` (`deciding`: the
- * between-turn callbacks, an invoked actor when one is async; `injecting`: one queued message per
- * step) → `streaming` (the stream actor) → `executingTools` (one spawned `toolCallMachine` per call, id =
- * tool call id) → `preparingTurn` → … → `idle`. Never final. Every AgentEvent is emitted by this actor
- * (`actor.on(type, …)`). The context is JSON-safe data (see `AgentMachineContext`); functions come from
- * the `AgentRuntime` given as `input.runtime`. `ABORT` ends a run from any state with every tool call
- * answered and `agent_end`.
+ * between-turn callbacks, an invoked actor; `injecting`: one queued message per step) → `streaming`
+ * (the stream actor) → `executingTools` (one spawned `toolCallMachine` per call, id = tool call id) →
+ * `preparingTurn` → … → `idle`. Never final. Every AgentEvent is emitted by this actor (`actor.on(type,
+ * …)`). The context is JSON-safe data (see `AgentMachineContext`); functions come from the
+ * `AgentRuntime` given as `input.runtime`. `ABORT` ends a run from any state with every tool call
+ * answered and `agent_end`; `FAIL` does the same with an error outcome. `RESUME_CALLS` starts a run that
+ * answers the calls of a reply recorded earlier (a resumed session).
+ *
+ * Transitions are pure: guards, assignments and `enqueueActions` bodies read only the context and the
+ * event. User code (callbacks, hooks, tools, queue sources) runs in invoked actors and custom actions,
+ * which XState runs after the transition is computed, and reports back with events.
  */
 export const agentMachine = setup({
   types: {
@@ -85,21 +100,14 @@ export const agentMachine = setup({
   actors: {
     streamReply: streamReplyActor,
     toolCall: toolCallMachine,
-    // Stopped only when the agent actor is stopped mid-decision (ABORT aborts the run first): that ends
-    // the run, so it aborts the run's signal, which the callbacks and their queue polls follow.
-    turnCallbacks: fromPromise<
-      TurnCallbacksAnswer,
-      { pending: Promise<TurnCallbacksAnswer>; controller: AbortController }
-    >(({ input, signal }) => {
-      signal.addEventListener("abort", () => input.controller.abort(), { once: true });
-      return input.pending;
-    }),
+    turnCallbacks: fromCallback<DecisionEvent, { context: AgentMachineContext }>(
+      ({ input, self, sendBack }) => runDecision(self, input.context, sendBack),
+    ),
   },
   actions: {
-    beginRun: enqueueActions(({ context, event, enqueue, self }) => {
-      // A run gets a fresh controller only when the last one was aborted (AbortControllers are not free).
-      const runtime = runtimeOf(self);
-      if (runtime.controller.signal.aborted) runtime.controller = new AbortController();
+    abortRun: ({ self }) => abortRun(self),
+    beginRun: enqueueActions(({ context, event, enqueue }) => {
+      enqueue(({ self }) => renewController(self));
       if (event.type === "PROMPT")
         apply(
           enqueue,
@@ -109,80 +117,68 @@ export const agentMachine = setup({
             false,
           ),
         );
+      else if (event.type === "RESUME_CALLS") apply(enqueue, steps.resumeCalls(context, event));
       else apply(enqueue, steps.continueRun(context));
     }),
-    requestDecision: enqueueActions(({ enqueue, self }) => enqueue.sendTo(self, { type: "DECIDE" })),
-    decide: enqueueActions(({ context, enqueue, self }) => decideTurn(context, enqueue, self)),
-    plan: enqueueActions(({ context, event, enqueue, self }) => {
-      if (event.type !== "DECIDED") return;
-      const runtime = runtimeOf(self);
-      const plan = planNextTurn(context, event.answer, (tools) =>
-        tools.map((tool) => {
-          if (!runtime.tools.has(tool.name)) runtime.tools.set(tool.name, tool as never);
-          return tool.name;
-        }),
-      );
-      enqueue.assign(() => plan.context);
-      enqueue.raise({ type: "PLANNED", next: plan.next });
+    applyPlan: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type === "DECIDED") enqueue.assign(() => planOf(context, event.decision).context);
     }),
     requestInjectionIfMore: enqueueActions(({ context, enqueue, self }) => {
       if ((context.run?.inbox.length ?? 0) > 0) enqueue.sendTo(self, { type: "INJECT" });
     }),
     injectNext: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.injectNext(context))),
-    abortRun: ({ self }) => runtimeOf(self).controller.abort(),
     failTurn: enqueueActions(({ context, enqueue }, params: { reason: "error" | "aborted"; text: string }) =>
       apply(enqueue, steps.failTurn(context, params.reason, params.text)),
     ),
-    endRun: enqueueActions(({ context, enqueue, self }) => {
+    endRun: enqueueActions(({ context, enqueue }) => {
       const result = steps.endRun(context);
+      const returned: QueuedReturns = result.returned;
+      if (returned.length > 0) enqueue(({ self }) => returnQueuedMessages(self, returned));
       apply(enqueue, result);
-      const restore = runtimeOf(self).callbacks.restoreQueuedMessages;
-      for (const { queue, messages } of result.returned) restore?.(queue, messages);
     }),
-    recordReply: enqueueActions(({ context, enqueue, self }, output: StreamReplyOutput) => {
-      const runtime = runtimeOf(self);
-      const sequential =
-        context.settings.toolExecution === "sequential" ||
-        output.message.content.some(
-          (block) =>
-            block.type === "toolCall" && runtime.tools.get(block.name)?.executionMode === "sequential",
-        );
-      apply(enqueue, steps.recordReply(context, { ...output, sequential }));
-    }),
+    recordReply: enqueueActions(({ context, enqueue }, output: StreamedReply) =>
+      apply(enqueue, steps.recordReply(context, output)),
+    ),
+    markFailure: enqueueActions(({ context, enqueue }, text: string) =>
+      enqueue.assign(() => steps.markFailure(context, text)),
+    ),
     closeTurn: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.closeTurn(context))),
     advanceToolBatch: enqueueActions(({ context, enqueue }) => startToolBatch(context, enqueue)),
     markPrepared: enqueueActions(({ context, enqueue }, toolCallId: string) =>
       enqueue.assign(() => steps.markPrepared(context, toolCallId)),
     ),
-    recordToolOutcome: enqueueActions(({ context, enqueue, self }, outcome: ToolCallOutcome) => {
+    recordToolOutcome: enqueueActions(({ context, enqueue }, outcome: ToolCallOutcome) => {
       enqueue.stopChild(outcome.toolCall.id);
       const result = steps.recordToolOutcome(context, outcome);
       apply(enqueue, result);
-      if (steps.wantsSteeringPoll(result.context)) pollSteeringBetweenTools(result.context, enqueue, self);
+      if (steps.wantsSteeringPoll(result.context)) {
+        enqueue.assign(() => steps.setSteeringPoll(result.context, true));
+        enqueue(({ self }) => pollSteering(self));
+      }
     }),
     steeringPolled: enqueueActions(({ context, enqueue }, external: AgentMessage[]) =>
       ackSteeringPoll(context, external, enqueue),
     ),
-    keepLateSteering: enqueueActions(({ context, enqueue, self }, external: AgentMessage[]) => {
+    keepLateSteering: enqueueActions(({ context, enqueue }, external: AgentMessage[]) => {
       if (external.length === 0) return;
       if (context.run) enqueue.assign(() => steps.keepInInbox(context, external));
-      else runtimeOf(self).callbacks.restoreQueuedMessages?.("steering", external);
+      else enqueue(({ self }) => returnQueuedMessages(self, [{ queue: "steering", messages: external }]));
     }),
-    abortToolBatch: enqueueActions(({ context, enqueue }) => {
-      const result = steps.abortToolBatch(context);
+    abortToolBatch: enqueueActions(({ context, enqueue }, text: string | undefined) => {
+      const result = steps.abortToolBatch(context, text);
       apply(enqueue, result);
       for (const id of result.stop) enqueue.stopChild(id);
     }),
-    forwardDecision: enqueueActions(
-      ({ enqueue }, params: { id: string; approved: boolean; reason?: string }) =>
-        enqueue.sendTo(
-          params.id,
-          params.approved ? { type: "APPROVE" } : { type: "DENY", reason: params.reason },
-        ),
-    ),
-    announceApprovalRequest: enqueueActions(({ enqueue }, request: ToolAwaitingApprovalEvent) =>
+    forwardToCall: enqueueActions(({ enqueue, event }) => {
+      if (event.type === "APPROVE_TOOL") enqueue.sendTo(event.toolCallId, { type: "APPROVE" });
+      else if (event.type === "DENY_TOOL")
+        enqueue.sendTo(event.toolCallId, { type: "DENY", reason: event.reason });
+      else if (event.type === "ANSWER_TOOL")
+        enqueue.sendTo(event.toolCallId, { type: "ANSWER", result: event.result, isError: event.isError });
+    }),
+    announceWaitingCall: enqueueActions(({ enqueue }, request: ToolAwaitingEvent) =>
       enqueue.emit({
-        type: "tool_approval_request",
+        type: request.type === "TOOL_AWAITING_APPROVAL" ? "tool_approval_request" : "tool_client_request",
         toolCallId: request.toolCallId,
         toolName: request.toolName,
         args: request.args,
@@ -208,11 +204,11 @@ export const agentMachine = setup({
     ),
   },
   guards: {
-    planned: (_, params: { next: "stream" | "stop"; want: "stream" | "stop" }) => params.next === params.want,
+    planStreams: ({ context }, decision: TurnDecision) => planOf(context, decision).next === "stream",
     inboxEmpty: ({ context }) => (context.run?.inbox.length ?? 0) === 0,
-    replyFailed: (_, output: StreamReplyOutput) =>
+    replyFailed: (_, output: StreamedReply) =>
       output.message.stopReason === "error" || output.message.stopReason === "aborted",
-    replyHasToolCalls: (_, output: StreamReplyOutput) =>
+    replyHasToolCalls: (_, output: StreamedReply) =>
       output.message.content.some((block) => block.type === "toolCall"),
     batchSettled: ({ context }) => context.run?.batch !== undefined && isBatchSettled(context.run.batch),
     toolCallRunning: ({ context }, toolCallId: string) => steps.hasToolCallChild(context, toolCallId),
@@ -225,6 +221,7 @@ export const agentMachine = setup({
 }).createMachine({
   id: "agent",
   context: ({ input, self }) => {
+    if (!input) return initialAgentContext({ model: NO_MODEL, toolNames: [] });
     bindAgentRuntime(self, input.runtime);
     return initialAgentContext({ ...input, toolNames: input.toolNames ?? [...input.runtime.tools.keys()] });
   },
@@ -232,7 +229,7 @@ export const agentMachine = setup({
   on: {
     // A between-tools steering poll that answers after its batch settled: the run keeps the messages
     // for its next turn (or, if it has ended, gives them back).
-    "STEERING.POLLED": { actions: { type: "keepLateSteering", params: ({ event }) => event.external } },
+    STEERING_POLLED: { actions: { type: "keepLateSteering", params: ({ event }) => event.external } },
     STEER: { actions: "enqueueMessage" },
     FOLLOW_UP: { actions: "enqueueMessage" },
     CLEAR_QUEUES: { actions: "clearQueues" },
@@ -257,6 +254,7 @@ export const agentMachine = setup({
       on: {
         PROMPT: { target: "preparingTurn", actions: "beginRun" },
         CONTINUE: { guard: "canContinue", target: "preparingTurn", actions: "beginRun" },
+        RESUME_CALLS: { target: "executingTools", actions: "beginRun" },
         RESET: { actions: "reset" },
         SET_MESSAGES: {
           actions: enqueueActions(({ event, enqueue }) => enqueue.assign({ messages: [...event.messages] })),
@@ -274,6 +272,14 @@ export const agentMachine = setup({
             "endRun",
           ],
         },
+        FAIL: {
+          target: "idle",
+          actions: [
+            "abortRun",
+            { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
+            "endRun",
+          ],
+        },
         DECISION_FAILED: {
           target: "idle",
           actions: [
@@ -284,14 +290,6 @@ export const agentMachine = setup({
             "endRun",
           ],
         },
-        DECIDED: { actions: "plan" },
-        PLANNED: [
-          {
-            guard: { type: "planned", params: ({ event }) => ({ next: event.next, want: "stream" }) },
-            target: ".injecting",
-          },
-          { target: "idle", actions: "endRun" },
-        ],
         RESUME: {
           target: "preparingTurn",
           reenter: true,
@@ -300,30 +298,22 @@ export const agentMachine = setup({
       },
       states: {
         deciding: {
-          entry: "requestDecision",
-          on: {
-            DECIDE: { actions: "decide" },
-            DECISION_PENDING: "awaitingCallbacks",
-          },
-        },
-        awaitingCallbacks: {
+          // The callbacks run once the listeners of the last turn's events have run (an invoked actor
+          // starts after its macrostep), so an abort requested in a listener acts before the decision.
           invoke: {
             id: "turnCallbacks",
             src: "turnCallbacks",
-            input: ({ event, self }) => ({
-              pending: (event as { pending: Promise<TurnCallbacksAnswer> }).pending,
-              controller: runtimeOf(self).controller,
-            }),
-            onDone: {
-              actions: enqueueActions(({ event, enqueue }) =>
-                enqueue.raise({ type: "DECIDED", answer: event.output }),
-              ),
-            },
-            onError: {
-              actions: enqueueActions(({ event, enqueue }) =>
-                enqueue.raise({ type: "DECISION_FAILED", error: event.error }),
-              ),
-            },
+            input: ({ context }) => ({ context }),
+          },
+          on: {
+            DECIDED: [
+              {
+                guard: { type: "planStreams", params: ({ event }) => event.decision },
+                target: "injecting",
+                actions: "applyPlan",
+              },
+              { target: "#agent.idle", actions: ["applyPlan", "endRun"] },
+            ],
           },
         },
         injecting: {
@@ -340,7 +330,15 @@ export const agentMachine = setup({
       invoke: {
         id: "stream",
         src: "streamReply",
-        input: ({ context, self }) => streamInput(context, self),
+        input: ({ context }): StreamRequest => ({
+          model: context.model,
+          thinkingLevel: context.thinkingLevel,
+          systemPrompt: context.systemPrompt,
+          messages: context.messages,
+          toolNames: context.toolNames,
+          streamOptions: context.streamOptions,
+          toolExecution: context.settings.toolExecution,
+        }),
         onDone: [
           {
             guard: { type: "replyFailed", params: ({ event }) => event.output },
@@ -371,6 +369,8 @@ export const agentMachine = setup({
       on: {
         // The stream actor answers the aborted signal at once with the partial reply (→ idle).
         ABORT: { actions: "abortRun" },
+        // The same, and the partial reply is recorded as the error that ended the run.
+        FAIL: { actions: [{ type: "markFailure", params: ({ event }) => event.error }, "abortRun"] },
         RESUME: {
           target: "streaming",
           reenter: true,
@@ -382,12 +382,11 @@ export const agentMachine = setup({
       entry: "advanceToolBatch",
       always: { guard: "batchSettled", target: "preparingTurn", actions: "closeTurn" },
       on: {
-        "TOOL.PREPARED": {
+        TOOL_PREPARED: {
           actions: [{ type: "markPrepared", params: ({ event }) => event.toolCallId }, "advanceToolBatch"],
         },
-        "TOOL.AWAITING_APPROVAL": {
-          actions: { type: "announceApprovalRequest", params: ({ event }) => event },
-        },
+        TOOL_AWAITING_APPROVAL: { actions: { type: "announceWaitingCall", params: ({ event }) => event } },
+        TOOL_AWAITING_CLIENT: { actions: { type: "announceWaitingCall", params: ({ event }) => event } },
         "xstate.done.actor.*": {
           actions: [{ type: "recordToolOutcome", params: ({ event }) => event.output }, "advanceToolBatch"],
         },
@@ -400,24 +399,35 @@ export const agentMachine = setup({
             "advanceToolBatch",
           ],
         },
-        "STEERING.POLLED": {
+        STEERING_POLLED: {
           actions: [{ type: "steeringPolled", params: ({ event }) => event.external }, "advanceToolBatch"],
         },
         APPROVE_TOOL: {
           guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
-          actions: {
-            type: "forwardDecision",
-            params: ({ event }) => ({ id: event.toolCallId, approved: true }),
-          },
+          actions: "forwardToCall",
         },
         DENY_TOOL: {
           guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
-          actions: {
-            type: "forwardDecision",
-            params: ({ event }) => ({ id: event.toolCallId, approved: false, reason: event.reason }),
-          },
+          actions: "forwardToCall",
         },
-        ABORT: { target: "idle", actions: ["abortRun", "abortToolBatch", "closeTurn", "endRun"] },
+        ANSWER_TOOL: {
+          guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
+          actions: "forwardToCall",
+        },
+        ABORT: {
+          target: "idle",
+          actions: ["abortRun", { type: "abortToolBatch", params: undefined }, "closeTurn", "endRun"],
+        },
+        FAIL: {
+          target: "idle",
+          actions: [
+            "abortRun",
+            { type: "abortToolBatch", params: ({ event }) => event.error },
+            "closeTurn",
+            { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
+            "endRun",
+          ],
+        },
         RESUME: {
           actions: [
             { type: "announceResume", params: "executingTools" },

@@ -1,48 +1,65 @@
-import { assign, enqueueActions, sendParent, setup } from "xstate";
-import { runtimeOf } from "../actors/agent-runtime.js";
+import { assign, sendParent, setup } from "xstate";
 import {
   afterToolCallActor,
   beforeToolCallActor,
   executeToolActor,
   type ToolStepInput,
+  validateToolCallActor,
 } from "../actors/tool-step.actors.js";
 import type { ToolCallOutcome } from "../loop/agent-context.js";
-import { validateToolCall } from "../loop/tool-call-steps.js";
-import { errorOutcome } from "../loop/tool-outcome.js";
+import { clientAnswerOutcome, deniedOutcome } from "../loop/tool-outcome.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
+import type { ToolResult } from "../types/tool.js";
 
 /** Input of a tool call actor: plain data. */
 export interface ToolCallInput {
   toolCall: ToolCall;
   assistantMessage: AssistantMessage;
   idempotencyKey: string;
+  /** Already approved (a call resumed after its approval was given): it never asks again. */
+  approved?: boolean;
 }
 
 /** The context of a tool call actor: plain data, persisted with the agent. */
 export interface ToolCallContext extends ToolCallInput {
   args: unknown;
   needsApproval: boolean;
+  /** The tool has no `execute`: the call waits for the client's answer (`awaitingClient`). */
+  client: boolean;
+  /** An `afterToolCall` callback was set when the call was validated. */
+  afterHook: boolean;
   outcome: ToolCallOutcome | undefined;
+}
+
+/** What the validation step found (sent back by the `validateToolCall` actor). */
+export interface ToolValidatedEvent {
+  type: "VALIDATED";
+  args: unknown;
+  needsApproval: boolean;
+  beforeHook: boolean;
+  afterHook: boolean;
+  client: boolean;
 }
 
 export type ToolCallEvent =
   | { type: "EXECUTE" }
   | { type: "APPROVE" }
   | { type: "DENY"; reason?: string }
+  /** The client's answer to a call of a client tool. */
+  | { type: "ANSWER"; result: ToolResult; isError?: boolean }
   | { type: "RESUME" }
-  | { type: "VALIDATED"; args: unknown; hook: boolean }
-  | { type: "FINALIZE"; hook: boolean }
+  | ToolValidatedEvent
   | { type: "REJECTED"; outcome: ToolCallOutcome };
 
 /** Sent to the parent agent when the preflight passed and the call waits for `EXECUTE`. */
 export interface ToolPreparedEvent {
-  type: "TOOL.PREPARED";
+  type: "TOOL_PREPARED";
   toolCallId: string;
 }
 
-/** Sent to the parent agent once the call waits in `awaitingApproval` (the parent announces it). */
-export interface ToolAwaitingApprovalEvent {
-  type: "TOOL.AWAITING_APPROVAL";
+/** Sent to the parent agent once the call waits for a decision (`awaitingApproval`) or the client (`awaitingClient`). */
+export interface ToolAwaitingEvent {
+  type: "TOOL_AWAITING_APPROVAL" | "TOOL_AWAITING_CLIENT";
   toolCallId: string;
   toolName: string;
   args: unknown;
@@ -55,13 +72,25 @@ const stepInput = ({ context }: { context: ToolCallContext }): ToolStepInput => 
   idempotencyKey: context.idempotencyKey,
 });
 
+const awaiting =
+  (type: ToolAwaitingEvent["type"]) =>
+  ({ context }: { context: ToolCallContext }): ToolAwaitingEvent => ({
+    type,
+    toolCallId: context.toolCall.id,
+    toolName: context.toolCall.name,
+    args: context.args,
+  });
+
 /**
  * One tool call, spawned by the agent with the tool call id as actor id:
- * `preparing` (`validating` → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the
- * agent's `EXECUTE`) → `awaitingApproval` (tools that require it) → `executing` (the tool, an invoked
- * actor) → `finalizing` (`afterToolCall`, when set) → `settled` (output: the outcome). Validation runs
- * synchronously; hooks and the tool run in invoked actors the inspector shows. Nothing here throws, so a
- * call always settles with an outcome. `RESUME` (sent after a restore) re-enters the current state.
+ * `preparing` (`validating`: find the tool, `prepareArguments`, zod, `requiresApproval` — an invoked
+ * actor → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the agent's `EXECUTE`) →
+ * `awaitingApproval` (tools that require it, unless resumed already approved) → `executing` (the tool,
+ * an invoked actor) or `awaitingClient` (a tool without `execute`: the client answers) → `finalizing`
+ * (`afterToolCall`, when set) → `settled` (output: the outcome). Every piece of user code runs in an
+ * invoked actor, never while a transition is computed; guards read only the context. Nothing here
+ * throws, so a call always settles with an outcome. `RESUME` (sent after a restore) re-enters the
+ * current state.
  */
 export const toolCallMachine = setup({
   types: {
@@ -71,49 +100,43 @@ export const toolCallMachine = setup({
     output: {} as ToolCallOutcome,
   },
   actors: {
+    validateToolCall: validateToolCallActor,
     beforeToolCall: beforeToolCallActor,
     executeTool: executeToolActor,
     afterToolCall: afterToolCallActor,
   },
   actions: {
-    validate: enqueueActions(({ context, enqueue, self }) => {
-      const runtime = runtimeOf(self);
-      const result = validateToolCall(context.toolCall, runtime.tools.get(context.toolCall.name));
-      enqueue.raise(
-        result.ok
-          ? { type: "VALIDATED", args: result.args, hook: runtime.callbacks.beforeToolCall !== undefined }
-          : { type: "REJECTED", outcome: result.outcome },
-      );
-    }),
-    // After `beforeToolCall`, which may have changed the arguments.
-    checkApproval: enqueueActions(({ context, enqueue, self }) => {
-      const requiresApproval = runtimeOf(self).tools.get(context.toolCall.name)?.requiresApproval;
-      const needsApproval =
-        typeof requiresApproval === "function" ? requiresApproval(context.args) : requiresApproval === true;
-      enqueue.assign({ needsApproval });
-    }),
-    checkAfterHook: enqueueActions(({ enqueue, self }) =>
-      enqueue.raise({ type: "FINALIZE", hook: runtimeOf(self).callbacks.afterToolCall !== undefined }),
-    ),
     announcePrepared: sendParent(
-      ({ context }): ToolPreparedEvent => ({ type: "TOOL.PREPARED", toolCallId: context.toolCall.id }),
+      ({ context }): ToolPreparedEvent => ({ type: "TOOL_PREPARED", toolCallId: context.toolCall.id }),
     ),
-    requestApproval: sendParent(
-      ({ context }): ToolAwaitingApprovalEvent => ({
-        type: "TOOL.AWAITING_APPROVAL",
-        toolCallId: context.toolCall.id,
-        toolName: context.toolCall.name,
-        args: context.args,
-      }),
-    ),
+    requestApproval: sendParent(awaiting("TOOL_AWAITING_APPROVAL")),
+    requestClient: sendParent(awaiting("TOOL_AWAITING_CLIENT")),
+    recordValidation: assign(({ event }) => {
+      const validated = event as ToolValidatedEvent;
+      return {
+        args: validated.args,
+        needsApproval: validated.needsApproval,
+        afterHook: validated.afterHook,
+        client: validated.client,
+      };
+    }),
   },
   guards: {
-    hookSet: (_, hook: boolean) => hook,
-    needsApproval: ({ context }) => context.needsApproval,
+    beforeHook: ({ event }) => (event as ToolValidatedEvent).beforeHook,
+    needsApproval: ({ context }) => context.needsApproval && context.approved !== true,
+    client: ({ context }) => context.client,
+    afterHook: ({ context }) => context.afterHook,
   },
 }).createMachine({
   id: "toolCall",
-  context: ({ input }) => ({ ...input, args: undefined, needsApproval: false, outcome: undefined }),
+  context: ({ input }) => ({
+    ...input,
+    args: undefined,
+    needsApproval: false,
+    client: false,
+    afterHook: false,
+    outcome: undefined,
+  }),
   initial: "preparing",
   states: {
     preparing: {
@@ -121,22 +144,14 @@ export const toolCallMachine = setup({
       on: { RESUME: { target: "preparing", reenter: true } },
       states: {
         validating: {
-          entry: "validate",
+          invoke: {
+            src: "validateToolCall",
+            input: ({ context }) => ({ toolCall: context.toolCall }),
+          },
           on: {
             VALIDATED: [
-              {
-                guard: { type: "hookSet", params: ({ event }) => event.hook },
-                target: "checkingHook",
-                actions: assign({
-                  args: ({ event }) => event.args,
-                }),
-              },
-              {
-                target: "ready",
-                actions: assign({
-                  args: ({ event }) => event.args,
-                }),
-              },
+              { guard: "beforeHook", target: "checkingHook", actions: "recordValidation" },
+              { target: "ready", actions: "recordValidation" },
             ],
             REJECTED: {
               target: "#toolCall.settled",
@@ -150,19 +165,24 @@ export const toolCallMachine = setup({
             input: stepInput,
             onDone: [
               {
-                guard: ({ event }) => event.output !== undefined,
+                guard: ({ event }) => event.output.outcome !== undefined,
                 target: "#toolCall.settled",
-                actions: assign({ outcome: ({ event }) => event.output }),
+                actions: assign({ outcome: ({ event }) => event.output.outcome }),
               },
-              { target: "ready" },
+              {
+                target: "ready",
+                // The hook may have changed the arguments: approval is decided on what it left.
+                actions: assign({ needsApproval: ({ event }) => event.output.needsApproval }),
+              },
             ],
           },
         },
         ready: {
-          entry: ["checkApproval", "announcePrepared"],
+          entry: "announcePrepared",
           on: {
             EXECUTE: [
               { guard: "needsApproval", target: "#toolCall.awaitingApproval" },
+              { guard: "client", target: "#toolCall.awaitingClient" },
               { target: "#toolCall.executing" },
             ],
           },
@@ -172,49 +192,59 @@ export const toolCallMachine = setup({
     awaitingApproval: {
       entry: "requestApproval",
       on: {
-        APPROVE: { target: "executing" },
+        APPROVE: [{ guard: "client", target: "awaitingClient" }, { target: "executing" }],
         DENY: {
           target: "settled",
           actions: assign({
-            outcome: ({ context, event }) =>
-              errorOutcome(context.toolCall, `Tool call denied${event.reason ? `: ${event.reason}` : ""}`),
+            outcome: ({ context, event }) => deniedOutcome(context.toolCall, event.reason),
           }),
         },
         RESUME: { target: "awaitingApproval", reenter: true },
+      },
+    },
+    awaitingClient: {
+      entry: "requestClient",
+      on: {
+        ANSWER: [
+          {
+            guard: "afterHook",
+            target: "finalizing",
+            actions: assign({
+              outcome: ({ context, event }) => clientAnswerOutcome(context.toolCall, event),
+            }),
+          },
+          {
+            target: "settled",
+            actions: assign({
+              outcome: ({ context, event }) => clientAnswerOutcome(context.toolCall, event),
+            }),
+          },
+        ],
+        RESUME: { target: "awaitingClient", reenter: true },
       },
     },
     executing: {
       invoke: {
         src: "executeTool",
         input: stepInput,
-        onDone: { target: "finalizing", actions: assign({ outcome: ({ event }) => event.output }) },
+        onDone: [
+          {
+            guard: "afterHook",
+            target: "finalizing",
+            actions: assign({ outcome: ({ event }) => event.output }),
+          },
+          { target: "settled", actions: assign({ outcome: ({ event }) => event.output }) },
+        ],
       },
       on: { RESUME: { target: "executing", reenter: true } },
     },
     finalizing: {
-      initial: "checking",
-      on: { RESUME: { target: "finalizing", reenter: true } },
-      states: {
-        checking: {
-          entry: "checkAfterHook",
-          on: {
-            FINALIZE: [
-              { guard: { type: "hookSet", params: ({ event }) => event.hook }, target: "hook" },
-              { target: "#toolCall.settled" },
-            ],
-          },
-        },
-        hook: {
-          invoke: {
-            src: "afterToolCall",
-            input: ({ context }) => ({ ...stepInput({ context }), outcome: context.outcome! }),
-            onDone: {
-              target: "#toolCall.settled",
-              actions: assign({ outcome: ({ event }) => event.output }),
-            },
-          },
-        },
+      invoke: {
+        src: "afterToolCall",
+        input: ({ context }) => ({ ...stepInput({ context }), outcome: context.outcome! }),
+        onDone: { target: "settled", actions: assign({ outcome: ({ event }) => event.output }) },
       },
+      on: { RESUME: { target: "finalizing", reenter: true } },
     },
     settled: { type: "final" },
   },

@@ -70,7 +70,10 @@ export function instrument(target: Agent | AgentHarness, options: TraceOptions =
   const inspection = new SystemInspection(runTracer);
   const stopListening = agent.subscribe((event) => {
     runTracer.onEvent(event);
-    if (event.type === "agent_start" && runTracer.recording) inspection.attach(agent.actor?.system);
+    if (event.type === "agent_start" && runTracer.recording) {
+      inspection.attach(agent.actor?.system);
+      runTracer.recordCurrentState(agent.actor);
+    }
   });
   const subscriptions: Subscription[] = [];
   const phaseSpans = harness ? new HarnessPhaseSpans(tracer, runTracer) : undefined;

@@ -208,6 +208,18 @@ export class RunTracer {
         ? this.#run.span
         : undefined);
     if (!span) return;
+    this.#addState(span, actor, value);
+  }
+
+  /**
+   * Records the state the agent actor is in now, on the run span: the run's first state is entered in
+   * the macrostep that emits `agent_start`, before the run span exists.
+   */
+  recordCurrentState(agent: AnyActorRef): void {
+    if (this.#run) this.#addState(this.#run.span, agent, (agent.getSnapshot() as { value?: unknown }).value);
+  }
+
+  #addState(span: Span, actor: AnyActorRef, value: unknown): void {
     const text = stateValueText(value as Parameters<typeof stateValueText>[0]);
     if (this.#lastState.get(actor) === text) return;
     this.#lastState.set(actor, text);

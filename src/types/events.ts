@@ -21,6 +21,8 @@ export type AgentEvent =
     }
   | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: ToolResult; isError: boolean }
   | { type: "tool_approval_request"; toolCallId: string; toolName: string; args: unknown }
+  /** A call of a client tool (no `execute`) waits for `agent.answerToolCall(toolCallId, result)`. */
+  | { type: "tool_client_request"; toolCallId: string; toolName: string; args: unknown }
   /** A restored agent goes on with a run it was persisted in the middle of (agentchart). */
   | { type: "agent_resume"; from: "preparingTurn" | "streaming" | "executingTools" };
 

@@ -49,5 +49,11 @@ export interface AgentTool<TArgs = any, TDetails = unknown, TContext = any> {
    * (the default) answers it with an error result saying it was interrupted and not re-run.
    */
   replay?: "never" | "safe";
+  /**
+   * A **client tool** (e.g. declared by a web page, made with `defineClientTool`): the agent never runs
+   * it; its calls wait in `awaitingClient`, the agent emits `tool_client_request`, and
+   * `agent.answerToolCall(id, result)` gives the result.
+   */
+  client?: boolean;
   execute: (args: TArgs, ctx: ToolExecutionContext<TContext>) => Promise<ToolResult<TDetails>>;
 }

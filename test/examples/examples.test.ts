@@ -150,7 +150,7 @@ describe("examples", () => {
     expect((await runExample("tracing")).trim().split("\n")).toEqual([
       "invoke_agent dictionary-agent states preparingTurn.deciding → preparingTurn.injecting → streaming → executingTools → preparingTurn.deciding → preparingTurn.injecting → streaming → preparingTurn.deciding → idle",
       "  chat scripted-1 tokens 40/12",
-      "  execute_tool lookup states executing → finalizing.checking → settled",
+      "  execute_tool lookup states preparing.ready → executing → settled",
       "    query span",
       "  chat scripted-1 tokens 60/9",
     ]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMachineContext } from "../../src/loop/agent-context.js";
-import { planNextTurn, type TurnCallbacksAnswer, willStream } from "../../src/loop/between-turns.js";
+import { planNextTurn, type TurnDecision, willStream } from "../../src/loop/between-turns.js";
 import { initialAgentContext } from "../../src/loop/initial-context.js";
 import * as steps from "../../src/loop/run-steps.js";
 import { appendMessages, grewFrom } from "../../src/loop/transcript-growth.js";
@@ -40,8 +40,7 @@ function assistant(
 }
 
 const types = (events: AgentEvent[]) => events.map((event) => event.type);
-const go: TurnCallbacksAnswer = { stop: false, external: { steering: [], followUp: [] } };
-const noTools = () => [];
+const go: TurnDecision = { stop: false, external: { steering: [], followUp: [] } };
 
 describe("run steps", () => {
   it("a run starts with agent_start; the prompt is injected with the turn's start", () => {
@@ -99,17 +98,17 @@ describe("planning the next turn", () => {
 
   it("takes one steering message per turn in one-at-a-time mode, and follow-ups only when it would stop", () => {
     const [s1, s2, f1] = [user("s1"), user("s2"), user("f1")];
-    const withSteering = planNextTurn(afterTurn({ steering: [s1, s2], followUp: [f1] }), go, noTools);
+    const withSteering = planNextTurn(afterTurn({ steering: [s1, s2], followUp: [f1] }), go);
     expect(withSteering.next).toBe("stream");
     expect(withSteering.context.run!.inbox.map((entry) => entry.message)).toEqual([s1]);
     expect(withSteering.context.steering).toEqual([s2]);
     expect(withSteering.context.followUp).toEqual([f1]);
 
-    const onlyFollowUp = planNextTurn(afterTurn({ followUp: [f1] }), go, noTools);
+    const onlyFollowUp = planNextTurn(afterTurn({ followUp: [f1] }), go);
     expect(onlyFollowUp.next).toBe("stream");
     expect(onlyFollowUp.context.run!.inbox).toEqual([{ message: f1, from: "followUp" }]);
 
-    expect(planNextTurn(afterTurn({}), go, noTools).next).toBe("stop");
+    expect(planNextTurn(afterTurn({}), go).next).toBe("stop");
     expect(willStream(afterTurn({}))).toBe(false);
   });
 
@@ -121,26 +120,20 @@ describe("planning the next turn", () => {
       inbox: [{ message: s1, from: "steering" }],
       steeringSpent: true,
     });
-    const plan = planNextTurn(deepFreeze(started.context), go, noTools);
+    const plan = planNextTurn(deepFreeze(started.context), go);
     expect(plan.context.run!.inbox.map((entry) => entry.message)).toEqual([s1]);
     expect(plan.context.steering).toEqual([s2]);
   });
 
   it("applies a prepareNextTurn update (model, thinking level, a replaced context)", () => {
     const other = { ...testModel, id: "other" };
-    const plan = planNextTurn(
-      afterTurn({}),
-      {
-        ...go,
-        stop: true,
-        update: {
-          model: other,
-          thinkingLevel: "high",
-          context: { systemPrompt: "new", messages: [], tools: [] },
-        },
-      },
-      noTools,
-    );
+    const plan = planNextTurn(afterTurn({}), {
+      ...go,
+      stop: true,
+      model: other,
+      thinkingLevel: "high",
+      context: { systemPrompt: "new", messages: [], toolNames: [] },
+    });
     expect(plan).toMatchObject({
       next: "stop",
       context: { model: other, thinkingLevel: "high", systemPrompt: "new", messages: [] },

@@ -34,7 +34,7 @@ export function observeLoop(rig: LoopRig): LoopObservation {
 /**
  * The real agent's state for a model state: the model's `done` (the run ended) is the agent back in
  * `idle`; between turns the rig's callbacks answer asynchronously, so the agent waits for them in
- * `preparingTurn.awaitingCallbacks` with the `turnCallbacks` actor running.
+ * `preparingTurn.deciding` with the `turnCallbacks` actor running.
  */
 export function projectLoop(state: SnapshotFrom<LoopModel>): LoopObservation {
   const { context } = state;
@@ -43,7 +43,7 @@ export function projectLoop(state: SnapshotFrom<LoopModel>): LoopObservation {
     modelValue === "done"
       ? "idle"
       : modelValue === "preparingTurn"
-        ? { preparingTurn: "awaitingCallbacks" }
+        ? { preparingTurn: "deciding" }
         : modelValue;
   const children: Record<string, unknown> =
     modelValue === "preparingTurn"

@@ -46,7 +46,8 @@ export type ReplyKind = "text" | "tools" | "approval" | "length" | "error" | "ab
 
 export type LoopModelEvent =
   | { type: "START" }
-  | { type: "ABORT"; via: "event" | "signal" }
+  /** Ends the run: `ABORT` (event), the run's signal, or `FAIL` (an error outcome, e.g. a throwing hook). */
+  | { type: "ABORT"; via: "event" | "signal" | "fail" }
   | { type: "STEER" }
   | { type: "FOLLOW_UP" }
   /** The between-turns callback the test holds answers: go on, stop (after a turn only), or throw. */
@@ -62,6 +63,7 @@ export const loopModelEvents: LoopModelEvent[] = [
   { type: "START" },
   { type: "ABORT", via: "event" },
   { type: "ABORT", via: "signal" },
+  { type: "ABORT", via: "fail" },
   { type: "STEER" },
   { type: "FOLLOW_UP" },
   ...(["answer", "stop", "throw"] as const).map((outcome): LoopModelEvent => ({ type: "DECIDE", outcome })),

@@ -180,9 +180,12 @@ export class LoopRig {
     this.queues[queue].push(message);
   }
 
-  abort(via: "event" | "signal"): void {
+  abort(via: "event" | "signal" | "fail"): void {
     this.callsAtAbort ??= this.modelCalls.length;
-    if (this.agent) this.agent.abort();
+    if (via === "fail") {
+      if (this.agent) this.agent.fail(new Error("a hook failed"));
+      else this.actor.send({ type: "FAIL", error: "a hook failed" });
+    } else if (this.agent) this.agent.abort();
     else if (via === "event") this.actor.send({ type: "ABORT" });
     else this.controller.abort();
   }

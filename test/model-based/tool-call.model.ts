@@ -107,18 +107,13 @@ export const toolCallModel = setup({
       },
     },
     finalizing: {
-      initial: "hook",
-      states: {
-        hook: {
-          on: {
-            ...abort,
-            FINALIZED: {
-              target: "#toolCallModel.settled",
-              actions: assign({
-                result: ({ context, event }) => (event.outcome === "throw" ? "afterError" : context.executed),
-              }),
-            },
-          },
+      on: {
+        ...abort,
+        FINALIZED: {
+          target: "settled",
+          actions: assign({
+            result: ({ context, event }) => (event.outcome === "throw" ? "afterError" : context.executed),
+          }),
         },
       },
     },

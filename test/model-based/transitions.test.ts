@@ -9,11 +9,14 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createActor, type SnapshotFrom } from "xstate";
+import { z } from "zod";
 import { createAgentRuntime } from "../../src/actors/agent-runtime.js";
+import { Agent } from "../../src/agent/agent.js";
 import { agentMachine } from "../../src/machines/agent.machine.js";
 import { toolCallMachine } from "../../src/machines/tool-call.machine.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
+import { defineClientTool } from "../../src/tools/define-client-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import { echoTool, testModel, user } from "../support/loop-harness.js";
 import { createTransitionCoverage, machineTransitions, transitionLabel } from "./coverage.js";
@@ -166,7 +169,7 @@ const contains = (messages: unknown[], message: unknown) => messages.includes(me
 
 describe("transitions the models do not reach", () => {
   // A between-tools poll that answers asynchronously can land after the batch settled: the agent's
-  // root STEERING.POLLED handler keeps the messages in the run's inbox for the turn it prepares.
+  // root STEERING_POLLED handler keeps the messages in the run's inbox for the turn it prepares.
   async function lateSteering() {
     const rig = new LoopRig({ steering: "betweenTools", holdBetweenToolsPolls: true, inspect });
     const step = stepper(rig);
@@ -175,12 +178,12 @@ describe("transitions the models do not reach", () => {
       { type: "TOOL_SETTLED", call: "a", result: "ok" },
       { type: "TOOL_SETTLED", call: "b", result: "ok" },
     );
-    expect(observeLoop(rig).value).toEqual({ preparingTurn: "awaitingCallbacks" });
+    expect(observeLoop(rig).value).toEqual({ preparingTurn: "deciding" });
     const steering = rig.queued[0]!;
     rig.answerPoll(rig.toolPolls, "answer");
     await settle(rig);
     expect(rig.queues.steering).toEqual([]);
-    expect(observeLoop(rig).value).toEqual({ preparingTurn: "awaitingCallbacks" });
+    expect(observeLoop(rig).value).toEqual({ preparingTurn: "deciding" });
     return { rig, step, steering };
   }
 
@@ -205,6 +208,145 @@ describe("transitions the models do not reach", () => {
 });
 
 // Commands an app sends to the agent actor outside the model's run: queues, setters, reset, continue.
+describe("client tools and resumed calls", () => {
+  const colours = () =>
+    defineClientTool({
+      name: "pick_colour",
+      description: "Asks the user to pick a colour",
+      parameters: z.object({ choices: z.array(z.string()) }),
+    });
+  const waitFor = (agent: Agent, type: AgentEvent["type"]) =>
+    new Promise<AgentEvent>((resolve) => {
+      const off = agent.subscribe((event) => {
+        if (event.type === type) {
+          off();
+          resolve(event);
+        }
+      });
+    });
+  const resultTexts = (agent: Agent) =>
+    agent.state.messages.flatMap((m) =>
+      m.role === "toolResult" ? [m.content.map((c) => (c.type === "text" ? c.text : "")).join("")] : [],
+    );
+
+  it("a client tool's call waits in awaitingClient until the client answers; the model sees the answer", async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: "pick_colour", arguments: { choices: ["teal", "red"] } }] },
+      { text: "You picked teal." },
+    ]);
+    const agent = new Agent({ model: testModel, streamFn: model, tools: [colours()], inspect });
+    const asked = waitFor(agent, "tool_client_request");
+    const run = agent.prompt("pick one");
+    const request = (await asked) as Extract<AgentEvent, { type: "tool_client_request" }>;
+    expect(request.args).toEqual({ choices: ["teal", "red"] });
+    expect(agent.state.awaitingClient).toEqual([
+      { toolCallId: request.toolCallId, toolName: "pick_colour", args: { choices: ["teal", "red"] } },
+    ]);
+    expect(() => agent.answerToolCall("nope", { content: [] })).toThrow(/awaiting the client/);
+    agent.answerToolCall(request.toolCallId, { content: [{ type: "text", text: "teal" }] });
+    await run;
+    expect(resultTexts(agent)).toEqual(["teal"]);
+    expect(agent.state.awaitingClient).toEqual([]);
+    expect(model.calls[1]!.context.messages.at(-1)).toMatchObject({ role: "toolResult", isError: false });
+  });
+
+  it("an approval client tool asks first, survives persist/restore while waiting, and afterToolCall sees the answer", async () => {
+    const approvalColours = { ...colours(), requiresApproval: true };
+    const seen: string[] = [];
+    const afterToolCall = async ({ result }: { result: { content: unknown[] } }) => {
+      seen.push(JSON.stringify(result.content));
+      return undefined;
+    };
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([{ toolCalls: [{ name: "pick_colour", arguments: { choices: ["a"] } }] }]),
+      tools: [approvalColours],
+      afterToolCall,
+      inspect,
+    });
+    const approval = waitFor(agent, "tool_approval_request");
+    void agent.prompt("pick");
+    const { toolCallId } = (await approval) as Extract<AgentEvent, { type: "tool_approval_request" }>;
+    const asked = waitFor(agent, "tool_client_request");
+    agent.approveToolCall(toolCallId);
+    await asked;
+    const saved = JSON.stringify(agent.persist());
+    agent.actor.stop();
+    const restored = Agent.restore(saved, {
+      streamFn: scriptedModel([{ text: "Thanks." }]),
+      tools: [approvalColours],
+      afterToolCall,
+      inspect,
+    });
+    const again = waitFor(restored, "tool_client_request");
+    expect(restored.state.awaitingClient.map((call) => call.toolCallId)).toEqual([toolCallId]);
+    await again;
+    restored.answerToolCall(toolCallId, { content: [{ type: "text", text: "a" }] });
+    await restored.waitForIdle();
+    expect(seen).toEqual([JSON.stringify([{ type: "text", text: "a" }])]);
+    expect(resultTexts(restored)).toEqual(["a"]);
+  });
+
+  it("resumeToolCalls answers a recorded reply's calls through the machine: approval, interruption, events", async () => {
+    const reply = {
+      role: "assistant" as const,
+      content: [
+        { type: "toolCall" as const, id: "c1", name: "echo", arguments: { text: "one" } },
+        { type: "toolCall" as const, id: "c2", name: "echo", arguments: { text: "two" } },
+        { type: "toolCall" as const, id: "c3", name: "guarded", arguments: { text: "three" } },
+      ],
+      api: "scripted",
+      provider: "scripted",
+      model: testModel.id,
+      usage: {
+        input: 0,
+        output: 0,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: 0,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      },
+      stopReason: "toolUse" as const,
+      timestamp: 1,
+    };
+    const guarded = { ...echoTool("guarded"), requiresApproval: true };
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([{ text: "All three answered." }]),
+      tools: [echoTool(), guarded],
+      messages: [user("go"), reply],
+      inspect,
+    });
+    const events: string[] = [];
+    agent.subscribe((event) => {
+      if (event.type.startsWith("tool_"))
+        events.push(`${event.type}:${(event as { toolCallId: string }).toolCallId}`);
+    });
+    const approval = waitFor(agent, "tool_approval_request");
+    const run = agent.resumeToolCalls(reply, { c1: "interrupted", c2: "pending", c3: "pending" });
+    await approval;
+    expect(agent.state.awaitingApproval.map((call) => call.toolCallId)).toEqual(["c3"]);
+    agent.approveToolCall("c3");
+    await run;
+    expect(resultTexts(agent)).toEqual([
+      expect.stringContaining("interrupted, not re-run"),
+      "echo: two",
+      "echo: three",
+    ]);
+    expect(events).toEqual([
+      "tool_execution_start:c1",
+      "tool_execution_end:c1",
+      "tool_execution_start:c2",
+      "tool_execution_start:c3",
+      "tool_approval_request:c3",
+      "tool_execution_end:c2",
+      "tool_execution_end:c3",
+    ]);
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+    await expect(agent.resumeToolCalls(reply, { c9: "pending" })).rejects.toThrow(/last assistant message/);
+  });
+});
+
 describe("agentMachine commands", () => {
   function agentActor(replies: ScriptedReply[], tools = [echoTool()]) {
     const runtime = createAgentRuntime({ streamFn: scriptedModel(replies) }, tools);

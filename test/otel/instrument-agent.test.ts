@@ -126,7 +126,9 @@ describe("instrument(agent)", () => {
       "gen_ai.tool.call.id": "call-work",
     });
     expect(work!.status.code).toBe(SpanStatusCode.UNSET);
-    expect(stateEvents(work!)).toEqual(["executing", "finalizing.checking", "settled"]);
+    // Validation is an invoked actor: the call's span is open by the time it is `ready`; with no
+    // afterToolCall the call settles straight from `executing`.
+    expect(stateEvents(work!)).toEqual(["preparing.ready", "executing", "settled"]);
     expect(work!.events.find((event) => event.name === "agentchart.state")?.attributes).toMatchObject({
       "agentchart.machine": "toolCall",
     });
@@ -142,7 +144,7 @@ describe("instrument(agent)", () => {
       expect.arrayContaining(["agentchart.tool.approval_requested", "agentchart.tool.approval_granted"]),
     );
     // States after the call's tool_execution_start (its span opens there; validation came first).
-    expect(stateEvents(danger!)).toEqual(["awaitingApproval", "executing", "finalizing.checking", "settled"]);
+    expect(stateEvents(danger!)).toEqual(["preparing.ready", "awaitingApproval", "executing", "settled"]);
     const granted = danger!.events.find((event) => event.name === "agentchart.tool.approval_granted");
     expect(granted!.attributes?.["agentchart.tool.approval_wait_ms"]).toBeGreaterThanOrEqual(0);
   });
