@@ -142,9 +142,13 @@ export function pollSteering(self: AnyActorRef): void {
     polled = poll?.();
   } catch {
     // A throwing queue callback is reported by the poll after the turn, which ends the run.
-    return answer([]);
+    answer([]);
+    return;
   }
-  if (!isPromiseLike(polled)) return answer((polled as AgentMessage[] | undefined) ?? []);
+  if (!isPromiseLike(polled)) {
+    answer((polled as AgentMessage[] | undefined) ?? []);
+    return;
+  }
   const signal = runtime.controller.signal;
   Promise.resolve(polled as PromiseLike<AgentMessage[]>).then(
     (messages) => {
