@@ -8,7 +8,8 @@ import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
-import type { AgentTool } from "../types/tool.js";
+import type { AgentTool, ToolResult } from "../types/tool.js";
+import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { ToolSource } from "../types/tool-source.js";
 import {
   type CompactionPort,
@@ -42,12 +43,12 @@ import {
 } from "./harness-snapshot.js";
 import type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 import { followToolSources, initialTools } from "./harness-tool-sources.js";
-import { resumeInterruptedCalls, type ToolCallDecision } from "./resume-run.js";
+import { planResume, resumedCallStates, type ToolCallDecision } from "./resume-run.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { SessionRecorder } from "./session-recorder.js";
 import type { SystemPromptOption } from "./system-prompt.js";
 import { expandPromptTemplate } from "./template-args.js";
-import { journalingBeforeToolCall } from "./tool-journal.js";
+import { journaledTool } from "./tool-journal.js";
 
 /** Options of `new AgentHarness(...)`. */
 export interface AgentHarnessOptions {
@@ -110,7 +111,6 @@ export class AgentHarness {
   readonly #events = new Subject<HarnessEvent>();
   #streamOptions: HarnessStreamOptions;
   #toolContext: unknown;
-  #runFailure: AgentHarnessError | undefined;
   #nextTurn: AgentMessage[] = [];
   #lastQueues: unknown;
 
@@ -133,11 +133,6 @@ export class AgentHarness {
       streamOptions: () => this.#streamOptions,
       systemPrompt: () => this.#operations.requestSystemPrompt(),
       failRun: (error) => this.#failRun(error),
-      takeRunFailure: () => {
-        const failure = this.#runFailure;
-        this.#runFailure = undefined;
-        return failure;
-      },
     });
     const harness = this;
     const hooks = this.#hooks;
@@ -149,17 +144,15 @@ export class AgentHarness {
       get transformContext() {
         return hooks.has("context") ? callbacks.transformContext : undefined;
       },
-      // Every call the `tool_call` hook lets through is journaled before it executes (see resume()).
       get beforeToolCall() {
-        const hook = hooks.has("tool_call") ? callbacks.beforeToolCall : undefined;
-        return journalingBeforeToolCall(session, () => harness.#settings.activeTools(), hook);
+        return hooks.has("tool_call") ? callbacks.beforeToolCall : undefined;
       },
       get afterToolCall() {
         return hooks.has("tool_result") ? callbacks.afterToolCall : undefined;
       },
       model: options.model,
       thinkingLevel: options.thinkingLevel ?? context.thinkingLevel,
-      tools: this.#settings.activeTools(),
+      tools: this.#agentTools(),
       messages: context.messages,
       convertToLlm: convertHarnessMessagesToLlm,
       // Read when a run starts (the Agent copies its options per run).
@@ -337,31 +330,75 @@ export class AgentHarness {
   }
 
   /**
-   * Finishes a run that was interrupted (the process died) from the session alone: the last
-   * assistant message's calls without a result are answered — never started: run now; started
-   * (journaled): run again with the same `ctx.idempotencyKey` if the tool's `replay` is `"safe"`,
-   * else the error result "interrupted, not re-run" — then the model is asked to go on, as after
-   * a user or tool-result tail. `approvals` decides calls that were waiting for approval when the
-   * run was persisted: approved ones run, denied ones get "Tool call denied: <reason>". Resolves with
-   * the run's last assistant message, or `undefined` when the branch ends with a final reply.
-   * `signal` aborts the calls run here; `abort()` the rest.
+   * Finishes a run that was interrupted (the process died, or the harness was persisted mid-run) from
+   * the session alone, through the agent machine: the last assistant message's calls without a result
+   * are answered exactly as a live run answers them — preflight, the `tool_call`/`tool_result` hooks,
+   * approval, `tool_execution_*` and result message events on `events$`, parallel or sequential,
+   * abort — then the model is asked to go on. A call that never started (one that was waiting for
+   * approval included) goes through its whole preflight: an approval tool waits in `awaitingApproval`
+   * and emits `tool_approval_request` again, it never runs unasked. A started one (journaled right
+   * before its tool ran) runs again with the same `ctx.idempotencyKey` if its tool's `replay` is
+   * `"safe"`, else gets the error result "interrupted, not re-run". `approvals` is a shortcut: the
+   * calls it names are approved or denied as soon as they ask. Resolves with the run's last assistant
+   * message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
    * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
    */
   async resume(
     options: { signal?: AbortSignal; approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
   ): Promise<AssistantMessage | undefined> {
     if (this.#operations.busy()) return this.#operations.begin("prompt", {}) as Promise<never>;
-    const needsModel = await resumeInterruptedCalls({
-      session: this.session,
-      tools: this.#settings.activeTools(),
-      toolContext: () => this.#settings.resolveToolContext(),
-      systemPrompt: this.#agent.state.systemPrompt,
-      signal: options.signal ?? new AbortController().signal,
-      ...(options.approvals ? { approvals: options.approvals } : {}),
-    });
-    if (!needsModel) return undefined;
+    const plan = planResume(this.session);
+    if (!plan.needsModel) return undefined;
     this.#agent.setMessages(this.session.buildContext().messages);
-    return this.#operations.begin("prompt", { messages: [] }) as Promise<AssistantMessage>;
+    if (options.approvals) this.#decideWhenAsked(options.approvals);
+    const fields =
+      plan.assistant && plan.pending.length > 0
+        ? {
+            messages: [],
+            resume: {
+              message: plan.assistant,
+              calls: resumedCallStates(plan.pending, this.#settings.activeTools()),
+            },
+          }
+        : { messages: [] };
+    const run = this.#operations.begin("prompt", fields) as Promise<AssistantMessage>;
+    if (options.signal) {
+      if (options.signal.aborted) void this.abort();
+      else options.signal.addEventListener("abort", () => void this.abort(), { once: true });
+    }
+    return run;
+  }
+
+  /** Calls waiting for `approveToolCall` / `denyToolCall` (also right after a restore). */
+  get awaitingApproval(): readonly WaitingToolCall[] {
+    return this.#agent.state.awaitingApproval;
+  }
+
+  /** Lets a call waiting for approval run. Throws when no such call is waiting. */
+  approveToolCall(toolCallId: string): void {
+    this.#agent.approveToolCall(toolCallId);
+  }
+
+  /** Refuses a call waiting for approval: it gets the error result "Tool call denied: <reason>". */
+  denyToolCall(toolCallId: string, reason?: string): void {
+    this.#agent.denyToolCall(toolCallId, reason);
+  }
+
+  /** Gives the result of a client tool's call (see `defineClientTool`). Throws when no such call is waiting. */
+  answerToolCall(toolCallId: string, result: ToolResult, options: { isError?: boolean } = {}): void {
+    this.#agent.answerToolCall(toolCallId, result, options);
+  }
+
+  /** Applies `decisions` to the calls they name when those ask for approval (in this run). */
+  #decideWhenAsked(decisions: Readonly<Record<string, ToolCallDecision>>): void {
+    const off = this.#agent.subscribe((event) => {
+      if (event.type === "agent_end") off();
+      if (event.type !== "tool_approval_request") return;
+      const decision = decisions[event.toolCallId];
+      if (!decision) return;
+      if (decision.approved) this.#agent.approveToolCall(event.toolCallId);
+      else this.#agent.denyToolCall(event.toolCallId, decision.reason);
+    });
   }
 
   /** Queues a message delivered after the current turn. `invalid_state` while idle. */
@@ -480,8 +517,14 @@ export class AgentHarness {
     return this.#operations.begin("prompt", { messages, prompt: text, images }) as Promise<AssistantMessage>;
   }
 
+  /** A hook failed: the run ends at once with an error outcome (`FAIL` in the agent machine). */
   #failRun(error: AgentHarnessError): void {
-    this.#runFailure ??= error;
+    this.#agent.fail(error);
+  }
+
+  /** The active tools as the agent runs them: each call is journaled right before its tool runs (see resume()). */
+  #agentTools(): AgentTool[] {
+    return this.#settings.activeTools().map((tool) => journaledTool(this.session, tool));
   }
 
   #onAgentEvent(event: HarnessEvent): void {
@@ -489,7 +532,6 @@ export class AgentHarness {
     else if (event.type === "turn_end") this.#recorder.turnBoundary();
     else if (event.type === "agent_end") {
       this.#recorder.running = false;
-      this.#runFailure = undefined;
       this.#recorder.turnBoundary();
     }
     this.#checkQueues();
@@ -497,7 +539,7 @@ export class AgentHarness {
   }
 
   #applyTools(change: ToolsChange): void {
-    this.#agent.setTools(this.#settings.activeTools());
+    this.#agent.setTools(this.#agentTools());
     const names = change.activeToolNames;
     this.#recorder.writeSetting(() => this.session.appendActiveToolsChange(names));
     this.#emit({ type: "tools_update", ...change });

@@ -19,13 +19,10 @@ export interface LoopHookHost {
   /** The system prompt of this request (resolved per request; see `HarnessOperations`). */
   systemPrompt(): string | Promise<string>;
   /**
-   * Records a hook failure that must end the run. The loop turns a throwing tool hook into an error
-   * tool result and goes on; the harness then fails the run's next model request with this error, so
-   * the run ends with an assistant error message (persisted) without asking the model.
+   * A hook failed: the run ends at once (the agent's `FAIL`) — unanswered calls get the error as their
+   * result, and the run's last message is an assistant error message carrying it (persisted).
    */
   failRun(error: AgentHarnessError): void;
-  /** Takes (and clears) the failure recorded by `failRun`. */
-  takeRunFailure(): AgentHarnessError | undefined;
 }
 
 export type LoopCallbacks = Required<
@@ -105,11 +102,8 @@ export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
   };
 
   // Synchronous unless the system prompt or a `before_provider_request` handler is asynchronous: a
-  // plain turn costs no extra promise. A recorded run failure is thrown (the loop turns it into the
-  // reply's error message).
+  // plain turn costs no extra promise.
   const streamFn: StreamFn = (model: Model, context: LlmContext, options: StreamOptions) => {
-    const failure = host.takeRunFailure();
-    if (failure) throw failure;
     const systemPrompt = host.systemPrompt();
     if (typeof systemPrompt !== "string" || hooks.has("before_provider_request")) {
       return streamAsync(model, context, options, systemPrompt);

@@ -10,6 +10,7 @@ import {
 } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import { errorText } from "../types/error-text.js";
+import type { ResumedCallState } from "../loop/run-steps.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentHarnessOptions } from "./agent-harness.js";
@@ -53,7 +54,7 @@ export interface HarnessCore {
   streamFn: StreamFn;
   streamOptions(): HarnessStreamOptions;
   setToolContext(context: unknown): void;
-  /** Fails the run's next model request (see `LoopHookHost.failRun`). */
+  /** Ends the running turn at once with an error outcome (see `LoopHookHost.failRun`). */
   failRun(error: AgentHarnessError): void;
   emit(event: HarnessOwnEvent): void;
   /** Inspection observer for the phase machine (the Agent's loop actors get the same one). */
@@ -68,6 +69,8 @@ export interface Operation {
   images: ImageContent[];
   instructions?: string;
   navigation?: { targetId: string; options: NavigateTreeOptions };
+  /** A `resume()`: the recorded reply whose calls the run answers first, and how each goes on. */
+  resume?: { message: AssistantMessage; calls: Record<string, ResumedCallState> };
   controller: AbortController;
   result?: unknown;
   error?: unknown;
@@ -225,13 +228,14 @@ export class HarnessOperations {
     this.#firstRequestPrompt = undefined;
     // Each step awaits only what is really asynchronous (a tool context or prompt function, hooks).
     let systemPrompt = "";
+    let failure: AgentHarnessError | undefined;
     try {
       const toolContext = core.settings.resolveToolContext();
       core.setToolContext(isPromiseLike(toolContext) ? await toolContext : toolContext);
       const resolved = this.#resolveSystemPrompt();
       systemPrompt = typeof resolved === "string" ? resolved : await resolved;
     } catch (error) {
-      core.failRun(wrapError("hook", "Preparing the run failed", error));
+      failure = wrapError("hook", "Preparing the run failed", error);
       systemPrompt = agent.state.systemPrompt;
     }
     let messages = operation.messages;
@@ -247,7 +251,7 @@ export class HarnessOperations {
         messages = [...messages, ...start.messages];
         systemPrompt = start.systemPrompt;
       } catch (error) {
-        core.failRun(error as AgentHarnessError);
+        failure = error as AgentHarnessError;
       }
     } else if (mode === "continue") {
       agent.setMessages(withoutTrailingFailures(agent.state.messages));
@@ -255,7 +259,13 @@ export class HarnessOperations {
     agent.setSystemPrompt(systemPrompt);
     this.#firstRequestPrompt = systemPrompt;
     core.recorder.running = true;
-    const run = mode === "prompt" ? agent.prompt(messages) : agent.continue();
+    const resume = mode === "prompt" ? operation.resume : undefined;
+    const run = resume
+      ? agent.resumeToolCalls(resume.message, resume.calls)
+      : mode === "prompt"
+        ? agent.prompt(messages)
+        : agent.continue();
+    if (failure) agent.fail(failure);
     if (operation.controller.signal.aborted) agent.abort();
     await run;
     await core.recorder.flush();

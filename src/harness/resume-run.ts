@@ -1,26 +1,18 @@
-import type { ToolCallOutcome } from "../loop/agent-context.js";
-import { toolCallsOf, toolResultMessage } from "../loop/messages.js";
-import { executeToolCall, validateToolCall } from "../loop/tool-call-steps.js";
-import { errorOutcome } from "../loop/tool-outcome.js";
+import { toolCallsOf } from "../loop/messages.js";
+import type { ResumedCallState } from "../loop/run-steps.js";
+import { INTERRUPTED_CALL_TEXT } from "../loop/tool-batch.js";
 import type { Session } from "../storage/session.js";
-import { errorText } from "../types/error-text.js";
-import type { AgentContext } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";
-import {
-  idempotencyKeyOf,
-  journalDataOf,
-  journalToolCall,
-  type ToolCallJournalData,
-} from "./tool-journal.js";
+import { journalDataOf, type ToolCallJournalData } from "./tool-journal.js";
 
-/** The text of the error result of a started call whose tool may not run twice. */
-export const INTERRUPTED_NOT_RERUN = "interrupted, not re-run";
+/** The text of the error result of a started call whose tool may not run twice (the machine's one text). */
+export const INTERRUPTED_NOT_RERUN = INTERRUPTED_CALL_TEXT;
 
 /** A call of the last assistant message that has no result in the session. */
 export interface PendingToolCall {
   toolCall: ToolCall;
-  /** Its journal entry: the call had started when the run was interrupted. */
+  /** Its journal entry: the call had started executing when the run was interrupted. */
   journal: ToolCallJournalData | undefined;
 }
 
@@ -69,95 +61,32 @@ export function planResume(session: Session): ResumePlan {
 }
 
 /**
- * A decision on a call that was waiting for approval when its run was persisted: approved runs it
- * (with its journaled `ctx.idempotencyKey`, whatever its `replay` policy: it never started), denied
- * answers it with the error result "Tool call denied: <reason>".
+ * A decision on a call that was waiting for approval when its run was persisted: approved runs it,
+ * denied answers it with the error result "Tool call denied: <reason>".
  */
 export type ToolCallDecision = { approved: true } | { approved: false; reason?: string };
 
-/** What {@link resumeInterruptedCalls} needs from the harness. */
-export interface PendingCallsHost {
-  session: Session;
-  tools: readonly AgentTool[];
-  /** Resolves the tool context option (called once, only if a call is answered). */
-  toolContext: () => unknown;
-  systemPrompt: string;
-  signal: AbortSignal;
-  /** Decisions on calls that were waiting for approval, by tool call id. */
-  approvals?: Readonly<Record<string, ToolCallDecision>>;
-}
-
-interface RunHost {
-  session: Session;
-  tools: readonly AgentTool[];
-  toolContext: unknown;
-  context: AgentContext;
-  signal: AbortSignal;
-}
-
 /**
- * Prepares an interrupted run of `host.session` to go on. Each pending call is answered in source
- * order and its `toolResult` appended: a call that never started runs now (journaled first); a
- * started one runs again only if its tool's `replay` is `"safe"` — with the journaled idempotency
- * key as `ctx.idempotencyKey` — else it gets the error result {@link INTERRUPTED_NOT_RERUN}; a call
- * with a decision in `host.approvals` (it was waiting for approval) runs if approved, else gets the
- * denial as its error result.
- * Resolves, once the results are stored, with whether the model must be asked again (false: the
- * branch ends with a final reply, nothing to resume).
- * @throws SessionError when the results cannot be stored.
+ * How each pending call goes on when the agent machine answers it (`agent.resumeToolCalls`):
+ * - never started (no journal entry): `"pending"` — the whole preflight, hooks and approval included,
+ *   so a call of an approval tool waits for a decision again and never runs unasked;
+ * - started (journaled right before its tool ran): `"approved"` when its tool is `replay: "safe"` (it
+ *   runs again with the journaled `ctx.idempotencyKey`, without asking again), else `"interrupted"`;
+ * - an entry written by agentchart 0.2.0 (which journaled before approval, so it cannot tell an
+ *   approved call from one still waiting) of a tool that requires approval: `"pending"` — asking a
+ *   person again is safe, answering "interrupted" would lose the call they were about to approve.
  */
-export async function resumeInterruptedCalls(host: PendingCallsHost): Promise<boolean> {
-  const plan = planResume(host.session);
-  if (plan.pending.length === 0) return plan.needsModel;
-  const run: RunHost = {
-    session: host.session,
-    tools: host.tools,
-    toolContext: await host.toolContext(),
-    context: {
-      systemPrompt: host.systemPrompt,
-      messages: host.session.buildContext().messages,
-      tools: [...host.tools],
-    },
-    signal: host.signal,
-  };
-  for (const { toolCall, journal } of plan.pending) {
-    const decision = host.approvals?.[toolCall.id];
-    const outcome =
-      decision?.approved === false
-        ? errorOutcome(toolCall, `Tool call denied${decision.reason ? `: ${decision.reason}` : ""}`)
-        : decision === undefined && journal !== undefined && journal.replay !== "safe"
-          ? errorOutcome(toolCall, INTERRUPTED_NOT_RERUN)
-          : await runCall(run, toolCall, journal);
-    await host.session.appendMessage(toolResultMessage(toolCall, outcome.result, outcome.isError));
+export function resumedCallStates(
+  pending: readonly PendingToolCall[],
+  tools: readonly AgentTool[],
+): Record<string, ResumedCallState> {
+  const states: Record<string, ResumedCallState> = {};
+  for (const { toolCall, journal } of pending) {
+    const tool = tools.find((candidate) => candidate.name === toolCall.name);
+    const asksApproval = tool?.requiresApproval !== undefined && tool.requiresApproval !== false;
+    const legacyEntry = journal !== undefined && journal.stage === undefined;
+    if (journal === undefined || (legacyEntry && asksApproval)) states[toolCall.id] = "pending";
+    else states[toolCall.id] = journal.replay === "safe" ? "approved" : "interrupted";
   }
-  await host.session.flush();
-  return true;
-}
-
-async function runCall(
-  host: RunHost,
-  toolCall: ToolCall,
-  journal: ToolCallJournalData | undefined,
-): Promise<ToolCallOutcome> {
-  const tool = host.tools.find((candidate) => candidate.name === toolCall.name);
-  const validated = validateToolCall(toolCall, tool);
-  if (!validated.ok) return validated.outcome;
-  try {
-    if (journal === undefined) await journalToolCall(host.session, toolCall, tool);
-  } catch (error) {
-    return errorOutcome(toolCall, `The tool call could not be journaled: ${errorText(error)}`);
-  }
-  // The journaled key reaches the tool as `ctx.idempotencyKey`, the same key on every replay.
-  const idempotencyKey = journal?.idempotencyKey ?? idempotencyKeyOf(host.session.id, toolCall.id);
-  return executeToolCall(
-    {
-      tool,
-      toolCall,
-      args: validated.args,
-      toolContext: host.toolContext,
-      idempotencyKey,
-      onUpdate: () => {},
-    },
-    host.signal,
-  );
+  return states;
 }

@@ -1,7 +1,6 @@
 import type { SessionEntry } from "../storage/entries.js";
 import type { Session } from "../storage/session.js";
 import { errorText } from "../types/error-text.js";
-import type { AgentLoopConfig } from "../types/loop.js";
 import type { AgentTool } from "../types/tool.js";
 
 /** `customType` of the journal entry appended before a tool executes (a `custom` entry: pi skips it). */
@@ -21,6 +20,11 @@ export interface ToolCallJournalData {
   replay: ToolReplayPolicy;
   /** Stable per call: a replay passes the same key, so a tool can make its side effect idempotent. */
   idempotencyKey: string;
+  /**
+   * `"executing"`: written right before the tool ran (after its preflight and approval). Entries of
+   * agentchart 0.2.0 have none: they were written before the approval.
+   */
+  stage?: "executing";
 }
 
 /** A tool's replay policy: its `replay` field when that is `"safe"`, else `"never"`. */
@@ -48,6 +52,7 @@ export async function journalToolCall(
     toolName: toolCall.name,
     replay: toolReplayPolicy(tool),
     idempotencyKey: idempotencyKeyOf(session.id, toolCall.id),
+    stage: "executing",
   };
   await session.appendCustom(TOOL_CALL_JOURNAL_TYPE, data);
   return data;
@@ -60,27 +65,35 @@ export function journalDataOf(entry: SessionEntry): ToolCallJournalData | undefi
   return typeof data?.toolCallId === "string" ? (data as ToolCallJournalData) : undefined;
 }
 
-type BeforeToolCall = NonNullable<AgentLoopConfig["beforeToolCall"]>;
+const journaled = new WeakMap<Session, WeakMap<AgentTool, AgentTool>>();
 
 /**
- * Wraps the run's `beforeToolCall` (the `tool_call` hook, if any) so that a call the hook lets
- * through is journaled before it executes. A journal entry that cannot be stored blocks the call
- * (its side effect must not happen unrecorded).
+ * `tool` with an `execute` that first journals the call in `session` (the `"executing"` entry that
+ * `resume()` reads after a crash) — so the entry is written exactly when the tool's body is about to
+ * run, after the preflight, the `tool_call` hook and the approval. A journal entry that cannot be
+ * stored fails the call before its side effect (the error result says so). The same wrapped object is
+ * returned for the same tool and session. Client tools are returned as they are (the agent never runs them).
  */
-export function journalingBeforeToolCall(
-  session: Session,
-  tools: () => readonly AgentTool[],
-  inner: BeforeToolCall | undefined,
-): BeforeToolCall {
-  return async (context, signal) => {
-    const verdict = inner ? await inner(context, signal) : undefined;
-    if (verdict?.block) return verdict;
-    const tool = tools().find((candidate) => candidate.name === context.toolCall.name);
-    try {
-      await journalToolCall(session, context.toolCall, tool);
-    } catch (error) {
-      return { block: true, reason: `The tool call could not be journaled: ${errorText(error)}` };
-    }
-    return verdict;
+export function journaledTool(session: Session, tool: AgentTool): AgentTool {
+  if (tool.client) return tool;
+  let bySession = journaled.get(session);
+  if (!bySession) {
+    bySession = new WeakMap();
+    journaled.set(session, bySession);
+  }
+  const known = bySession.get(tool);
+  if (known) return known;
+  const wrapped: AgentTool = {
+    ...tool,
+    execute: async (args, ctx) => {
+      try {
+        await journalToolCall(session, { id: ctx.toolCallId, name: tool.name }, tool);
+      } catch (error) {
+        throw new Error(`The tool call could not be journaled: ${errorText(error)}`);
+      }
+      return tool.execute(args, ctx);
+    },
   };
+  bySession.set(tool, wrapped);
+  return wrapped;
 }

@@ -36,7 +36,9 @@ const journalOf = (session: Session) =>
     .map((entry) => (entry as { data: unknown }).data);
 
 /** What a process killed during a tool call leaves: the user prompt, the reply with its calls, journal entries. */
-async function interruptedSession(journaled: { id: string; name: string; replay: "safe" | "never" }[]) {
+async function interruptedSession(
+  journaled: { id: string; name: string; replay: "safe" | "never"; stage?: "executing" }[],
+) {
   const repo = new JsonlSessionRepo({ root });
   const session = await repo.create({ cwd: "/w", id: "crashed" });
   await session.appendMessage(userMessage("do it"));
@@ -60,6 +62,7 @@ async function interruptedSession(journaled: { id: string; name: string; replay:
       toolName: call.name,
       replay: call.replay,
       idempotencyKey: `crashed:${call.id}`,
+      ...(call.stage ? { stage: call.stage } : {}),
     });
   }
   await session.close(); // the file is all that is left
@@ -103,8 +106,20 @@ describe("the tool-call journal", () => {
       data: { toolCallId: "c1", toolName: "probe", replay: "never" },
     });
     expect(journalOf(session)).toEqual([
-      { toolCallId: "c1", toolName: "probe", replay: "never", idempotencyKey: `${session.id}:c1` },
-      { toolCallId: "c2", toolName: "safe", replay: "safe", idempotencyKey: `${session.id}:c2` },
+      {
+        toolCallId: "c1",
+        toolName: "probe",
+        replay: "never",
+        idempotencyKey: `${session.id}:c1`,
+        stage: "executing",
+      },
+      {
+        toolCallId: "c2",
+        toolName: "safe",
+        replay: "safe",
+        idempotencyKey: `${session.id}:c2`,
+        stage: "executing",
+      },
     ]);
     // pi readers skip custom entries: the model context is unchanged.
     expect(texts(session.buildContext().messages)).toEqual([
@@ -158,9 +173,10 @@ describe("harness.resume()", () => {
       ["call-2", false, "wrote b"],
       ["call-3", false, "wrote c"],
     ]);
-    // call-3 had not started: it was journaled before it ran.
+    // Every execution is journaled right before the tool runs: call-2's replay and call-3's first run.
     expect(journalOf(session).map((data) => (data as { toolCallId: string }).toolCallId)).toEqual([
       "call-1",
+      "call-2",
       "call-2",
       "call-3",
     ]);
@@ -179,24 +195,29 @@ describe("harness.resume()", () => {
     await again.close();
   });
 
-  it("runs a started call that waited for approval when approved, answers it with the denial when denied", async () => {
+  it("asks again for approval calls journaled by 0.2.0 (before their approval) and applies the given decisions; a call journaled when it executed is interrupted", async () => {
     const { reopen } = await interruptedSession([
       { id: "call-1", name: "once", replay: "never" },
       { id: "call-2", name: "again", replay: "never" },
-      { id: "call-3", name: "once", replay: "never" },
+      { id: "call-3", name: "once", replay: "never", stage: "executing" },
     ]);
     const session = await reopen();
     const sink: { key: unknown; text: string }[] = [];
+    const approval = (tool: AgentTool): AgentTool => ({ ...tool, requiresApproval: true });
     const { harness } = await createHarness([{ text: "decided" }], {
       session,
-      tools: [sideEffectTool("once", sink), sideEffectTool("again", sink)],
+      tools: [approval(sideEffectTool("once", sink)), approval(sideEffectTool("again", sink))],
+    });
+    const asked: string[] = [];
+    harness.events$.subscribe((event) => {
+      if (event.type === "tool_approval_request") asked.push(event.toolCallId);
     });
     const reply = await harness.resume({
       approvals: { "call-1": { approved: true }, "call-2": { approved: false, reason: "no" } },
     });
     expect(reply?.content).toEqual([{ type: "text", text: "decided" }]);
-    // The approved call runs with its journaled key although its tool never replays; call-3 had no
-    // decision: it counts as interrupted.
+    expect(asked).toEqual(["call-1", "call-2"]);
+    // The approved call runs with the session's key; call-3 had started executing: interrupted.
     expect(sink).toEqual([{ key: "crashed:call-1", text: "a" }]);
     const results = session
       .getBranch()
