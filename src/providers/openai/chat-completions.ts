@@ -7,7 +7,7 @@ import type { Model } from "../../types/model.js";
 import type { LlmContext, StreamOptions } from "../../types/stream.js";
 import { toChatMessages, toChatTools } from "./convert-messages.js";
 import { ServerStreamError } from "./errors.js";
-import { truncate } from "./event-stream.js";
+import { quoteTruncated } from "./event-stream.js";
 import type { PartialMessageBuilder } from "./partial-message.js";
 import { usageFromTokens } from "./usage.js";
 import { type ChunkHandler, reasoningEffort, type WireProtocol } from "./wire-protocol.js";
@@ -183,7 +183,7 @@ class ChatChunkHandler implements ChunkHandler<ChatCompletionChunk> {
 
 /** Throws the error for a chunk of a shape no server means, quoting the chunk (truncated). */
 function malformed(problem: string, chunk: ChunkRecord): never {
-  throw new ServerStreamError(`${problem} in ${truncate(JSON.stringify(chunk))}`, "malformed_event");
+  throw new ServerStreamError(`${problem} in ${quoteTruncated(JSON.stringify(chunk))}`, "malformed_event");
 }
 
 /** Chat `finish_reason` → `StopReason`; unknown reasons from other servers count as a normal stop. */

@@ -105,7 +105,7 @@ class EventStreamParser {
     const excerpt = this.excerpt.trimStart();
     if (excerpt.trim() !== "") {
       throw new ServerStreamError(
-        `sent a reply without stream events; it began: ${truncate(excerpt)}`,
+        `sent a reply without stream events; it began: ${quoteTruncated(excerpt)}`,
         "not_an_event_stream",
       );
     }
@@ -154,7 +154,7 @@ class EventStreamParser {
     const payload: unknown = JSON.parse(data);
     this.decodedEvents++;
     if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
-      throw new ServerStreamError(`expected a JSON object, got ${truncate(data)}`, "malformed_event");
+      throw new ServerStreamError(`expected a JSON object, got ${quoteTruncated(data)}`, "malformed_event");
     }
     const error = serverErrorIn(payload);
     if (error) throw error;
@@ -162,8 +162,11 @@ class EventStreamParser {
   }
 }
 
-/** `text` as a JSON string, cut after `EXCERPT_LENGTH` characters. */
-export function truncate(text: string): string {
+/**
+ * `text` as a JSON string literal, cut after 300 characters (marked "…"), for quoting server output
+ * in error messages. Contract: pure, never throws. Example: `quoteTruncated("<html>")` is `"\"<html>\""`.
+ */
+export function quoteTruncated(text: string): string {
   return JSON.stringify(text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text);
 }
 
