@@ -19,8 +19,15 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 2
 // Transient failures: rate limits, overload, 5xx, and network trouble. Quota and billing limits are
 // not transient and are excluded below even when they mention 429.
 const TRANSIENT =
-  /\b(429|500|502|503|504|524)\b|overloaded|rate.?limit|too many requests|service unavailable|server error|internal error|network|connection (error|refused|lost|reset)|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|fetch failed|other side closed|timed? ?out|timeout|terminated|stream ended/i;
+  /\b(429|500|502|503|504|524)\b|overloaded|rate.?limit|too many requests|service unavailable|server error|internal error|network|connection (error|lost|reset)|ECONNRESET|ETIMEDOUT|socket hang up|fetch failed|other side closed|timed? ?out|timeout|terminated|stream ended/i;
 const NOT_TRANSIENT = /insufficient.?quota|quota exceeded|billing|out of budget/i;
+// A server that cannot be reached at all (refused, unknown host) is not coming back within seconds;
+// providers already retried it once. Retrying it for 2 + 4 + 8 s only hides the hint to start it.
+const UNREACHABLE =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|connection refused|is the server running\?|could not connect to/i;
+// Throttling (DashScope's `Throttling.*` codes, providers' "(throttled: …)") clears on its own, even
+// when the server's wording mentions a quota.
+const THROTTLED = /\bthrottl(ed|ing)\b/i;
 const CONTEXT_OVERFLOW =
   /context.{0,20}(length|window|overflow)|too many tokens|maximum context|prompt is too long/i;
 
@@ -31,13 +38,17 @@ export function isContextOverflow(message: AssistantMessage): boolean {
 
 /**
  * True for a failed reply worth retrying: `stopReason: "error"` with a transient error text (429,
- * 5xx, overloaded, rate limit, network, ECONNRESET, timeout…). Never for aborts, context overflows
- * (compaction handles those), quota/billing errors or other 4xx errors.
+ * 5xx, overloaded, rate limit, throttling, network, ECONNRESET, timeout…). Never for aborts, context
+ * overflows (compaction handles those), quota/billing errors that are not throttling, a server that
+ * cannot be reached at all (connection refused, unknown host: the provider's hint says to start it),
+ * or other 4xx errors.
  */
 export function isRetryableError(message: AssistantMessage): boolean {
   if (message.stopReason !== "error") return false;
   const text = message.errorMessage ?? "";
-  if (isContextOverflow(message) || NOT_TRANSIENT.test(text)) return false;
+  if (isContextOverflow(message) || UNREACHABLE.test(text)) return false;
+  if (THROTTLED.test(text)) return true;
+  if (NOT_TRANSIENT.test(text)) return false;
   return TRANSIENT.test(text);
 }
 

@@ -33,6 +33,7 @@ describe("retry policy", () => {
     "read ECONNRESET",
     "Request timed out",
     "network error",
+    "dashscope stream error Throttling.AllocationQuota (throttled: rate limited, retry later): Allocated quota exceeded",
   ])("retries %s", (text) => {
     expect(isRetryableError(failed(text))).toBe(true);
   });
@@ -43,6 +44,8 @@ describe("retry policy", () => {
     "404 model not found",
     "429 insufficient_quota: You exceeded your current quota",
     "This model's maximum context length is 8192 tokens",
+    "openai could not connect to http://127.0.0.1:11434/v1 (fetch failed: connect ECONNREFUSED 127.0.0.1:11434): is the server running?",
+    "request failed: fetch failed (getaddrinfo ENOTFOUND model-host)",
   ])("does not retry %s", (text) => {
     expect(isRetryableError(failed(text))).toBe(false);
   });

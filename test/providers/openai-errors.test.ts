@@ -1,6 +1,8 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRetryableError } from "../../src/harness/retry-policy.js";
 import { openai } from "../../src/openai.js";
+import { UNREACHABLE_RETRY_MS } from "../../src/providers/openai/request-retry.js";
 import type { AssistantMessage, Message, ToolCall } from "../../src/types/messages.js";
 import type { AssistantMessageEvent, LlmContext } from "../../src/types/stream.js";
 import { argumentsArePlainData, collectEvents, eventTypes } from "../support/collect-events.js";
@@ -123,6 +125,40 @@ describe("openai provider: broken streams", () => {
     const { message } = await collectEvents(openai({ baseURL: server.baseURL })(model, context, {}));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain("GPU fell over");
+  });
+
+  it.each([
+    ['{"choices":[null]}', "choices[0] is null"],
+    ['{"choices":{"index":0}}', "`choices` is not a list"],
+    ['{"choices":[{"index":0,"delta":"hi"}]}', "`delta` is not an object"],
+    ['{"choices":[{"index":0,"delta":{"tool_calls":[7]}}]}', "tool_calls[0] is 7"],
+    ["null", 'expected a JSON object, got "null"'],
+  ])("reports the malformed chunk %s in plain words, not as a TypeError", async (data, problem) => {
+    server.enqueue({
+      kind: "stream",
+      pieces: [sseBody([chunk({ content: "so far" })], { done: false }), `data: ${data}\n\n`],
+    });
+    const { message } = await collectEvents(openai({ baseURL: server.baseURL })(model, context, {}));
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toContain(`openai sent a malformed stream event: ${problem}`);
+    expect(message.errorMessage).not.toMatch(/TypeError|Cannot read|undefined/);
+    expect(message.content).toEqual([{ type: "text", text: "so far" }]);
+  });
+
+  it("says what the body was when a reply held no stream events", async () => {
+    const page = `<html><head><title>502 Bad Gateway</title></head><body>${"nginx ".repeat(100)}</body></html>`;
+    server.enqueue({ kind: "stream", headers: { "content-type": "text/html" }, pieces: [page] });
+    const { message } = await collectEvents(openai({ baseURL: server.baseURL })(model, context, {}));
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toBe(
+      `openai sent a reply without stream events; it began: ${JSON.stringify(`${page.slice(0, 300)}…`)}`,
+    );
+  });
+
+  it("keeps the old message for an empty body", async () => {
+    server.enqueue({ kind: "stream", pieces: [] });
+    const { message } = await collectEvents(openai({ baseURL: server.baseURL })(model, context, {}));
+    expect(message.errorMessage).toMatch(/ended before the server sent a finish reason/);
   });
 
   it("treats a stream that ends without a finish reason as an error", async () => {
@@ -259,19 +295,19 @@ describe("openai provider: abort and timeouts", () => {
     await request.closed;
   });
 
-  it("aborts promptly while the SDK waits out a long retry-after", async () => {
+  it("aborts promptly while waiting out a long retry-after", async () => {
     server.enqueue({
       kind: "json",
       status: 429,
       headers: { "retry-after": "30" },
       body: { error: { message: "later" } },
     });
-    let resolveDiscarded: () => void = () => {};
-    const discarded = new Promise<void>((resolve) => {
-      resolveDiscarded = resolve;
+    let resolveConsumed: () => void = () => {};
+    const consumed = new Promise<void>((resolve) => {
+      resolveConsumed = resolve;
     });
-    // The SDK discards (cancels) the body of a response it is going to retry, right before it sleeps
-    // for `retry-after`; this fetch wrapper reports that moment.
+    // The provider reads the 429's body for its message, then waits `retry-after`; this fetch wrapper
+    // reports the moment the body has been read to its end.
     const client = new OpenAI({
       baseURL: server.baseURL,
       apiKey: "sk-test",
@@ -280,24 +316,34 @@ describe("openai provider: abort and timeouts", () => {
       fetch: async (url, init) => {
         const response = await fetch(url, init);
         if (response.status !== 429) return response;
-        const text = await response.text();
+        const bytes = new TextEncoder().encode(await response.text());
+        let sent = false;
         const body = new ReadableStream({
-          start: (controller) => controller.enqueue(new TextEncoder().encode(text)),
-          cancel: () => resolveDiscarded(),
+          pull: (controller) => {
+            if (sent) {
+              controller.close();
+              resolveConsumed();
+              return;
+            }
+            sent = true;
+            controller.enqueue(bytes);
+          },
         });
         return new Response(body, { status: response.status, headers: response.headers });
       },
     });
     const controller = new AbortController();
+    const before = server.requests.length;
+    const started = Date.now();
     const reply = collectEvents(openai({ client })(model, context, { signal: controller.signal }));
-    await discarded;
-    // One macrotask lets the SDK's pending microtasks run up to its (unabortable) 30 s sleep.
+    await consumed;
+    // One macrotask lets the pending microtasks run up to the 30 s wait.
     await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
-    // Without settling on abort this would wait out the 30 s and hit the 20 s test timeout.
     const { message } = await reply;
     expect(message.stopReason).toBe("aborted");
-    expect(server.requests.at(-1)?.body.stream).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(server.requests.length - before).toBe(1);
   });
 
   it("sends nothing when the signal is already aborted", async () => {
@@ -441,13 +487,64 @@ describe("openai provider: failure paths leave no unhandled rejection", () => {
 });
 
 describe("openai provider: unreachable server", () => {
-  it("names the connection failure and its cause", async () => {
+  it("fails after one quick retry with a hint naming the URL, and the harness does not retry it", async () => {
+    const closed = await OpenAITestServer.start();
+    const baseURL = closed.baseURL;
+    await closed.close();
+    let attempts = 0;
+    const client = new OpenAI({
+      baseURL,
+      apiKey: "sk-test",
+      logLevel: "off",
+      fetch: (url, init) => {
+        attempts++;
+        return fetch(url, init);
+      },
+    });
+    const started = Date.now();
+    // The SDK's default of 2 retries applies, yet a refused connection is retried only once.
+    const { message, events } = await collectEvents(openai({ client })(model, context));
+    const elapsed = Date.now() - started;
+    expect(eventTypes(events)).toEqual(["error"]);
+    expect(message.errorMessage).toBe(
+      `openai could not connect to ${baseURL} (fetch failed: connect ECONNREFUSED ${new URL(baseURL).host}): is the server running?`,
+    );
+    expect(attempts).toBe(2);
+    expect(elapsed).toBeGreaterThanOrEqual(UNREACHABLE_RETRY_MS);
+    expect(elapsed).toBeLessThan(1_500);
+    expect(isRetryableError(message)).toBe(false);
+  });
+
+  it("does not retry a refused connection when maxRetries is 0", async () => {
     const closed = await OpenAITestServer.start();
     const baseURL = closed.baseURL;
     await closed.close();
     const { message } = await collectEvents(openai({ baseURL, maxRetries: 0 })(model, context));
-    expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toMatch(/Connection error.*ECONNREFUSED/);
+    expect(message.errorMessage).toMatch(/could not connect to .*ECONNREFUSED.*is the server running\?/);
+  });
+
+  it("names an unknown host (DNS failure) the same way", async () => {
+    // No DNS lookup leaves the machine: the fetch fails the way undici reports getaddrinfo's ENOTFOUND.
+    const baseURL = "http://model-server.internal:8080/v1";
+    let attempts = 0;
+    const client = new OpenAI({
+      baseURL,
+      apiKey: "sk-test",
+      logLevel: "off",
+      fetch: async () => {
+        attempts++;
+        const cause = Object.assign(new Error("getaddrinfo ENOTFOUND model-server.internal"), {
+          code: "ENOTFOUND",
+        });
+        throw new TypeError("fetch failed", { cause });
+      },
+    });
+    const { message } = await collectEvents(openai({ client, maxRetries: 3 })(model, context));
+    expect(message.errorMessage).toBe(
+      "openai could not connect to http://model-server.internal:8080/v1 (fetch failed: getaddrinfo ENOTFOUND model-server.internal): is the server running?",
+    );
+    expect(attempts).toBe(2);
+    expect(isRetryableError(message)).toBe(false);
   });
 });
 

@@ -143,6 +143,37 @@ describe("openai responses API: streamed replies", () => {
     expect(message.content).toEqual([{ type: "text", text: "Hm" }]);
   });
 
+  it('marks a refusal like Chat Completions does: text with textSignature "refusal"', async () => {
+    const created = {
+      type: "response.created",
+      sequence_number: 1,
+      response: { id: "r", status: "in_progress", output: [] },
+    };
+    const refusal = (delta: string, sequence: number) => ({
+      type: "response.refusal.delta",
+      item_id: "msg_r",
+      output_index: 0,
+      content_index: 0,
+      delta,
+      sequence_number: sequence,
+    });
+    const completed = {
+      type: "response.completed",
+      sequence_number: 4,
+      response: { id: "r", status: "completed", output: [] },
+    };
+    server.enqueue(
+      responsesReply([created, refusal("I can't help", 2), refusal(" with that.", 3), completed]),
+    );
+    const { message, final } = await collectEvents(
+      openai({ baseURL: server.baseURL, api: "responses" })(model, context()),
+    );
+    expect(final).toMatchObject({ type: "done", reason: "stop" });
+    expect(message.content).toEqual([
+      { type: "text", text: "I can't help with that.", textSignature: "refusal" },
+    ]);
+  });
+
   it("reports an `error` stream event", async () => {
     server.enqueue(
       responsesReply([
@@ -153,7 +184,9 @@ describe("openai responses API: streamed replies", () => {
       openai({ baseURL: server.baseURL, api: "responses" })(model, context()),
     );
     expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toBe("openai stream error rate_limit_exceeded: too fast");
+    expect(message.errorMessage).toBe(
+      "openai stream error rate_limit_exceeded (throttled: rate limited, retry later): too fast",
+    );
   });
 
   it("treats a stream cut before response.completed as an error", async () => {

@@ -1,11 +1,53 @@
 import { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 
+/** Server codes that mean "too many requests right now" (429-like): worth retrying later. */
+const THROTTLING_CODE = /^429$|throttl|rate.?limit|too.?many.?requests|overloaded/i;
+
+/**
+ * An error the server sent inside a stream (`server_error`, with the server's own message and
+ * `serverCode`), a stream event of a shape no server means (`malformed_event`), or a reply that held
+ * no stream events at all (`not_an_event_stream`, quoting the start of the body).
+ */
+export class ServerStreamError extends Error {
+  override readonly name = "ServerStreamError";
+
+  constructor(
+    message: string,
+    readonly code: "server_error" | "malformed_event" | "not_an_event_stream",
+    readonly serverCode?: string,
+  ) {
+    super(message);
+  }
+
+  /** True when the server's code says the request was throttled (a 429 in other words). */
+  get throttled(): boolean {
+    return this.serverCode !== undefined && THROTTLING_CODE.test(this.serverCode);
+  }
+}
+
+/** The server at `url` could not be reached at all (connection refused, unknown host). */
+export class ServerUnreachableError extends Error {
+  override readonly name = "ServerUnreachableError";
+  readonly code = "server_unreachable";
+
+  constructor(
+    readonly url: string,
+    cause: Error,
+  ) {
+    super(`could not connect to ${url} (${causeMessage(cause) ?? cause.message}): is the server running?`, {
+      cause,
+    });
+  }
+}
+
 /**
  * Turns anything thrown by the SDK (or by our own stream handling) into one line a user can act on:
  * the HTTP status and the server's message for HTTP errors, the underlying cause for connection
  * failures, and a plain description for malformed streams.
  */
 export function describeError(error: unknown, provider: string): string {
+  if (error instanceof ServerStreamError) return describeStreamError(error, provider);
+  if (error instanceof ServerUnreachableError) return `${provider} ${error.message}`;
   if (error instanceof APIConnectionTimeoutError) {
     return `${provider} request timed out before the server answered`;
   }
@@ -26,6 +68,20 @@ export function describeError(error: unknown, provider: string): string {
       : `${provider} request failed: ${detail}`;
   }
   return `${provider} request failed: ${String(error)}`;
+}
+
+function describeStreamError(error: ServerStreamError, provider: string): string {
+  switch (error.code) {
+    case "server_error": {
+      const code = error.serverCode === undefined ? "" : ` ${error.serverCode}`;
+      const throttled = error.throttled ? " (throttled: rate limited, retry later)" : "";
+      return `${provider} stream error${code}${throttled}: ${error.message}`;
+    }
+    case "malformed_event":
+      return `${provider} sent a malformed stream event: ${error.message}`;
+    case "not_an_event_stream":
+      return `${provider} ${error.message}`;
+  }
 }
 
 /** The messages of the error's cause chain, e.g. "fetch failed: connect ECONNREFUSED 127.0.0.1:1". */

@@ -16,7 +16,11 @@ export interface OpenAIProviderOptions {
   client?: OpenAI;
   /** Wire protocol: Chat Completions (default) or the Responses API. */
   api?: "chat" | "responses";
-  /** Retries of 429/5xx/connection errors by the SDK (exponential backoff, honours `retry-after`). SDK default: 2. */
+  /**
+   * Retries of 408/409/429/5xx, connection errors and timeouts (the SDK's rules: exponential backoff,
+   * honours `retry-after`); a server that cannot be reached at all is retried at most once, quickly.
+   * Default: the client's `maxRetries` (SDK default 2).
+   */
   maxRetries?: number;
   /** Milliseconds to wait for the response headers, and the longest silence tolerated while streaming. SDK default: 10 min. */
   timeoutMs?: number;
@@ -42,7 +46,7 @@ export const PLACEHOLDER_API_KEY = "not-needed";
  * (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, …).
  *
  * Returns an async iterable of `AssistantMessageEvent`s that never throws: HTTP errors (after the
- * SDK's own retries of 429/5xx), connection loss, timeouts and malformed streams end with an
+ * retries of 429/5xx), connection loss, timeouts and malformed streams end with an
  * `error` event (`stopReason: "error"`, `errorMessage` with the HTTP status and the server's
  * message); an aborted `options.signal` cancels the request and ends with
  * `error {reason: "aborted"}`, keeping the partial content. A tool call whose JSON arguments are

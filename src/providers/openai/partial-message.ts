@@ -4,6 +4,9 @@ import type { Model } from "../../types/model.js";
 import type { AssistantMessageEvent } from "../../types/stream.js";
 import { StreamingArguments } from "../tool-call-arguments.js";
 
+/** `textSignature` of a text block that holds the model's refusal. */
+export const REFUSAL_SIGNATURE = "refusal";
+
 /** A tool call whose arguments are still arriving as JSON text. */
 interface OpenToolCall {
   block: ToolCall;
@@ -70,12 +73,23 @@ export class PartialMessageBuilder {
     this.events.push({ type: "start", partial: this.message });
   }
 
-  /** Appends visible text; `key` separates distinct output messages (Responses API items). */
-  appendText(delta: string, key = ""): void {
-    const index = this.openSequential("text", key);
+  /**
+   * Appends visible text; `key` separates distinct output messages (Responses API items);
+   * `signature` (e.g. "refusal") becomes the block's `textSignature`.
+   */
+  appendText(delta: string, key = "", signature?: string): void {
+    const index = this.openSequential("text", key, signature);
     const block = this.message.content[index] as { text: string };
     block.text += delta;
     this.events.push({ type: "text_delta", contentIndex: index, delta, partial: this.message });
+  }
+
+  /**
+   * Appends refusal text (Chat `delta.refusal`, Responses `response.refusal.delta`): a text block of
+   * its own whose `textSignature` is "refusal", so it is shown and resent like any text.
+   */
+  appendRefusal(delta: string, key = ""): void {
+    this.appendText(delta, `refusal:${key}`, REFUSAL_SIGNATURE);
   }
 
   /** Appends reasoning text; `signature` records where it came from (e.g. "reasoning_content"). */
@@ -213,7 +227,11 @@ export class PartialMessageBuilder {
     this.closeSequential();
     const contentIndex = this.message.content.length;
     if (kind === "text") {
-      this.message.content.push({ type: "text", text: "" });
+      this.message.content.push(
+        signature === undefined
+          ? { type: "text", text: "" }
+          : { type: "text", text: "", textSignature: signature },
+      );
       this.events.push({ type: "text_start", contentIndex, partial: this.message });
     } else {
       this.message.content.push(

@@ -58,8 +58,10 @@ class ResponsesEventHandler implements ChunkHandler<ResponseStreamEvent> {
     const builder = this.builder;
     switch (event.type) {
       case "response.output_text.delta":
-      case "response.refusal.delta":
         if (event.delta !== "") builder.appendText(event.delta, event.item_id);
+        break;
+      case "response.refusal.delta":
+        if (event.delta !== "") builder.appendRefusal(event.delta, event.item_id);
         break;
       case "response.reasoning_summary_text.delta":
         this.appendSummary(event.item_id, event.summary_index, event.delta);
@@ -139,6 +141,8 @@ class ResponsesEventHandler implements ChunkHandler<ResponseStreamEvent> {
         promptTokens: usage.input_tokens ?? 0,
         cachedTokens: usage.input_tokens_details?.cached_tokens ?? 0,
         outputTokens: usage.output_tokens ?? 0,
+        reasoningTokens: usage.output_tokens_details?.reasoning_tokens ?? undefined,
+        totalTokens: usage.total_tokens ?? undefined,
       },
       this.model,
     );

@@ -1,8 +1,10 @@
 import type OpenAI from "openai";
 import type { Model } from "../../types/model.js";
 import type { AssistantMessageEvent, LlmContext, StreamOptions } from "../../types/stream.js";
-import { describeError } from "./errors.js";
+import { describeError, ServerStreamError } from "./errors.js";
+import { decodeEventStream } from "./event-stream.js";
 import { PartialMessageBuilder } from "./partial-message.js";
+import { sendWithRetries } from "./request-retry.js";
 import type { RequestOptions, WireProtocol } from "./wire-protocol.js";
 
 /** Settings of one streamed request, resolved from the factory options and the call's options. */
@@ -20,7 +22,7 @@ export interface StreamSettings {
 
 /**
  * Streams one assistant reply over `protocol` as `AssistantMessageEvent`s. Never throws: every
- * failure (hooks, HTTP errors after the SDK's retries, connection loss, malformed events, stalls,
+ * failure (hooks, HTTP errors after the retries, connection loss, malformed events, stalls,
  * abort) ends the stream with an `error` event whose message keeps the partial content.
  */
 export async function* runStream<TChunk>(
@@ -46,25 +48,27 @@ export async function* runStream<TChunk>(
       if (replaced !== undefined) body = replaced;
     }
     controller.signal.throwIfAborted();
-    const requestOptions: RequestOptions = { signal: controller.signal };
-    if (settings.maxRetries !== undefined) requestOptions.maxRetries = settings.maxRetries;
+    const requestOptions: RequestOptions = { signal: controller.signal, maxRetries: 0 };
     if (settings.timeoutMs !== undefined) requestOptions.timeout = settings.timeoutMs;
     if (options.headers) requestOptions.headers = options.headers;
-    const { data: stream, response } = await settleOnAbort(
-      protocol.request(client, body, requestOptions).withResponse(),
+    const response = await sendWithRetries(
+      () => protocol.request(client, body, requestOptions).asResponse(),
+      settings.maxRetries ?? client.maxRetries,
+      client.baseURL,
       controller.signal,
     );
     if (options.onResponse) await options.onResponse(responseInfo(response), model);
+    if (response.body === null)
+      throw new ServerStreamError("sent a reply without a body", "not_an_event_stream");
     builder.start();
     const handler = protocol.createHandler(builder, model);
     watchdog.arm();
-    for await (const chunk of stream) {
+    for await (const chunk of decodeEventStream(response.body)) {
       watchdog.lastActivity = Date.now();
-      handler.onChunk(chunk);
+      handler.onChunk(chunk as TChunk);
       const events = builder.takeEvents();
       for (let i = 0; i < events.length; i++) yield events[i]!;
     }
-    // The SDK ends the iteration quietly when its signal aborts, so the reason is checked here.
     if (controller.signal.aborted) failAfterAbort(builder, watchdog, userSignal);
     else handler.onStreamEnd();
   } catch (error) {
@@ -80,28 +84,6 @@ export async function* runStream<TChunk>(
   }
   const events = builder.takeEvents();
   for (let i = 0; i < events.length; i++) yield events[i]!;
-}
-
-/**
- * Resolves with `pending`, or rejects as soon as `signal` aborts. Needed because the SDK sleeps
- * through a server's `retry-after` without watching the signal; the abandoned promise is silenced
- * (the SDK rejects it with an abort error once it wakes up).
- */
-function settleOnAbort<TValue>(pending: Promise<TValue>, signal: AbortSignal): Promise<TValue> {
-  return new Promise<TValue>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    pending.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function failAfterAbort(

@@ -1,6 +1,5 @@
 import type OpenAI from "openai";
 import type { APIPromise } from "openai";
-import type { Stream } from "openai/streaming";
 import type { Model } from "../../types/model.js";
 import type { LlmContext, StreamOptions } from "../../types/stream.js";
 import type { PartialMessageBuilder } from "./partial-message.js";
@@ -8,7 +7,8 @@ import type { PartialMessageBuilder } from "./partial-message.js";
 /** The per-request SDK options this provider sets (a subset of the SDK's `RequestOptions`). */
 export interface RequestOptions {
   signal: AbortSignal;
-  maxRetries?: number;
+  /** Always 0: `sendWithRetries` retries, so a server that cannot be reached is not retried for seconds. */
+  maxRetries: 0;
   /** Milliseconds until the response headers must have arrived (SDK `timeout`). */
   timeout?: number;
   headers?: Record<string, string>;
@@ -16,7 +16,11 @@ export interface RequestOptions {
 
 /** Feeds the chunks of one streamed reply into a `PartialMessageBuilder`. */
 export interface ChunkHandler<TChunk> {
-  /** Applies one decoded stream chunk (queues events on the builder). */
+  /**
+   * Applies one decoded stream payload (queues events on the builder). The payload is a JSON object
+   * as the server sent it, not validated: a shape no server means throws `ServerStreamError`
+   * (`malformed_event`).
+   */
   onChunk(chunk: TChunk): void;
   /** Called once the stream ended without abort: queues the final event via `builder.finish`. */
   onStreamEnd(): void;
@@ -28,8 +32,8 @@ export interface WireProtocol<TChunk> {
   readonly api: "openai-chat" | "openai-responses";
   /** The request body (before `onPayload`). */
   buildPayload(model: Model, context: LlmContext, options: StreamOptions): Record<string, unknown>;
-  /** Starts the streaming request; the body is whatever `onPayload` left. */
-  request(client: OpenAI, body: unknown, requestOptions: RequestOptions): APIPromise<Stream<TChunk>>;
+  /** Starts the streaming request (one attempt); the body is whatever `onPayload` left. */
+  request(client: OpenAI, body: unknown, requestOptions: RequestOptions): APIPromise<unknown>;
   createHandler(builder: PartialMessageBuilder, model: Model): ChunkHandler<TChunk>;
 }
 

@@ -8,6 +8,7 @@ import type {
 import { emptyUsage } from "../../types/messages.js";
 import type { Model } from "../../types/model.js";
 import type { AssistantMessageEvent, LlmContext, StreamFn, StreamOptions } from "../../types/stream.js";
+import { abortableDelay } from "../abortable-delay.js";
 import { StreamingArguments } from "../tool-call-arguments.js";
 import type { ScriptedBlock, ScriptedReply } from "./scripted-reply.js";
 
@@ -176,18 +177,4 @@ async function* replay(
   for (let extra = 0; extra < (reply.eventsAfterDone ?? 0); extra++) {
     yield { type: "text_delta", contentIndex: 0, delta: "late", partial: message };
   }
-}
-
-/** Resolves after `ms` (never when infinite) or as soon as the signal aborts. */
-function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
-    signal?.addEventListener("abort", done, { once: true });
-    function done() {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }

@@ -1,0 +1,81 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { abortableDelay } from "../abortable-delay.js";
+import { ServerUnreachableError } from "./errors.js";
+
+/** Wait before the single retry of a server that could not be reached at all. */
+export const UNREACHABLE_RETRY_MS = 250;
+/** System error codes of "nobody listens there": connection refused, unknown or unreachable host. */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * Sends a request (`send` makes one attempt) and retries transient failures the way the openai SDK
+ * does — 408/409/429/5xx unless the server says `x-should-retry: false`, connection errors and
+ * timeouts; waiting `retry-after-ms` / `retry-after`, else 0.5 s · 2ⁿ (at most 8 s, minus up to 25 %
+ * jitter) — up to `maxRetries` times. A server that cannot be reached at all (connection refused,
+ * unknown host) is retried at most once, after 250 ms, and then reported as a
+ * `ServerUnreachableError` naming `url`. Every wait ends as soon as `signal` aborts.
+ *
+ * Contract: async; rejects with the last attempt's error (or `ServerUnreachableError`); after an abort
+ * it rejects with whatever the aborted attempt threw, or `APIUserAbortError`.
+ *
+ * ```ts
+ * const response = await sendWithRetries(() => client.chat.completions.create(body, { maxRetries: 0, signal }).asResponse(), 2, client.baseURL, signal);
+ * ```
+ */
+export async function sendWithRetries<TResult>(
+  send: () => Promise<TResult>,
+  maxRetries: number,
+  url: string,
+  signal: AbortSignal,
+): Promise<TResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const unreachable = isUnreachable(error);
+      if (unreachable && attempt >= Math.min(maxRetries, 1)) {
+        throw new ServerUnreachableError(url, error as Error);
+      }
+      if (!unreachable && (attempt >= maxRetries || !isRetryable(error))) throw error;
+      await abortableDelay(unreachable ? UNREACHABLE_RETRY_MS : retryDelayMs(error, attempt), signal);
+      if (signal.aborted) throw new APIUserAbortError();
+    }
+  }
+}
+
+/** True for a connection that failed because nothing listens at the address or the host is unknown. */
+function isUnreachable(error: unknown): boolean {
+  if (!(error instanceof APIConnectionError) || error instanceof APIConnectionTimeoutError) return false;
+  let cause: unknown = error.cause;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;
+    cause = cause.cause;
+  }
+  return false;
+}
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof APIUserAbortError) return false;
+  if (error instanceof APIConnectionError) return true;
+  if (!(error instanceof APIError) || error.status === undefined) return false;
+  const verdict = error.headers?.get("x-should-retry");
+  if (verdict === "true") return true;
+  if (verdict === "false") return false;
+  return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+}
+
+function retryDelayMs(error: unknown, attempt: number): number {
+  const headers = error instanceof APIError ? error.headers : undefined;
+  const retryAfterMs = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(retryAfterMs)) return Math.max(0, retryAfterMs);
+  const retryAfter = headers?.get("retry-after");
+  if (retryAfter) {
+    const seconds = Number.parseFloat(retryAfter);
+    const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - Date.now();
+    if (Number.isFinite(ms)) return Math.max(0, ms);
+  }
+  const backoffSeconds = Math.min(0.5 * 2 ** attempt, 8);
+  return backoffSeconds * (1 - Math.random() * 0.25) * 1000;
+}
