@@ -14,6 +14,7 @@ export {
   type BashToolOptions,
   bashTool,
   createBashTool,
+  MAX_BASH_TIMEOUT_SECONDS,
 } from "./bash.js";
 export { type EditDetails, editTool } from "./edit.js";
 export { DEFAULT_LS_LIMIT, type LsDetails, lsTool } from "./ls.js";
