@@ -21,6 +21,7 @@ export { DEFAULT_LS_LIMIT, type LsDetails, lsTool } from "./ls.js";
 export type { OutputFileLimits } from "./output-files.js";
 export { type BuiltinToolContext, PathOutsideCwdError, resolveInCwd } from "./path-guard.js";
 export { MAX_IMAGE_BYTES, type ReadDetails, readTool } from "./read.js";
+export { NotRegularFileError } from "./regular-file.js";
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
