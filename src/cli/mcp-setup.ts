@@ -69,8 +69,10 @@ export async function connectCliMcp(
   );
   const connection = await connectMcpServers({ mcpServers: withApprovals }, { cwd: options.cwd });
   for (const diagnostic of connection.diagnostics) {
-    const tool = diagnostic.tool === undefined ? "" : ` (tool ${diagnostic.tool})`;
-    options.warn(`warning: MCP server "${diagnostic.server}"${tool}: ${diagnostic.message}`);
+    // A server's own diagnostic already starts with `MCP server "<name>"`; a tool's names neither.
+    const about =
+      diagnostic.tool === undefined ? "" : `MCP server "${diagnostic.server}" (tool ${diagnostic.tool}): `;
+    options.warn(`warning: ${about}${diagnostic.message}`);
   }
   return connection;
 }

@@ -45,7 +45,11 @@ export interface McpServerStatus {
   toolNames: string[];
 }
 
-/** A problem that left a server or a tool out, or renamed a tool. */
+/**
+ * A problem that left a server or a tool out, or renamed a tool. A server's `message` is a sentence
+ * that names it (`MCP server "fs" failed to start: …`); a tool's is relative to `server` and `tool`
+ * (`left out: …`, `named "…": …`).
+ */
 export interface McpDiagnostic {
   server: string;
   tool?: string;
@@ -150,7 +154,10 @@ class McpServerSet implements McpConnection {
   get diagnostics(): McpDiagnostic[] {
     const failures = this.#servers
       .filter((server) => server.state === "failed" && server.tools.length === 0)
-      .map((server) => ({ server: server.name, message: server.error ?? "failed to start" }));
+      .map((server) => ({
+        server: server.name,
+        message: server.error ?? `MCP server "${server.name}" failed to start`,
+      }));
     return [...failures, ...this.#toolDiagnostics];
   }
 
@@ -200,6 +207,13 @@ class McpServerSet implements McpConnection {
         }
         taken.add(name);
         names.push(name);
+      }
+      for (const { tool, reason } of server.unusableTools) {
+        diagnostics.push({
+          server: server.name,
+          tool,
+          message: `left out: its definition is not usable (${reason})`,
+        });
       }
       this.#toolNames.set(server, names);
     }

@@ -1,3 +1,5 @@
+import { errorText } from "../types/error-text.js";
+
 /** Why an MCP operation failed. */
 export type McpErrorCode =
   /** The configuration is not of the expected shape. */
@@ -32,4 +34,23 @@ export class McpClientError extends Error {
 /** True when `error` is an {@link McpClientError}, optionally with the given code. */
 export function isMcpClientError(error: unknown, code?: McpErrorCode): error is McpClientError {
   return error instanceof McpClientError && (code === undefined || error.code === code);
+}
+
+/** `MCP error <code>: ` once or more at the start of a text. */
+const REPEATED_CODE_PREFIX = /^(MCP error -?\d+: )\1+/;
+
+/**
+ * The text of an error met while talking to an MCP server, with the SDK's `MCP error <code>: `
+ * prefix at most once. The SDK adds it to every `McpError` message, and a TypeScript server sends
+ * that message as its JSON-RPC error text, so the client's `McpError` reads
+ * `MCP error -32602: MCP error -32602: …` without this.
+ *
+ * Contract: never throws (see `errorText`).
+ *
+ * ```ts
+ * mcpErrorText(new McpError(-32602, "MCP error -32602: out of range")); // "MCP error -32602: out of range"
+ * ```
+ */
+export function mcpErrorText(error: unknown): string {
+  return errorText(error).replace(REPEATED_CODE_PREFIX, "$1");
 }

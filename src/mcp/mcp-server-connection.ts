@@ -13,10 +13,10 @@ import {
   type MessageExtraInfo,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { errorText } from "../types/error-text.js";
 import type { ToolExecutionContext, ToolResult } from "../types/tool.js";
+import { listMcpTools, type UnusableMcpTool } from "./list-mcp-tools.js";
 import { isStdioServer, type McpHttpServerConfig, type McpServerConfig } from "./mcp-config.js";
-import { McpClientError } from "./mcp-error.js";
+import { McpClientError, mcpErrorText } from "./mcp-error.js";
 import { errorResultText, type McpToolDetails, toToolResult } from "./mcp-result.js";
 
 /** How a server is reached. */
@@ -57,6 +57,7 @@ export class McpServerConnection {
   #transport: McpTransportKind | undefined;
   #pid: number | undefined;
   #tools: Tool[] = [];
+  #unusableTools: UnusableMcpTool[] = [];
   #restarts = 0;
   #stderr = "";
   #starting: Promise<void> | undefined;
@@ -78,6 +79,10 @@ export class McpServerConnection {
   /** The tools the server listed last (empty until it connected). */
   get tools(): readonly Tool[] {
     return this.#tools;
+  }
+  /** The tools of the last listing that were left out because their definition is not usable. */
+  get unusableTools(): readonly UnusableMcpTool[] {
+    return this.#unusableTools;
   }
   get transport(): McpTransportKind | undefined {
     return this.#transport;
@@ -190,10 +195,11 @@ export class McpServerConnection {
         return;
       }
       this.#client = client;
-      const tools = await this.#listTools(client);
+      const listing = await this.#listTools(client);
       // Closed meanwhile: `close()` ends the client it finds in `#client`.
       if (this.#isClosed()) return;
-      this.#tools = tools;
+      this.#tools = listing.tools;
+      this.#unusableTools = listing.unusable;
       this.#state = "connected";
       this.onToolsChanged();
     } catch (error) {
@@ -250,7 +256,7 @@ export class McpServerConnection {
       return client;
     } catch (error) {
       if (streamableFailure === undefined) throw error;
-      throw new Error(`Streamable HTTP: ${errorText(streamableFailure)}; SSE: ${errorText(error)}`, {
+      throw new Error(`Streamable HTTP: ${mcpErrorText(streamableFailure)}; SSE: ${mcpErrorText(error)}`, {
         cause: error,
       });
     }
@@ -277,27 +283,19 @@ export class McpServerConnection {
     return client;
   }
 
-  /** Every page of `tools/list`. */
-  async #listTools(client: Client): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.#connectTimeout(),
-      });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+  /** Every page of `tools/list`; unusable tools are set apart (see {@link listMcpTools}). */
+  #listTools(client: Client) {
+    return listMcpTools(client, { timeout: this.#connectTimeout() });
   }
 
   /** `notifications/tools/list_changed`: lists again; a failed listing keeps the old tools. */
   async #refreshTools(client: Client): Promise<void> {
     if (this.#client !== client || this.#state !== "connected") return;
     try {
-      const tools = await this.#listTools(client);
+      const listing = await this.#listTools(client);
       if (this.#client !== client) return;
-      this.#tools = tools;
+      this.#tools = listing.tools;
+      this.#unusableTools = listing.unusable;
       this.onToolsChanged();
     } catch {
       // The server may have exited meanwhile; the next call reports it.
@@ -362,7 +360,7 @@ export class McpServerConnection {
         },
       );
     }
-    return new McpClientError("tool_error", this.name, errorText(error), { cause: error });
+    return new McpClientError("tool_error", this.name, mcpErrorText(error), { cause: error });
   }
 
   /** `MCP server "<name>" <what>`, with the end of its stderr when there is one. */
@@ -411,5 +409,5 @@ function startFailureText(error: unknown, timeoutMs: number): string {
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
     return "the connection closed before the server answered initialize";
   }
-  return errorText(error);
+  return mcpErrorText(error);
 }

@@ -77,6 +77,36 @@ describe("connectMcpServers over stdio", () => {
     expect(first.results.map(resultText)).toEqual(["do.it", "do_it"]);
   });
 
+  it("leaves out a tool listed with a non-object inputSchema or without a name, naming it; the server's other tools stay usable", async () => {
+    const mcp = await connect({ mcpServers: { t: testServerEntry("--unusable-tools") } });
+    expect(mcp.servers[0]).toMatchObject({ name: "t", state: "connected" });
+    const names = mcp.tools.map((t) => t.name);
+    expect(names).toContain("t__echo");
+    expect(names).not.toContain("t__scalar_schema");
+    expect(mcp.servers[0]?.toolNames).toEqual(names);
+    expect(mcp.diagnostics).toEqual([
+      {
+        server: "t",
+        tool: "scalar_schema",
+        message: "left out: its definition is not usable (inputSchema: expected an object, got a string)",
+      },
+      {
+        server: "t",
+        tool: "tools/list entry 15",
+        message: "left out: its definition is not usable (name: expected a string, got nothing)",
+      },
+    ]);
+    const run = await runToolCalls(mcp.tools, [{ name: "t__echo", arguments: { text: "still here" } }]);
+    expect(run.results.map(resultText)).toEqual(["still here"]);
+  });
+
+  it("gives a JSON-RPC error of the server with its code once, never the prefix twice", async () => {
+    const mcp = await connect({ mcpServers: { t: testServerEntry() } });
+    const run = await runToolCalls(mcp.tools, [{ name: "t__reject", arguments: {} }]);
+    expect(run.results[0]?.isError).toBe(true);
+    expect(resultText(run.results[0])).toBe("MCP error -32602: the value is out of range");
+  });
+
   it("maps text, structuredContent, images and resources; isError becomes an error result", async () => {
     const mcp = await connect({ mcpServers: { t: testServerEntry() } });
     const run = await runToolCalls(mcp.tools, [

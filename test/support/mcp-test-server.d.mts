@@ -4,6 +4,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 export interface TestServerFlags {
   invalidSchema?: boolean;
   collide?: boolean;
+  unusableTools?: boolean;
 }
 export declare const TINY_PNG: string;
 export declare function createTestServer(flags?: TestServerFlags): Server;

@@ -4,14 +4,21 @@
 //
 // Flags (stdio): --silent-start (reads stdin, never answers: a server that hangs on initialize),
 // --invalid-schema (adds a tool whose JSON Schema cannot be compiled), --collide (adds "do.it" and
-// "do_it", which map to the same agent tool name), --crash-on-start (exits at once, after a line on stderr).
+// "do_it", which map to the same agent tool name), --unusable-tools (adds a tool whose inputSchema is not
+// an object and a tool without a name, which the SDK's schema rejects), --crash-on-start (exits at once,
+// after a line on stderr).
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /** A 1×1 PNG. */
 export const TINY_PNG =
@@ -53,6 +60,11 @@ const BASE_TOOLS = [
   { name: "crash", description: "Exits the process in the middle of the call", inputSchema: object() },
   { name: "hang", description: "Never answers", inputSchema: object() },
   { name: "pid", description: "The server's process id", inputSchema: object() },
+  {
+    name: "reject",
+    description: "Refuses the call with a JSON-RPC error (an McpError thrown by the handler)",
+    inputSchema: object(),
+  },
 ];
 
 const text = (value) => ({ content: [{ type: "text", text: String(value) }] });
@@ -70,6 +82,10 @@ export function createTestServer(flags = {}) {
       description: "Its schema is invalid",
       inputSchema: object({ x: { type: "nonsense" } }),
     });
+  }
+  if (flags.unusableTools) {
+    tools.push({ name: "scalar_schema", description: "Its inputSchema is a string", inputSchema: "text" });
+    tools.push({ description: "A tool without a name", inputSchema: object() });
   }
   if (flags.collide) {
     tools.push({ name: "do.it", description: "First", inputSchema: object() });
@@ -155,6 +171,8 @@ export function createTestServer(flags = {}) {
         return new Promise(() => {});
       case "pid":
         return text(process.pid);
+      case "reject":
+        throw new McpError(ErrorCode.InvalidParams, "the value is out of range");
       case "do.it":
       case "do_it":
         return text(request.params.name);
@@ -226,6 +244,7 @@ async function main() {
   const server = createTestServer({
     invalidSchema: argv.includes("--invalid-schema"),
     collide: argv.includes("--collide"),
+    unusableTools: argv.includes("--unusable-tools"),
   });
   await server.connect(new StdioServerTransport());
 }

@@ -140,6 +140,15 @@ describe("bash", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it("refuses a timeout longer than a timer can hold instead of killing the command at once", async () => {
+    // 2,147,484 s is 2^31 ms and a little more: a Node timer that long fires after 1 ms.
+    await expect(
+      runTool(bashTool, cwd, { command: "sleep 0.2; echo ran", timeout: 2_147_484 }),
+    ).rejects.toThrow("timeout must be at most 2147483 seconds (about 24 days); leave it out for no timeout");
+    const longest = await runTool(bashTool, cwd, { command: "sleep 0.2; echo ran", timeout: 2_147_483 });
+    expect(textOf(longest)).toBe("ran");
+  });
+
   it("kills setsid escapees and orphans on abort, and settles only once they are gone", async () => {
     const watcher = outputWatcher();
     const controller = new AbortController();

@@ -92,4 +92,18 @@ describe("edit", () => {
       "File not found: none.ts",
     );
   });
+
+  it("does nothing once the call is aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      runTool(
+        editTool,
+        cwd,
+        { path: "code.ts", oldText: "const b = 2;", newText: "const b = 3;" },
+        { signal: controller.signal },
+      ),
+    ).rejects.toThrow("Operation aborted");
+    expect(await fs.readFile(file, "utf8")).toBe("const a = 1;\nconst b = 2;\nconst c = 1;\n");
+  });
 });

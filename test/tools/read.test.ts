@@ -62,10 +62,67 @@ describe("read", () => {
     expect(text).toContain("[Showing lines 1-51 of 100 (50.0 KB limit). Use offset=52 to continue.]");
   });
 
-  it("explains how to see a single line over the byte limit", async () => {
-    await fs.writeFile(path.join(cwd, "min.js"), "y".repeat(60 * 1024));
-    const text = textOf(await runTool(readTool, cwd, { path: "min.js" }));
-    expect(text).toMatch(/^\[Line 1 is 60\.0 KB, over the 50\.0 KB limit of read\. Use bash/);
+  it("cuts a single line over 50 KB at 50 KB and says how to see the rest", async () => {
+    await fs.writeFile(path.join(cwd, "min.js"), `${"y".repeat(60 * 1024)}\nnext\n`);
+    const result = await runTool(readTool, cwd, { path: "min.js" });
+    const [shown, note] = textOf(result).split("\n\n");
+    expect(shown).toBe("y".repeat(50 * 1024));
+    expect(note).toBe(
+      "[Line 1 is longer than 50.0 KB, the limit of read: showing its first 50.0 KB. Use bash for the rest, " +
+        "e.g. sed -n '1p' min.js | tail -c +51201 | head -c 51200. Use offset=2 for the lines after it.]",
+    );
+    expect(result.details).toMatchObject({ totalLines: 2, startLine: 1, endLine: 1, truncated: true });
+  });
+
+  it("cuts a long line of multi-byte characters between two characters", async () => {
+    await fs.writeFile(path.join(cwd, "euro.txt"), "€".repeat(20_000));
+    const [shown, note] = textOf(await runTool(readTool, cwd, { path: "euro.txt" })).split("\n\n");
+    // 51,200 bytes hold 17,066 three-byte characters and two bytes of the next one, which are left out.
+    expect(shown).toBe("€".repeat(17_066));
+    expect(note).not.toContain("offset=");
+  });
+
+  it("reads the first lines of a 1 GB file without loading it: bounded memory, the note gives its size", async () => {
+    const file = path.join(cwd, "huge.log");
+    // Text first (no NUL in the first 8 KB), then a hole up to 1 GB: sparse, no disk used.
+    await fs.writeFile(file, `first\nsecond\nthird\n${"x".repeat(9000)}\n`);
+    await fs.truncate(file, 1024 ** 3);
+    const peakBefore = process.resourceUsage().maxRSS;
+    const result = await runTool(readTool, cwd, { path: "huge.log", limit: 3 });
+    const peakGrowthMb = (process.resourceUsage().maxRSS - peakBefore) / 1024;
+    expect(textOf(result)).toBe(
+      "first\nsecond\nthird\n\n[Showing lines 1-3 of a 1.0 GB file. Use offset=4 to continue.]",
+    );
+    expect(result.details).toEqual({ path: file, kind: "text", startLine: 1, endLine: 3, truncated: false });
+    expect(peakGrowthMb).toBeLessThan(50);
+  });
+
+  it("cuts a line that runs through a 1 GB file without reading the rest of it", async () => {
+    const file = path.join(cwd, "one-line.bin");
+    await fs.writeFile(file, "a".repeat(100 * 1024));
+    await fs.truncate(file, 1024 ** 3);
+    const peakBefore = process.resourceUsage().maxRSS;
+    const result = await runTool(readTool, cwd, { path: "one-line.bin" });
+    const peakGrowthMb = (process.resourceUsage().maxRSS - peakBefore) / 1024;
+    const [shown, note] = textOf(result).split("\n\n");
+    expect(shown).toBe("a".repeat(50 * 1024));
+    expect(note).toMatch(/^\[Line 1 is longer than 50\.0 KB.* Use offset=2 for the lines after it\.\]$/);
+    expect(result.details).toEqual({ path: file, kind: "text", startLine: 1, endLine: 1, truncated: true });
+    expect(peakGrowthMb).toBeLessThan(50);
+  });
+
+  it("stops at an abort while it reads, e.g. on its way to a far offset", async () => {
+    // 4 Mi lines, 20 MB: skipping to the offset takes over 300 reads of 64 KB.
+    await fs.writeFile(path.join(cwd, "lines.txt"), "line\n".repeat(4 * 1024 * 1024));
+    const controller = new AbortController();
+    const reading = runTool(
+      readTool,
+      cwd,
+      { path: "lines.txt", offset: 5_000_000 },
+      { signal: controller.signal },
+    );
+    setImmediate(() => controller.abort());
+    await expect(reading).rejects.toThrow("Operation aborted");
   });
 
   it("returns images as base64 image content with the mime type", async () => {

@@ -42,4 +42,29 @@ describe("write", () => {
     await fs.mkdir(path.join(cwd, "dir"));
     await expect(runTool(writeTool, cwd, { path: "dir", content: "x" })).rejects.toThrow(/is a directory/);
   });
+
+  it("writes nothing once the call is aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      runTool(writeTool, cwd, { path: "new.txt", content: "x" }, { signal: controller.signal }),
+    ).rejects.toThrow("Operation aborted");
+    expect(await fs.readdir(cwd)).toEqual([]);
+  });
+
+  it("stops a large write at an abort, keeping the old file and no temp file", async () => {
+    await fs.writeFile(path.join(cwd, "big.txt"), "old");
+    const controller = new AbortController();
+    // 64 MB go out in 128 writes of 512 KB: the abort lands before the last one.
+    const writing = runTool(
+      writeTool,
+      cwd,
+      { path: "big.txt", content: "y".repeat(64 * 1024 * 1024) },
+      { signal: controller.signal },
+    );
+    setImmediate(() => controller.abort());
+    await expect(writing).rejects.toThrow("Operation aborted");
+    expect(await fs.readFile(path.join(cwd, "big.txt"), "utf8")).toBe("old");
+    expect(await fs.readdir(cwd)).toEqual(["big.txt"]);
+  });
 });

@@ -30,13 +30,24 @@ export interface BashProgress {
 export const PIPE_DRAIN_GRACE_MS = 500;
 const UPDATE_INTERVAL_MS = 100;
 
+/**
+ * The longest `timeout` in seconds: what a Node timer can hold (2^31 − 1 ms, about 24.8 days). A
+ * longer one would overflow the timer, which then fires at once.
+ */
+export const MAX_BASH_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
 const bashParameters = z.object({
   command: z.string().min(1).describe("Bash command line to run in the working directory"),
   timeout: z
     .number()
     .positive()
+    .max(MAX_BASH_TIMEOUT_SECONDS, {
+      error: `timeout must be at most ${MAX_BASH_TIMEOUT_SECONDS} seconds (about 24 days); leave it out for no timeout`,
+    })
     .optional()
-    .describe("Seconds after which the command is killed (default: none)"),
+    .describe(
+      `Seconds after which the command is killed (default: none; at most ${MAX_BASH_TIMEOUT_SECONDS})`,
+    ),
 });
 
 interface Settled {

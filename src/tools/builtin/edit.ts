@@ -1,8 +1,8 @@
-import fs from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../define-tool.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { type BuiltinToolContext, requireCwd, resolveInCwd } from "./path-guard.js";
+import { openRegularFile } from "./regular-file.js";
 
 /** What `edit` reports besides its text. */
 export interface EditDetails {
@@ -41,7 +41,8 @@ interface Located {
  * `edit {path, oldText, newText}` (or `edits: [{oldText, newText}, …]`): replaces text that must
  * occur exactly once in the file. No match or several matches are errors that say so (with the
  * count); the file is then left untouched. CRLF files and a UTF-8 BOM are preserved: matching is
- * done on LF-normalised text. `details.diff` summarises the change.
+ * done on LF-normalised text. `details.diff` summarises the change. Folders, FIFOs, sockets and
+ * devices are refused before they are opened; the tool's signal aborts the read and the write.
  */
 export const editTool = defineTool<typeof editParameters, EditDetails, BuiltinToolContext>({
   name: "edit",
@@ -51,12 +52,20 @@ export const editTool = defineTool<typeof editParameters, EditDetails, BuiltinTo
     "exactly once; add surrounding lines to make it unique. Use edits for several replacements in one call.",
   parameters: editParameters,
   executionMode: "sequential",
-  async execute(args, { context }) {
+  async execute(args, { context, signal }) {
     const filePath = await resolveInCwd(requireCwd(context), args.path);
     const requested = collectEdits(args);
-    const raw = await fs.readFile(filePath, "utf8").catch((error: NodeJS.ErrnoException) => {
-      throw new Error(error.code === "ENOENT" ? `File not found: ${args.path}` : error.message);
+    const { handle } = await openRegularFile(filePath, {
+      shownPath: args.path,
+      signal,
+      ifDirectory: "edit changes files",
     });
+    let raw: string;
+    try {
+      raw = await handle.readFile({ encoding: "utf8", signal });
+    } finally {
+      await handle.close();
+    }
     const bom = raw.startsWith("\uFEFF") ? "\uFEFF" : "";
     const usesCrlf = raw.includes("\r\n");
     const original = toLf(raw.slice(bom.length));
@@ -77,7 +86,7 @@ export const editTool = defineTool<typeof editParameters, EditDetails, BuiltinTo
     }
     if (updated === original) throw new Error(`No changes: newText equals oldText in ${args.path}`);
 
-    await writeFileAtomic(filePath, bom + (usesCrlf ? updated.replace(/\n/g, "\r\n") : updated));
+    await writeFileAtomic(filePath, bom + (usesCrlf ? updated.replace(/\n/g, "\r\n") : updated), signal);
     const diff = summarise(original, located);
     const firstChangedLine = lineOf(original, (located[0] as Located).index);
     const count = located.length;

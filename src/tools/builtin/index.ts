@@ -14,12 +14,14 @@ export {
   type BashToolOptions,
   bashTool,
   createBashTool,
+  MAX_BASH_TIMEOUT_SECONDS,
 } from "./bash.js";
 export { type EditDetails, editTool } from "./edit.js";
 export { DEFAULT_LS_LIMIT, type LsDetails, lsTool } from "./ls.js";
 export type { OutputFileLimits } from "./output-files.js";
 export { type BuiltinToolContext, PathOutsideCwdError, resolveInCwd } from "./path-guard.js";
 export { MAX_IMAGE_BYTES, type ReadDetails, readTool } from "./read.js";
+export { NotRegularFileError } from "./regular-file.js";
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,

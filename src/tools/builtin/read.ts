@@ -1,9 +1,11 @@
-import fs from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import type { ImageContent, TextContent } from "../../types/messages.js";
 import { defineTool } from "../define-tool.js";
+import { type LineWindow, readLineWindow } from "./line-window.js";
 import { type BuiltinToolContext, requireCwd, resolveInCwd } from "./path-guard.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatBytes, splitLines, truncateHead } from "./truncate.js";
+import { openRegularFile } from "./regular-file.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatBytes } from "./truncate.js";
 
 /** Images larger than this are refused rather than sent to the model. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -26,12 +28,19 @@ const readParameters = z.object({
   limit: z.number().int().min(1).optional().describe("Maximum number of lines to show"),
 });
 
+/** Files up to this size are scanned to the end so the note can give their number of lines. */
+const READ_COUNTS_LINES_UP_TO = 8 * 1024 * 1024;
+/** The first bytes that tell an image or a binary file (the NUL heuristic looks at 8 KB). */
+const SNIFF_BYTES = 8192;
+
 /**
  * `read {path, offset?, limit?}`: returns a text file's content as plain text (no line numbers),
  * from line `offset` (1-based) for at most `limit` lines, cut at 2,000 lines or 50 KB with a note
- * giving the `offset=` to continue. PNG, JPEG, GIF and WebP files (recognised by their first bytes)
- * come back as image content. Other binary files, folders and paths outside the working directory
- * are errors.
+ * giving the `offset=` to continue. The file is read in chunks and reading stops once those lines
+ * are read, so memory stays bounded whatever its size; a line over 50 KB is cut. PNG, JPEG, GIF and
+ * WebP files (recognised by their first bytes) come back as image content. Other binary files,
+ * folders, FIFOs, sockets, devices and paths outside the working directory are errors; the tool's
+ * signal aborts the read between chunks.
  */
 export const readTool = defineTool<typeof readParameters, ReadDetails, BuiltinToolContext>({
   name: "read",
@@ -40,79 +49,97 @@ export const readTool = defineTool<typeof readParameters, ReadDetails, BuiltinTo
     `Read a file. Text is returned as-is, at most ${DEFAULT_MAX_LINES} lines or ${formatBytes(DEFAULT_MAX_BYTES)} per call; ` +
     "use offset/limit (lines, 1-based) for large files. PNG, JPEG, GIF and WebP images are returned as images.",
   parameters: readParameters,
-  async execute(args, { context }) {
+  async execute(args, { context, signal }) {
     const filePath = await resolveInCwd(requireCwd(context), args.path);
-    const stat = await fs.stat(filePath).catch((error: NodeJS.ErrnoException) => {
-      throw new Error(error.code === "ENOENT" ? `File not found: ${args.path}` : error.message);
+    const { handle, stats } = await openRegularFile(filePath, {
+      shownPath: args.path,
+      signal,
+      ifDirectory: "use ls to list it",
     });
-    if (stat.isDirectory()) throw new Error(`${args.path} is a directory; use ls to list it`);
-    const buffer = await fs.readFile(filePath);
-
-    const mimeType = detectImageType(buffer);
-    if (mimeType !== undefined) {
-      if (buffer.length > MAX_IMAGE_BYTES) {
+    try {
+      const head = Buffer.alloc(Math.min(SNIFF_BYTES, stats.size));
+      await handle.read(head, 0, head.length, 0);
+      const mimeType = detectImageType(head);
+      if (mimeType !== undefined)
+        return await readImage(args.path, filePath, handle, stats.size, mimeType, signal);
+      if (looksBinary(head)) {
         throw new Error(
-          `${args.path} is a ${formatBytes(buffer.length)} image; the limit is ${formatBytes(MAX_IMAGE_BYTES)}`,
+          `${args.path} is a binary file (${formatBytes(stats.size)}); read shows text files and PNG/JPEG/GIF/WebP images only`,
         );
       }
-      const image: ImageContent = { type: "image", data: buffer.toString("base64"), mimeType };
-      const note: TextContent = {
-        type: "text",
-        text: `Read image ${args.path} [${mimeType}, ${formatBytes(buffer.length)}]`,
-      };
-      return {
-        content: [note, image],
-        details: { path: filePath, kind: "image", mimeType, bytes: buffer.length },
-      };
+      const window = await readLineWindow(handle, {
+        startLine: args.offset ?? 1,
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+        maxLines: DEFAULT_MAX_LINES,
+        maxBytes: DEFAULT_MAX_BYTES,
+        countLinesUpTo: READ_COUNTS_LINES_UP_TO,
+        size: stats.size,
+        signal,
+      });
+      return readText(args, filePath, stats.size, window);
+    } finally {
+      await handle.close();
     }
-    if (looksBinary(buffer)) {
-      throw new Error(
-        `${args.path} is a binary file (${formatBytes(buffer.length)}); read shows text files and PNG/JPEG/GIF/WebP images only`,
-      );
-    }
-    return readText(args, filePath, buffer.toString("utf8"));
   },
 });
+
+async function readImage(
+  shownPath: string,
+  filePath: string,
+  handle: FileHandle,
+  size: number,
+  mimeType: string,
+  signal: AbortSignal,
+): Promise<{ content: (TextContent | ImageContent)[]; details: ReadDetails }> {
+  if (size > MAX_IMAGE_BYTES) {
+    throw new Error(
+      `${shownPath} is a ${formatBytes(size)} image; the limit is ${formatBytes(MAX_IMAGE_BYTES)}`,
+    );
+  }
+  const buffer = await handle.readFile({ signal });
+  const image: ImageContent = { type: "image", data: buffer.toString("base64"), mimeType };
+  const note: TextContent = {
+    type: "text",
+    text: `Read image ${shownPath} [${mimeType}, ${formatBytes(buffer.length)}]`,
+  };
+  return {
+    content: [note, image],
+    details: { path: filePath, kind: "image", mimeType, bytes: buffer.length },
+  };
+}
 
 function readText(
   args: z.output<typeof readParameters>,
   filePath: string,
-  text: string,
+  size: number,
+  window: LineWindow,
 ): { content: TextContent[]; details: ReadDetails } {
-  const lines = splitLines(text);
-  const totalLines = lines.length;
+  const { totalLines, lines } = window;
   const startLine = args.offset ?? 1;
-  const details: ReadDetails = { path: filePath, kind: "text", totalLines, startLine, truncated: false };
+  const details: ReadDetails = { path: filePath, kind: "text", startLine, truncated: false };
+  if (totalLines !== undefined) details.totalLines = totalLines;
   if (totalLines === 0) {
     return { content: [{ type: "text", text: "(empty file)" }], details: { ...details, endLine: 0 } };
   }
-  if (startLine > totalLines) {
+  if (lines.length === 0) {
     throw new Error(`offset ${startLine} is beyond the end of ${args.path} (${totalLines} lines)`);
   }
-  const end = args.limit === undefined ? totalLines : Math.min(totalLines, startLine - 1 + args.limit);
-  const selected = lines.slice(startLine - 1, end).join("\n");
-  const truncation = truncateHead(selected);
-
-  if (truncation.keptLines === 0) {
-    const lineBytes = formatBytes(Buffer.byteLength(lines[startLine - 1] ?? "", "utf8"));
-    const note =
-      `[Line ${startLine} is ${lineBytes}, over the ${formatBytes(DEFAULT_MAX_BYTES)} limit of read. ` +
-      `Use bash to see part of it, e.g. sed -n '${startLine}p' ${args.path} | head -c ${DEFAULT_MAX_BYTES}]`;
-    return {
-      content: [{ type: "text", text: note }],
-      details: { ...details, endLine: startLine - 1, truncated: true },
-    };
+  const endLine = startLine + lines.length - 1;
+  const truncated = window.truncatedBy !== undefined;
+  const of = totalLines === undefined ? ` of a ${formatBytes(size)} file` : ` of ${totalLines}`;
+  let shown = lines.join("\n");
+  if (window.lineCut) {
+    const rest = `sed -n '${startLine}p' ${args.path} | tail -c +${DEFAULT_MAX_BYTES + 1} | head -c ${DEFAULT_MAX_BYTES}`;
+    const after =
+      window.more || totalLines === undefined ? ` Use offset=${endLine + 1} for the lines after it.` : "";
+    shown +=
+      `\n\n[Line ${startLine} is longer than ${formatBytes(DEFAULT_MAX_BYTES)}, the limit of read: showing its first ` +
+      `${formatBytes(DEFAULT_MAX_BYTES)}. Use bash for the rest, e.g. ${rest}.${after}]`;
+  } else if (window.more) {
+    const why = window.truncatedBy === "bytes" ? ` (${formatBytes(DEFAULT_MAX_BYTES)} limit)` : "";
+    shown += `\n\n[Showing lines ${startLine}-${endLine}${of}${why}. Use offset=${endLine + 1} to continue.]`;
   }
-  const endLine = startLine + truncation.keptLines - 1;
-  let shown = truncation.text;
-  if (truncation.truncated || endLine < totalLines) {
-    const why = truncation.truncatedBy === "bytes" ? ` (${formatBytes(DEFAULT_MAX_BYTES)} limit)` : "";
-    shown += `\n\n[Showing lines ${startLine}-${endLine} of ${totalLines}${why}. Use offset=${endLine + 1} to continue.]`;
-  }
-  return {
-    content: [{ type: "text", text: shown }],
-    details: { ...details, endLine, truncated: truncation.truncated },
-  };
+  return { content: [{ type: "text", text: shown }], details: { ...details, endLine, truncated } };
 }
 
 /** Recognises PNG, JPEG, GIF and WebP by their signatures. */

@@ -83,11 +83,12 @@ export function truncateTail(text: string, limits: TruncationLimits = {}): Trunc
   return result(lines.slice(lines.length - kept).join("\n"), truncatedBy, lines.length, totalBytes, kept);
 }
 
-/** Formats a byte count for notes: `512 B`, `3.2 KB`, `1.5 MB`. */
+/** Formats a byte count for notes: `512 B`, `3.2 KB`, `1.5 MB`, `2.0 GB`. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
 }
 
 /** Splits into lines; a single trailing newline does not make an extra empty line. */

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defineTool } from "../define-tool.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { type BuiltinToolContext, requireCwd, resolveInCwd } from "./path-guard.js";
+import { assertRegularFile, throwIfAborted } from "./regular-file.js";
 
 /** What `write` reports besides its text. */
 export interface WriteDetails {
@@ -21,7 +22,8 @@ const writeParameters = z.object({
 /**
  * `write {path, content}`: creates or replaces a file (UTF-8), creating missing parent folders.
  * The file is written to a temporary sibling and renamed into place. Returns the number of bytes
- * written. Paths outside the working directory and existing folders are errors.
+ * written. Paths outside the working directory and existing folders, FIFOs, sockets and devices are
+ * errors (checked with `stat`, never opened); the tool's signal aborts the write.
  */
 export const writeTool = defineTool<typeof writeParameters, WriteDetails, BuiltinToolContext>({
   name: "write",
@@ -31,12 +33,13 @@ export const writeTool = defineTool<typeof writeParameters, WriteDetails, Builti
     "Prefer edit for changing part of an existing file.",
   parameters: writeParameters,
   executionMode: "sequential",
-  async execute(args, { context }) {
+  async execute(args, { context, signal }) {
     const filePath = await resolveInCwd(requireCwd(context), args.path);
     const existing = await fs.stat(filePath).catch(() => undefined);
-    if (existing?.isDirectory()) throw new Error(`${args.path} is a directory; cannot write a file there`);
+    if (existing !== undefined) assertRegularFile(existing, args.path, "cannot write a file there");
+    throwIfAborted(signal);
     await fs.mkdir(path.dirname(filePath), { recursive: true });
-    await writeFileAtomic(filePath, args.content);
+    await writeFileAtomic(filePath, args.content, signal);
     const bytes = Buffer.byteLength(args.content, "utf8");
     return {
       content: [{ type: "text", text: `Wrote ${bytes} bytes to ${args.path}` }],
