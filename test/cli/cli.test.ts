@@ -312,7 +312,7 @@ describe("REPL", () => {
     };
     skill(join(sandbox.cwd, ".agentchart", "skills"), "notes", "read notes.txt");
     skill(join(sandbox.cwd, "more-skills"), "shout", "run echo LOUD");
-    const repl = startRepl("--skills", "more-skills");
+    const repl = startRepl("--yes", "--skills", "more-skills");
     await repl.waitFor(REPL_PROMPT);
     expect(await repl.send("/skills", REPL_PROMPT)).toMatch(
       /notes {2}The notes skill\nshout {2}The shout skill/,
@@ -336,7 +336,7 @@ describe("REPL", () => {
   });
 
   it("Ctrl-C aborts the running turn and keeps the REPL; a second Ctrl-C exits", async () => {
-    const repl = startRepl();
+    const repl = startRepl("--yes");
     await repl.waitFor(REPL_PROMPT);
     const from = repl.output.length;
     repl.child.stdin.write("run sleep 30\n");
