@@ -20,5 +20,10 @@ export { PostgresSessionRepo } from "./postgres/postgres-session-repo.js";
 export type { ParkedRun, RunState, SessionCommand } from "./postgres/run-store.js";
 export { COMMAND_ENTRY_TYPE } from "./postgres/session-run.js";
 export type { SessionUpdate } from "./postgres/session-watch.js";
-export type { AgentWorker, WorkerHarnessOptions, WorkerOptions } from "./postgres/worker.js";
+export type {
+  AgentWorker,
+  WorkerHarnessOptions,
+  WorkerJobReport,
+  WorkerOptions,
+} from "./postgres/worker.js";
 export { createWorker } from "./postgres/worker.js";

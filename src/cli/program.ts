@@ -17,6 +17,7 @@ import {
   jsonlSessionsContext,
   listSessions,
   type SessionsCommandContext,
+  type SessionViewOptions,
   showSession,
   showSessionTree,
 } from "./sessions-command.js";
@@ -82,7 +83,10 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
       "--mcp-config <file>",
       "connect the MCP servers of this file too (after .agentchart/mcp.json in the home folder and here)",
     )
-    .option("-y, --yes", "run MCP tools without asking for approval")
+    .option(
+      "-y, --yes",
+      "run bash, write, edit and MCP tools without asking (or list tools in trust of ~/.agentchart/config.json)",
+    )
     .option("--json", "print AgentEvents and harness events as JSON lines on stdout (needs a prompt)")
     .option(
       "--inspect [url]",
@@ -134,18 +138,24 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
   };
   sessions
     .command("list")
-    .description("stored sessions, newest first")
+    .description("stored sessions, newest first: id, time, messages, name or first prompt, folder")
     .action(() => onSessions(listSessions));
   sessions
     .command("show")
     .argument("<id>", "session id or unique prefix")
+    .option("--journal", "also show the tool journal's entries (one per started tool call)")
     .description("print the current branch of a session")
-    .action((id: string) => onSessions((context) => showSession(context, id)));
+    .action((id: string, options: SessionViewOptions) =>
+      onSessions((context) => showSession(context, id, options)),
+    );
   sessions
     .command("tree")
     .argument("<id>", "session id or unique prefix")
+    .option("--journal", "also show the tool journal's entries (one per started tool call)")
     .description("draw the session's tree of branches")
-    .action((id: string) => onSessions((context) => showSessionTree(context, id)));
+    .action((id: string, options: SessionViewOptions) =>
+      onSessions((context) => showSessionTree(context, id, options)),
+    );
   sessions
     .command("fork")
     .argument("<id>", "session id or unique prefix")

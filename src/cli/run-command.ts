@@ -7,6 +7,8 @@ import type { Session } from "../storage/session.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { errorText } from "../types/error-text.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
+import { withBuiltinApprovals } from "./builtin-tool-approvals.js";
+import { loadCliConfig } from "./cli-config.js";
 import { CliError } from "./cli-error.js";
 import { EventRenderer } from "./event-renderer.js";
 import { createHarnessRunner } from "./harness-runner.js";
@@ -37,7 +39,7 @@ export interface RunOptions {
   inspect?: string | true;
   /** An MCP configuration file read after `.agentchart/mcp.json` of the home folder and the project. */
   mcpConfig?: string;
-  /** Runs MCP tools without asking for approval. */
+  /** Runs `bash`, `write`, `edit` and MCP tools without asking for approval. */
   yes?: boolean;
   /** Export spans over OTLP/HTTP (also on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set). */
   otel?: boolean;
@@ -80,6 +82,7 @@ export async function runAgentCommand(
   }
 
   const home = io.env.HOME ?? homedir();
+  const config = await loadCliConfig(home);
   const mcpConfig = await loadCliMcpConfig(io.cwd, home, options.mcpConfig);
   const choice = await chooseModel({ modelId: options.model, baseUrl: options.baseUrl, env: io.env });
   const { session, resumed } = await openSession(options, repo, io);
@@ -101,7 +104,8 @@ export async function runAgentCommand(
     warn: (line) => io.stderr.write(`${terminalStyle(io.stderr).yellow(line)}\n`),
   });
   try {
-    const setup = { choice, session, resumed, model, thinkingLevel, resources, mcp, inspect };
+    const trust = config.trust;
+    const setup = { choice, session, resumed, model, thinkingLevel, resources, mcp, inspect, trust };
     return await runPrepared(prompt, options, setup, repo, io);
   } finally {
     await mcp?.close();
@@ -118,6 +122,8 @@ interface RunSetup {
   resources: CliResources;
   mcp: McpConnection | undefined;
   inspect: string | true | undefined;
+  /** Built-in tools that run without approval (`trust` of `~/.agentchart/config.json`). */
+  trust: string[];
 }
 
 async function runPrepared(
@@ -127,7 +133,7 @@ async function runPrepared(
   repo: JsonlSessionRepo,
   io: RunIo,
 ): Promise<number> {
-  const { choice, session, resumed, model, thinkingLevel, resources, mcp, inspect } = setup;
+  const { choice, session, resumed, model, thinkingLevel, resources, mcp, inspect, trust } = setup;
   const inspector = inspect === undefined ? undefined : connectInspector(inspect, io);
   const tracing = wantsOtel(options.otel, io.env)
     ? await startOtlpTracing(io.env, (message) => io.stderr.write(`agentchart: ${message}\n`))
@@ -137,7 +143,7 @@ async function runPrepared(
     streamFn: choice.streamFn,
     thinkingLevel,
     systemPrompt: systemPromptFor(io.cwd),
-    tools: createBuiltinTools(),
+    tools: withBuiltinApprovals(createBuiltinTools(), { yes: options.yes === true, trust }),
     ...(mcp ? { toolSources: [mcp] } : {}),
     toolContext: { cwd: io.cwd },
     resources: { skills: resources.skills, promptTemplates: resources.templates },
@@ -183,7 +189,11 @@ async function runPrepared(
   }
 }
 
-/** Runs `work` while tool approvals are asked on stderr and answered on stdin. */
+/**
+ * Runs `work` (one prompt, or `--json`) while tool approvals are asked on stderr and answered by the
+ * next line of stdin: the terminal when there is one, else whatever is piped in (`echo y | …`). When
+ * stdin ends without an answer (closed, `</dev/null`) the call is refused, naming `--yes` and `trust`.
+ */
 async function withLineApprovals(
   runner: AgentRunner,
   io: RunIo,

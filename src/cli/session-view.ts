@@ -1,3 +1,4 @@
+import { TOOL_CALL_JOURNAL_TYPE } from "../harness/tool-journal.js";
 import type { SessionEntry, SessionTreeNode } from "../storage/entries.js";
 import type { SessionTreeView } from "../storage/session-tree.js";
 import type { AgentMessage, ImageContent, TextContent } from "../types/messages.js";
@@ -7,13 +8,38 @@ import type { TerminalStyle } from "./terminal-style.js";
 /** How long message texts may get in `sessions show` before they are cut. */
 const SHOW_TEXT_LIMIT = 2_000;
 
+/** Which entries the views show: the tool journal's only when asked for. */
+export interface EntryFilter {
+  /** Show the tool journal's entries (`custom agentchart.tool_call`); default false. */
+  journal?: boolean;
+}
+
+/** True for an entry of the tool journal (written when a tool call starts, for crash recovery). */
+export function isJournalEntry(entry: SessionEntry): boolean {
+  return entry.type === "custom" && entry.customType === TOOL_CALL_JOURNAL_TYPE;
+}
+
+/** The text of the branch's first user message, if any. */
+export function firstPromptOf(entries: readonly SessionEntry[]): string | undefined {
+  for (const entry of entries) {
+    if (entry.type === "message" && entry.message.role === "user") return contentText(entry.message.content);
+  }
+  return undefined;
+}
+
 /**
  * The lines `sessions show` prints for a branch (root → leaf): roles, text, abbreviated tool traffic,
- * compaction and branch summaries in full (up to the text limit), settings dimmed.
+ * compaction and branch summaries in full (up to the text limit), settings dimmed; the tool journal's
+ * entries only with `filter.journal`.
  */
-export function renderTranscript(entries: readonly SessionEntry[], style: TerminalStyle): string[] {
+export function renderTranscript(
+  entries: readonly SessionEntry[],
+  style: TerminalStyle,
+  filter: EntryFilter = {},
+): string[] {
   const lines: string[] = [];
   for (const entry of entries) {
+    if (!filter.journal && isJournalEntry(entry)) continue;
     if (entry.type === "message") lines.push(...renderMessage(entry.message, style));
     else if (entry.type === "compaction") {
       lines.push(style.bold(`── compaction (${entry.tokensBefore} tokens before)`), cut(entry.summary));
@@ -122,23 +148,28 @@ function describeSetting(entry: SessionEntry): string {
 /**
  * The session tree in ASCII: a chain of single children stays in one column, each branch point
  * opens `+--`/`` `-- `` arms; entries show their id, a summary and their label, and the current leaf
- * is marked `<- leaf`.
+ * is marked `<- leaf`. The tool journal's entries are left out (their children shown in their place)
+ * unless `filter.journal`, or when one is the leaf.
  */
-export function renderTree(view: SessionTreeView, style: TerminalStyle): string[] {
+export function renderTree(view: SessionTreeView, style: TerminalStyle, filter: EntryFilter = {}): string[] {
   const lines: string[] = [];
   const leafId = view.leafId;
+  const hidden = (node: SessionTreeNode) =>
+    !filter.journal && isJournalEntry(node.entry) && node.entry.id !== leafId;
   const describe = (node: SessionTreeNode) => {
     const label = node.label === undefined ? "" : ` ${style.cyan(`[${node.label}]`)}`;
     const leaf = node.entry.id === leafId ? ` ${style.green("<- leaf")}` : "";
     return `${style.dim(node.entry.id)} ${describeEntry(node.entry)}${label}${leaf}`;
   };
   const walk = (node: SessionTreeNode, prefix: string, arm: string, rest: string) => {
-    lines.push(`${prefix}${arm}${describe(node)}`);
+    const only = node.children.length === 1 ? node.children[0] : undefined;
+    if (hidden(node) && only) return walk(only, prefix, arm, rest);
+    lines.push(`${prefix}${arm}${hidden(node) ? style.dim("(journal)") : describe(node)}`);
     const below = prefix + rest;
     let current = node;
     while (current.children.length === 1) {
       current = current.children[0] as SessionTreeNode;
-      lines.push(`${below}${describe(current)}`);
+      if (!hidden(current)) lines.push(`${below}${describe(current)}`);
     }
     current.children.forEach((child, index) => {
       const last = index === current.children.length - 1;

@@ -5,7 +5,8 @@ import { parseSessionText } from "../storage/session-file.js";
 import type { SessionInfo, SessionRepo } from "../storage/session-repo.js";
 import type { SessionTree } from "../storage/session-tree.js";
 import { CliError } from "./cli-error.js";
-import { renderTranscript, renderTree } from "./session-view.js";
+import { abbreviate } from "./event-renderer.js";
+import { firstPromptOf, renderTranscript, renderTree } from "./session-view.js";
 import type { TerminalStyle } from "./terminal-style.js";
 
 /** A stored session as read for display: its header and tree. */
@@ -75,7 +76,10 @@ export async function resolveSessionInfo(
   );
 }
 
-/** `sessions list`: newest first, one line each. */
+/**
+ * `sessions list`: newest first, one line each: id, last change, the number of messages on the
+ * current branch, the name (or else the first prompt), and the folder.
+ */
 export async function listSessions(context: SessionsCommandContext): Promise<void> {
   const infos = await context.repo.list();
   if (infos.length === 0) {
@@ -83,13 +87,34 @@ export async function listSessions(context: SessionsCommandContext): Promise<voi
     return;
   }
   for (const info of infos) {
-    const name = info.name === undefined ? "" : `  ${context.style.cyan(info.name)}`;
-    context.print(`${info.id}  ${formatTime(info.modifiedAt)}  ${info.cwd}${name}`);
+    const { tree } = await context.read(info);
+    const messages = tree.getBranch().filter((entry) => entry.type === "message").length;
+    const prompt = firstPromptOf(tree.getBranch());
+    const title =
+      info.name !== undefined
+        ? context.style.cyan(info.name)
+        : prompt === undefined
+          ? context.style.dim("(no prompt)")
+          : JSON.stringify(abbreviate(prompt, 50));
+    const count = `${messages} ${messages === 1 ? "message" : "messages"}`;
+    context.print(
+      `${info.id}  ${formatTime(info.modifiedAt)}  ${count.padStart(12)}  ${title}  ${context.style.dim(info.cwd)}`,
+    );
   }
 }
 
+/** What `sessions show` and `sessions tree` print besides the conversation. */
+export interface SessionViewOptions {
+  /** Also the tool journal's entries (`custom agentchart.tool_call`, one per started tool call). */
+  journal?: boolean;
+}
+
 /** `sessions show <id>`: the header, then the current branch as a readable transcript. */
-export async function showSession(context: SessionsCommandContext, idOrPrefix: string): Promise<void> {
+export async function showSession(
+  context: SessionsCommandContext,
+  idOrPrefix: string,
+  options: SessionViewOptions = {},
+): Promise<void> {
   const info = await resolveSessionInfo(context, idOrPrefix);
   const { header, tree } = await context.read(info);
   const name = tree.name === undefined ? "" : ` "${tree.name}"`;
@@ -99,18 +124,22 @@ export async function showSession(context: SessionsCommandContext, idOrPrefix: s
     context.print(context.style.dim(`forked from ${header.parentSession}`));
   const branch = tree.getBranch();
   if (branch.length === 0) context.print(context.style.dim("(empty)"));
-  for (const line of renderTranscript(branch, context.style)) context.print(line);
+  for (const line of renderTranscript(branch, context.style, options)) context.print(line);
 }
 
 /** `sessions tree <id>`: every branch, labels, and the current leaf. */
-export async function showSessionTree(context: SessionsCommandContext, idOrPrefix: string): Promise<void> {
+export async function showSessionTree(
+  context: SessionsCommandContext,
+  idOrPrefix: string,
+  options: SessionViewOptions = {},
+): Promise<void> {
   const info = await resolveSessionInfo(context, idOrPrefix);
   const { tree } = await context.read(info);
   if (tree.size === 0) {
     context.print("(empty)");
     return;
   }
-  for (const line of renderTree(tree, context.style)) context.print(line);
+  for (const line of renderTree(tree, context.style, options)) context.print(line);
 }
 
 /** `sessions fork <id> [--at entry] [--before]`: prints the new session's id. */

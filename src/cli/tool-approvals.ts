@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import type { Subscription } from "rxjs";
+import { unansweredApprovalReason } from "./builtin-tool-approvals.js";
 import { abbreviate } from "./event-renderer.js";
 import type { AgentRunner } from "./runner.js";
 
@@ -8,7 +9,7 @@ export type AskLine = (question: string) => Promise<string | undefined>;
 
 /**
  * Answers the runner's `tool_approval_request`s by asking, one at a time: `y`/`yes` approves, any
- * other answer denies, and no answer (input ended) denies with a hint about `--yes`. An answer for a
+ * other answer denies, and no answer (input ended) denies with a hint about `--yes` and `trust`. An answer for a
  * call that stopped waiting meanwhile (the run was aborted) is dropped.
  */
 export function askForToolApprovals(runner: AgentRunner, ask: AskLine): Subscription {
@@ -20,10 +21,7 @@ export function askForToolApprovals(runner: AgentRunner, ask: AskLine): Subscrip
       const answer = await ask(`allow ${event.toolName} ${args}? [y/N] `);
       try {
         if (answer === undefined) {
-          runner.denyToolCall(
-            event.toolCallId,
-            'Not approved: nobody could answer (run with --yes, or set "trust": true for the server)',
-          );
+          runner.denyToolCall(event.toolCallId, unansweredApprovalReason(event.toolName));
         } else if (/^y(es)?$/i.test(answer.trim())) runner.approveToolCall(event.toolCallId);
         else runner.denyToolCall(event.toolCallId, "The user denied this tool call");
       } catch {

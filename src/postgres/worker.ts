@@ -5,7 +5,7 @@ import { SessionError } from "../types/session-error.js";
 import { quoteSchema, WAKE_CHANNEL } from "./postgres-schema.js";
 import type { PostgresSession } from "./postgres-session.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
-import { RunStore } from "./run-store.js";
+import { type RunState, RunStore } from "./run-store.js";
 import { SessionRun } from "./session-run.js";
 import { startWakeQueue, WAKE_QUEUE, type WakeJob, wakeSession } from "./wake-queue.js";
 
@@ -40,6 +40,19 @@ export interface WorkerOptions {
   onLeaseLost?: (sessionId: string, error: SessionError) => void;
   /** Receives errors of jobs and of the reconciler (default `console.error`). */
   onError?: (error: unknown) => void;
+  /** Called after each wake job with what came of it (a throwing callback goes to `onError`). */
+  onJob?: (report: WorkerJobReport) => void;
+}
+
+/**
+ * What came of one wake job: the session's state once released (`idle`, `awaiting_approval`,
+ * `queued` when handed back on drain), `lost` when its lease was lost, `skipped` when the session was
+ * leased elsewhere or deleted, `failed` when serving it threw (the error goes to pg-boss's retry).
+ */
+export interface WorkerJobReport {
+  sessionId: string;
+  outcome: RunState | "lost" | "skipped" | "failed";
+  durationMs: number;
 }
 
 /** A running worker. */
@@ -94,13 +107,15 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
   const handBack = new AbortController();
   const wake = (sessionId: string) => wakeSession(boss, pool, schema, sessionId);
 
-  const serve = async (sessionId: string): Promise<void> => {
+  const serve = async (sessionId: string): Promise<WorkerJobReport["outcome"]> => {
     let session: PostgresSession;
     try {
       session = await repo.open(sessionId);
     } catch (error) {
       // Leased elsewhere: its owner looks for new commands after releasing it. Deleted: nothing to do.
-      if (error instanceof SessionError && (error.code === "locked" || error.code === "not_found")) return;
+      if (error instanceof SessionError && (error.code === "locked" || error.code === "not_found")) {
+        return "skipped";
+      }
       throw error;
     }
     let run: SessionRun | undefined;
@@ -124,6 +139,20 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
       if (state !== "lost") await store.setStateIfUnleased(sessionId, state).catch(onError);
     }
     if (state === "queued" || (state !== "lost" && (await store.needsWake(sessionId)))) await wake(sessionId);
+    return state;
+  };
+  const serveAndReport = async (sessionId: string): Promise<void> => {
+    const started = performance.now();
+    let outcome: WorkerJobReport["outcome"] = "failed";
+    try {
+      outcome = await serve(sessionId);
+    } finally {
+      try {
+        options.onJob?.({ sessionId, outcome, durationMs: Math.round(performance.now() - started) });
+      } catch (error) {
+        onError(error);
+      }
+    }
   };
 
   // `concurrency` polling loops of one job each. A loop that served a job fetches again at once
@@ -139,7 +168,7 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
       { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
       async ([job]) => {
         try {
-          if (job) await serve(job.data.sessionId);
+          if (job) await serveAndReport(job.data.sessionId);
         } finally {
           if (!draining.signal.aborted) boss.notifyWorker(id);
         }

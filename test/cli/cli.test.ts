@@ -45,7 +45,7 @@ describe("one-shot prompt", () => {
   });
 
   it("runs a command with bash and reports its failure as a tool error, not a crash", async () => {
-    const result = await cli("--no-session", "run echo out; exit 3");
+    const result = await cli("--no-session", "--yes", "run echo out; exit 3");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("✗ bash");
     expect(result.stdout).toContain("Command exited with code 3");
@@ -86,14 +86,34 @@ describe("sessions", () => {
     expect(shown.stdout).toContain('→ ls {"path":"."}');
     expect(shown.stdout).toContain("── tool result ls (3 lines)");
     expect(shown.stdout).toContain("· model agentchart/offline");
+    expect(shown.stdout).not.toContain("agentchart.tool_call");
 
     const tree = await cli("sessions", "tree", id);
     expect(tree.code).toBe(0);
     const lines = tree.stdout.trim().split("\n");
-    // model change, user, assistant, the tool call's journal entry, tool result, assistant
-    expect(lines).toHaveLength(6);
-    expect(lines[3]).toContain("custom agentchart.tool_call");
+    // model change, user, assistant, tool result, assistant: the tool journal's entry is left out
+    expect(lines).toHaveLength(5);
+    expect(tree.stdout).not.toContain("agentchart.tool_call");
     expect(lines.at(-1)).toMatch(/assistant: You asked: "first question".*<- leaf$/);
+  });
+
+  it("lists each session with its message count and its name or first prompt, one line each", {
+    timeout: 180_000,
+  }, async () => {
+    await cli("first question");
+    await cli("--continue", "second question");
+    await cli("a newer session");
+    const listed = await cli("sessions", "list");
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.endsWith("\n")).toBe(true);
+    const lines = listed.stdout.slice(0, -1).split("\n");
+    expect(lines).toHaveLength(2);
+    // Newest first: the last session has one prompt (4 messages), the continued one two (8).
+    expect(lines[0]).toMatch(
+      /^\S+ {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {3,}4 messages {2}"a newer session" {2}/,
+    );
+    expect(lines[1]).toMatch(/ {3,}8 messages {2}"first question" {2}/);
+    expect(lines[1]).toContain(sandbox.cwd);
   });
 
   it("forks at an entry, draws the fork's branch, and deletes sessions", async () => {
@@ -292,7 +312,7 @@ describe("REPL", () => {
     };
     skill(join(sandbox.cwd, ".agentchart", "skills"), "notes", "read notes.txt");
     skill(join(sandbox.cwd, "more-skills"), "shout", "run echo LOUD");
-    const repl = startRepl("--skills", "more-skills");
+    const repl = startRepl("--yes", "--skills", "more-skills");
     await repl.waitFor(REPL_PROMPT);
     expect(await repl.send("/skills", REPL_PROMPT)).toMatch(
       /notes {2}The notes skill\nshout {2}The shout skill/,
@@ -316,7 +336,7 @@ describe("REPL", () => {
   });
 
   it("Ctrl-C aborts the running turn and keeps the REPL; a second Ctrl-C exits", async () => {
-    const repl = startRepl();
+    const repl = startRepl("--yes");
     await repl.waitFor(REPL_PROMPT);
     const from = repl.output.length;
     repl.child.stdin.write("run sleep 30\n");

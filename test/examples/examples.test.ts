@@ -181,6 +181,19 @@ describe("examples", () => {
     expect(output).toContain("You have two things to do.");
   });
 
+  it("mcp-filesystem: a server that fails to start is reported with its reason, and the example exits 1", async () => {
+    const missing = join(repoRoot, "test", "fixtures", "no-such-mcp-server.js");
+    const env = { ...process.env };
+    delete env.OPENAI_API_KEY;
+    const result = await runTs("examples/mcp-filesystem.ts", [missing], { cwd: repoRoot, env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("fs: failed, 0 tools");
+    // The reason, with the server's own stderr: node cannot find the script.
+    expect(result.stderr).toContain('fs: MCP server "fs" failed to start');
+    expect(result.stderr).toContain(`Cannot find module '${missing}'`);
+    expect(result.stdout).not.toContain("fs__list_directory →");
+  });
+
   it("embedded-inspect: the app, the loop and the tool-call child show up in @statelyai/inspect", async () => {
     const output = await runExample("embedded-inspect");
     expect(output).toContain("answer: Porto will be sunny: pack sunglasses.");

@@ -152,13 +152,29 @@ describe("diagram layout (ELK)", () => {
     expect(graph.children?.[0]?.labels?.[0]).toMatchObject({ text: "nested", width: 48, height: 18 });
   });
 
-  it("shortens long labels and names eventless and guarded transitions", () => {
+  it("names XState's own events in words, keeps the exact event for the tooltip and shortens long labels", () => {
     expect(edgeLabelText({ event: "", targets: [], guarded: true })).toEqual({
       text: "always [guard]",
       fullText: "always [guard]",
     });
-    const long = edgeLabelText({ event: "xstate.done.actor.compaction", targets: [], guarded: true });
-    expect(long.fullText).toBe("xstate.done.actor.compaction [guard]");
+    expect(edgeLabelText({ event: "xstate.done.actor.compaction", targets: [], guarded: true })).toEqual({
+      text: "compaction done [guard]",
+      fullText: "xstate.done.actor.compaction [guard]",
+    });
+    const invoked = {
+      event: "xstate.error.actor.0.toolCall.preparing.checkingHook",
+      targets: [],
+      guarded: false,
+    };
+    expect(edgeLabelText(invoked).text).toBe("checkingHook failed");
+    expect(
+      edgeLabelText({ event: "xstate.done.state.toolCall.finalizing", targets: [], guarded: false }).text,
+    ).toBe("finalizing done");
+    expect(edgeLabelText({ event: "xstate.after.500.agent.waiting", targets: [], guarded: false }).text).toBe(
+      "after 500 ms",
+    );
+    const long = edgeLabelText({ event: "A_VERY_LONG_EVENT_NAME_OF_THIRTY_ONE", targets: [], guarded: true });
+    expect(long.fullText).toBe("A_VERY_LONG_EVENT_NAME_OF_THIRTY_ONE [guard]");
     expect(long.text).toHaveLength(30);
     expect(long.text.endsWith("…")).toBe(true);
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { createActor } from "xstate";
 import { createAgentLoopActor } from "../../src/agent/agent-loop.js";
@@ -14,12 +14,17 @@ import {
   type InspectorServer,
   projectMachineDefinition,
 } from "../../src/inspector/index.js";
+import { DIAGRAM_MARGIN, SMALLEST_FONT_SIZE } from "../../src/inspector/page/state-diagram.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
 import { type ChromiumBinary, chromiumBinary } from "../support/chromium.js";
 import { type DiagramBoxes, diagramFaults } from "../support/diagram-geometry.js";
 import { fakeLoopMachine } from "../support/fake-loop.machine.js";
+import { createHarness } from "../support/harness-support.js";
 import { deferred, echoTool, emptyContext, testModel, user } from "../support/loop-harness.js";
+
+// A browser, ELK layouts and screenshots on a shared 2-core machine: generous timeouts under load.
+vi.setConfig({ testTimeout: 60_000 });
 
 /** Flags for a quiet headless run; the binary comes from `chromiumBinary()` (CHROMIUM_PATH overrides). */
 const CHROMIUM_FLAGS = [
@@ -84,7 +89,8 @@ async function openPage(url: string): Promise<Page> {
   });
   page.on("pageerror", (error) => failures.push(error.message));
   page.on("requestfailed", (request) => failures.push(`request failed: ${request.url()}`));
-  await page.goto(url);
+  // The first request transpiles the page modules (source checkout): slow on a loaded machine.
+  await page.goto(url, { timeout: 30_000 });
   await page.waitForSelector('[data-testid="connection"][data-state="open"]');
   expect(failures).toEqual([]);
   return page;
@@ -229,6 +235,105 @@ describe("inspector page in headless Chromium", () => {
   });
 });
 
+describe("an inspector a person can read", () => {
+  it("opens on the newest agent's machine, names systems and actors, and hides internal actors", async () => {
+    const server = await startServer();
+    const turns = (callId: string) => [
+      { toolCalls: [{ name: "echo", arguments: { text: "hi" }, id: callId }] },
+      { text: "done" },
+    ];
+    const first = await createHarness(turns("call_first"), { inspect: server.inspect, tools: [echoTool()] });
+    await first.harness.prompt("one");
+    const second = await createHarness(turns("call_second"), {
+      inspect: server.inspect,
+      tools: [echoTool()],
+    });
+    await second.harness.prompt("two");
+    // A harness's agent id is its session's id; the page shows its first eight characters.
+    const agentName = (harness: typeof first.harness) => `agent ${harness.session.id.slice(0, 8)}`;
+
+    const page = await openPage(server.url);
+    const diagram = '[data-testid="state-diagram"][data-layout="done"][data-scale]';
+    await page.waitForSelector(`${diagram}[data-machine^="agent#"]`);
+    await page.waitForSelector('[data-testid="child-call_second"]');
+    const systems = await page.$$eval('[data-testid="system-select"] option', (options) =>
+      options.map((option) => ({
+        text: option.textContent,
+        selected: (option as HTMLOptionElement).selected,
+      })),
+    );
+    expect(systems).toEqual([
+      { text: agentName(first.harness), selected: false },
+      { text: `harness of ${agentName(first.harness)}`, selected: false },
+      { text: agentName(second.harness), selected: true },
+      { text: `harness of ${agentName(second.harness)}`, selected: false },
+    ]);
+    expect(await page.textContent("#diagram-title")).toBe(
+      `Machine agent — ${agentName(second.harness)} (active)`,
+    );
+    // Tool call children by tool name and call id; XState's generated invoke ids stay out of sight.
+    const actorNames = () => page.$$eval(".actor .name", (names) => names.map((name) => name.textContent));
+    expect(await actorNames()).toEqual([agentName(second.harness), "stream", "echo · call_second", "stream"]);
+    expect(await page.textContent('[data-testid="child-call_second"] .internal-count')).toBe("+2 internal");
+    const log = await page.textContent('[data-testid="event-log"]');
+    expect(log).not.toContain("0.toolCall");
+    expect(log).toContain("executing done");
+    await page.screenshot({ path: screenshotPath("inspector-readable-agent.png") });
+
+    await page.check('[data-testid="show-internal"]');
+    expect(await actorNames()).toEqual([
+      agentName(second.harness),
+      "stream",
+      "echo · call_second",
+      "call_second › preparing.checkingHook",
+      "call_second › executing",
+      "stream",
+    ]);
+    await page.waitForSelector('[data-testid="event-log"] .actor-id:text-is("call_second › executing")');
+    await page.uncheck('[data-testid="show-internal"]');
+
+    // Zoom and pan: the buttons scale around the centre, a drag moves the drawing with the pointer.
+    const scaleNow = async () => Number(await page.getAttribute(diagram, "data-scale"));
+    const rootBox = async () => (await page.locator('[data-testid="state-root"] > rect').boundingBox())!;
+    const defaultScale = await scaleNow();
+    await page.click('[data-testid="zoom-in"]');
+    expect(await scaleNow()).toBeCloseTo(defaultScale * 1.25, 6);
+    const before = await rootBox();
+    const panel = (await page.locator('[data-testid="diagram"]').boundingBox())!;
+    await page.mouse.move(panel.x + 300, panel.y + 200);
+    await page.mouse.down();
+    await page.mouse.move(panel.x + 400, panel.y + 250, { steps: 4 });
+    await page.mouse.up();
+    const after = await rootBox();
+    expect(after.x - before.x).toBeCloseTo(100, 0);
+    expect(after.y - before.y).toBeCloseTo(50, 0);
+    await page.mouse.wheel(0, -200);
+    await page.waitForFunction(
+      ([selector, scale]) =>
+        Number(document.querySelector(selector as string)?.getAttribute("data-scale")) > (scale as number),
+      [diagram, defaultScale * 1.25] as const,
+    );
+    await page.click('[data-testid="zoom-all"]');
+    expect(await scaleNow()).toBeLessThanOrEqual(defaultScale);
+    await page.click('[data-testid="zoom-fit"]');
+    expect(await scaleNow()).toBe(defaultScale);
+
+    // The harness's machine is one click away, and back.
+    await page.click(
+      `[data-testid="companion"]:text-is("switch to harness of ${agentName(second.harness)}")`,
+    );
+    await page.waitForSelector(`${diagram}[data-machine^="harness#"]`);
+    expect(await page.textContent("#diagram-title")).toBe(
+      `Machine harness — harness of ${agentName(second.harness)} (active)`,
+    );
+    expect(await actorNames()).toEqual([`harness of ${agentName(second.harness)}`]);
+    await page.screenshot({ path: screenshotPath("inspector-readable-harness.png") });
+    await page.click(`[data-testid="companion"]:text-is("switch to ${agentName(second.harness)}")`);
+    await page.waitForSelector(`${diagram}[data-machine^="agent#"]`);
+    await page.close();
+  });
+});
+
 describe("the inspector's diagrams, laid out by ELK in headless Chromium", () => {
   it("draws the loop, tool-call and harness machines with nested states and no label over another or a state", async () => {
     const server = await startServer();
@@ -236,6 +341,7 @@ describe("the inspector's diagrams, laid out by ELK in headless Chromium", () =>
     const ingest = new WebSocket(`${server.url.replace(/^http/, "ws")}ingest`);
     await new Promise((resolve, reject) => ingest.once("open", resolve).once("error", reject));
     const machines = { loop: agentMachine, toolCall: toolCallMachine, harness: harnessMachine };
+    const figures: Array<{ name: string; scale: number; fit: number; smallestTextPx: number }> = [];
     for (const [name, machine] of Object.entries(machines)) {
       // A root actor running `machine`, as another process would stream it: the page draws its definition.
       const machineKey = `${machine.id}#e2e`;
@@ -251,8 +357,20 @@ describe("the inspector's diagrams, laid out by ELK in headless Chromium", () =>
       };
       const message: InspectorIngestMessage = { type: "records", records: [actor] };
       ingest.send(JSON.stringify(message));
-      const diagram = `[data-testid="state-diagram"][data-machine$="${machineKey}"][data-layout="done"]`;
+      const diagram = `[data-testid="state-diagram"][data-machine$="${machineKey}"][data-layout="done"][data-scale]`;
       await page.waitForSelector(diagram);
+      const view = await renderedView(page, diagram);
+      // Every text at least 11 px on screen, at the default scale (the CTM is single precision).
+      for (const text of view.texts) expect(text.px, `${name}: ${text.text}`).toBeGreaterThan(11 - 1e-4);
+      // As large as fits in both directions, unless that would make text smaller than 11 px.
+      const fit = Math.min(view.panel.width / view.content.width, view.panel.height / view.content.height);
+      expect(view.scale, name).toBeCloseTo(Math.min(1.5, Math.max(11 / SMALLEST_FONT_SIZE, fit)), 3);
+      figures.push({
+        name,
+        scale: view.scale,
+        fit,
+        smallestTextPx: Math.min(...view.texts.map((t) => t.px)),
+      });
       const boxes = await page.$eval(diagram, (svg): DiagramBoxes => {
         const rect = (element: Element | null) => {
           const box = (element as SVGGraphicsElement).getBBox();
@@ -291,8 +409,42 @@ describe("the inspector's diagrams, laid out by ELK in headless Chromium", () =>
     }
     ingest.close();
     await page.close();
+    console.log(`diagram figures (panel of a 1400 × 900 window): ${JSON.stringify(figures)}`);
   });
 });
+
+/** What a drawn diagram shows on screen: its texts' sizes in px, the panel, the camera's scale. */
+interface RenderedView {
+  texts: Array<{ text: string; px: number }>;
+  panel: { width: number; height: number };
+  /** The drawn content (the root state plus the page's margin) in diagram units. */
+  content: { width: number; height: number };
+  scale: number;
+}
+
+/** Measures the diagram as rendered: computed font size × the SVG's current scale (its screen CTM). */
+function renderedView(page: Page, diagram: string): Promise<RenderedView> {
+  return page.$eval(
+    diagram,
+    (svg, margin) => {
+      const texts = Array.from(svg.querySelectorAll("text")).map((text) => ({
+        text: text.firstChild?.textContent ?? "",
+        px:
+          Number.parseFloat(getComputedStyle(text).fontSize) *
+          ((text as SVGTextElement).getScreenCTM()?.a ?? 0),
+      }));
+      const panel = (svg.parentElement as HTMLElement).getBoundingClientRect();
+      const root = (svg.querySelector('[data-testid="state-root"] > rect') as SVGRectElement).getBBox();
+      return {
+        texts,
+        panel: { width: panel.width, height: panel.height },
+        content: { width: root.width + 2 * margin, height: root.height + 2 * margin },
+        scale: (svg as SVGSVGElement).getScreenCTM()?.a ?? 0,
+      };
+    },
+    DIAGRAM_MARGIN,
+  );
+}
 
 function screenshotPath(name: string): string {
   mkdirSync("test-artifacts", { recursive: true });

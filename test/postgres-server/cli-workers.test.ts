@@ -43,6 +43,14 @@ describe("`agentchart worker` and `agentchart --database-url`", () => {
     expect(submitted.code).toBe(0);
     expect(submitted.stdout).toContain("→ read");
     expect(submitted.stdout).toContain("alpha");
+    // One line per job: time, session, outcome, duration.
+    const sessionId = /session (\S+) \(queued\)/.exec(submitted.stderr)?.[1] as string;
+    await worker.waitFor(`  session ${sessionId}  idle  `);
+    expect(worker.output).toMatch(
+      new RegExp(
+        `\\n\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  session ${sessionId}  idle  \\d+\\.\\d\\d s\\n`,
+      ),
+    );
 
     const missing = await runTs("src/cli/main.ts", ["--database-url", url.toString()], {
       cwd: sandbox.cwd,

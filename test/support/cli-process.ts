@@ -139,3 +139,25 @@ export function createCliSandbox(): CliSandbox {
     cleanup: () => rmSync(base, { recursive: true, force: true }),
   };
 }
+
+/**
+ * Starts a TypeScript file of this repository in a pseudo-terminal: util-linux `script` runs
+ * `node --import tsx <file> …` with a new pty as its stdin, stdout and stderr (so `isTTY` is true),
+ * forwards what is written to the returned child's stdin as typed keys (`\r` is Enter), and copies
+ * everything the program prints to the child's stdout. `-e` passes the program's exit code on.
+ */
+export function spawnTsInTerminal(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): ChildProcessWithoutNullStreams {
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const command = [process.execPath, "--import", tsxLoader, join(repoRoot, file), ...args]
+    .map(quote)
+    .join(" ");
+  return spawn("script", ["-q", "-e", "-c", command, "/dev/null"], {
+    cwd: options.cwd,
+    env: { ...(options.env ?? process.env), COLUMNS: "200", LINES: "50" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}

@@ -70,9 +70,9 @@ const PARENT_OPTIONS: LayoutOptions = {
   "elk.direction": "RIGHT",
   "elk.edgeRouting": "ORTHOGONAL",
   "elk.edgeLabels.inline": "false",
-  "elk.layered.spacing.nodeNodeBetweenLayers": "36",
-  "elk.layered.spacing.edgeNodeBetweenLayers": "14",
-  "elk.layered.spacing.edgeEdgeBetweenLayers": "10",
+  "elk.layered.spacing.nodeNodeBetweenLayers": "18",
+  "elk.layered.spacing.edgeNodeBetweenLayers": "8",
+  "elk.layered.spacing.edgeEdgeBetweenLayers": "8",
   "elk.spacing.nodeNode": "24",
   "elk.spacing.edgeNode": "14",
   "elk.spacing.edgeEdge": "10",
@@ -127,7 +127,7 @@ export function diagramGraph(root: StateDefinitionRecord, measure: TextMeasure):
             "elk.nodeLabels.placement": "H_LEFT V_TOP INSIDE",
             "elk.nodeSize.constraints": "NODE_LABELS",
             "elk.nodeLabels.padding": "[top=6,left=10,bottom=6,right=10]",
-            "elk.padding": `[top=${Math.ceil(size.height) + 2 * PADDING},left=${PADDING},bottom=${PADDING},right=${PADDING}]`,
+            "elk.padding": `[top=${Math.ceil(size.height) + PADDING + 6},left=${PADDING},bottom=${PADDING},right=${PADDING}]`,
           },
       children: state.states.map((child) => {
         parents.set(child.id, state.id);
@@ -222,12 +222,40 @@ export function flattenBoxes(box: StateBox): StateBox[] {
   return [box, ...box.children.flatMap(flattenBoxes)];
 }
 
-/** A transition's label: the event (`always` for eventless ones), `[guard]` when guarded, shortened. */
+/**
+ * A transition's label: the event in words where XState names it (`stream done` for
+ * `xstate.done.actor.stream`, `checkingHook failed` for an error of the invoked actor
+ * `0.toolCall.preparing.checkingHook`, `preparing done` for a compound state's end, `after 500 ms`,
+ * `always` for eventless ones), `[guard]` when guarded, shortened to 30 characters; `fullText` is
+ * the exact event type, for the tooltip.
+ */
 export function edgeLabelText(transition: TransitionDefinitionRecord): { text: string; fullText: string } {
-  const fullText =
-    (transition.event === "" ? "always" : transition.event) + (transition.guarded ? " [guard]" : "");
-  const text = fullText.length > MAX_LABEL ? `${fullText.slice(0, MAX_LABEL - 1)}…` : fullText;
+  const guard = transition.guarded ? " [guard]" : "";
+  const fullText = (transition.event === "" ? "always" : transition.event) + guard;
+  const readable = readableEventType(transition.event) + guard;
+  const text = readable.length > MAX_LABEL ? `${readable.slice(0, MAX_LABEL - 1)}…` : readable;
   return { text, fullText };
+}
+
+/**
+ * An event type in words where XState names it (see {@link edgeLabelText}); other types unchanged.
+ *
+ * Contract: pure, never throws.
+ *
+ * ```ts
+ * readableEventType("xstate.done.actor.0.toolCall.executing"); // "executing done"
+ * ```
+ */
+export function readableEventType(event: string): string {
+  if (event === "") return "always";
+  const lastKey = (id: string) => id.slice(id.lastIndexOf(".") + 1);
+  const done = /^xstate\.(done|error)\.actor\.(.+)$/.exec(event);
+  if (done) return `${lastKey(done[2] as string)} ${done[1] === "done" ? "done" : "failed"}`;
+  const stateDone = /^xstate\.done\.state\.(.+)$/.exec(event);
+  if (stateDone) return `${lastKey(stateDone[1] as string)} done`;
+  const after = /^xstate\.after\.(\d+)\./.exec(event);
+  if (after) return `after ${after[1]} ms`;
+  return event;
 }
 
 /** Calls `visit` for each (state, transition, target id) of the tree with a stable edge id. */

@@ -1,4 +1,7 @@
 import type { EventRecord, InspectorServerMessage, SnapshotRecord } from "../inspection-record.js";
+import { actorName, companionSystem, isInternalActor, preferredSystem, systemName } from "./actor-names.js";
+import { readableEventType } from "./diagram-layout.js";
+import { createDiagramViewport } from "./diagram-viewport.js";
 import ELK from "./elk.js";
 import {
   type ActorView,
@@ -10,21 +13,26 @@ import {
   type Indexed,
   snapshotAfterEvent,
 } from "./inspector-model.js";
-import { drawStateDiagram, type StateDiagram } from "./state-diagram.js";
+import { drawStateDiagram, SMALLEST_FONT_SIZE, type StateDiagram } from "./state-diagram.js";
 
 /**
  * The inspector page: connects to `/ws`, folds records into the model and re-renders once per
- * animation frame. Selection: the system (root actor) follows the newest one unless the user picks
- * one; the diagram shows the selected actor's machine, or the root's, laid out by ELK.
+ * animation frame. Selection: the system (root actor) follows the newest agent (else the newest
+ * system) unless the user picks one; the diagram shows the selected actor's machine, or the root's,
+ * laid out by ELK, in a zoom-and-pan viewport whose default scale keeps every text at least
+ * {@link MIN_TEXT_PX} pixels high. Actors XState invokes without an id are hidden unless asked for.
  */
 
 const EVENT_LOG_LIMIT = 200;
+/** The smallest text size, in screen pixels, the diagram shows at its default scale. */
+const MIN_TEXT_PX = 11;
 
 const model = createInspectorModel();
 const layoutEngine = new ELK();
 const view = {
   rootId: undefined as string | undefined,
   followNewest: true,
+  showInternal: false,
   selection: undefined as { kind: "actor"; sessionId: string } | { kind: "event"; index: number } | undefined,
   diagram: undefined as { machineKey: string; diagram: StateDiagram } | undefined,
   frame: 0,
@@ -32,14 +40,31 @@ const view = {
 
 const byId = <TElement extends HTMLElement>(id: string) => document.getElementById(id) as TElement;
 const rootSelect = byId<HTMLSelectElement>("system-select");
+const companionButton = byId<HTMLButtonElement>("companion");
 const connection = byId<HTMLElement>("connection");
+const viewport = createDiagramViewport(byId("diagram"), MIN_TEXT_PX / SMALLEST_FONT_SIZE);
 
-rootSelect.addEventListener("change", () => {
-  view.rootId = rootSelect.value;
-  view.followNewest = rootSelect.selectedIndex === rootSelect.options.length - 1;
-  view.selection = undefined;
+rootSelect.addEventListener("change", () => pickSystem(rootSelect.value));
+companionButton.addEventListener("click", () => {
+  const companion = view.rootId === undefined ? undefined : companionSystem(model, view.rootId);
+  if (companion !== undefined) pickSystem(companion);
+});
+byId<HTMLInputElement>("show-internal").addEventListener("change", (event) => {
+  view.showInternal = (event.target as HTMLInputElement).checked;
   scheduleRender();
 });
+byId("zoom-in").addEventListener("click", () => viewport.zoom(1.25));
+byId("zoom-out").addEventListener("click", () => viewport.zoom(0.8));
+byId("zoom-fit").addEventListener("click", () => viewport.fit());
+byId("zoom-all").addEventListener("click", () => viewport.showAll());
+
+/** Shows the system `rootId`; picking the one the page would open on follows newer agents again. */
+function pickSystem(rootId: string): void {
+  view.rootId = rootId;
+  view.followNewest = rootId === preferredSystem(model);
+  view.selection = undefined;
+  scheduleRender();
+}
 
 connect(0);
 
@@ -85,16 +110,17 @@ function render(): void {
 
 function renderRootSelect(): void {
   if (model.roots.length === 0) return;
-  if (view.followNewest || view.rootId === undefined) view.rootId = model.roots[model.roots.length - 1];
-  if (rootSelect.options.length !== model.roots.length) {
-    rootSelect.replaceChildren(
-      ...model.roots.map((sessionId) => {
-        const actor = model.actors.get(sessionId);
-        return new Option(`${actor?.actorId ?? sessionId} (${sessionId})`, sessionId);
-      }),
-    );
+  if (view.followNewest || view.rootId === undefined) view.rootId = preferredSystem(model);
+  // Names change when a root's first snapshot arrives (its agent id): rebuild when any differs.
+  const options = model.roots.map((rootId) => ({ rootId, name: systemName(model, rootId) }));
+  const current = Array.from(rootSelect.options, (option) => `${option.value}\n${option.text}`);
+  if (current.join("\n") !== options.map(({ rootId, name }) => `${rootId}\n${name}`).join("\n")) {
+    rootSelect.replaceChildren(...options.map(({ rootId, name }) => new Option(name, rootId)));
   }
   rootSelect.value = view.rootId ?? "";
+  const companion = view.rootId === undefined ? undefined : companionSystem(model, view.rootId);
+  companionButton.hidden = companion === undefined;
+  if (companion !== undefined) companionButton.textContent = `switch to ${systemName(model, companion)}`;
 }
 
 /** The actor whose machine is drawn: the selected actor when it runs a machine, else the root. */
@@ -113,46 +139,72 @@ function renderDiagram(actor: ActorView | undefined): void {
     return;
   }
   if (view.diagram?.machineKey !== definition.machineKey) {
-    view.diagram = { machineKey: definition.machineKey, diagram: drawStateDiagram(definition, layoutEngine) };
-    container.replaceChildren(view.diagram.diagram.element);
+    const diagram = drawStateDiagram(definition, layoutEngine);
+    view.diagram = { machineKey: definition.machineKey, diagram };
+    container.replaceChildren(diagram.element);
+    void diagram.drawn.then((content) => {
+      if (content && view.diagram?.diagram === diagram) viewport.show(diagram.element, content);
+    });
   }
   view.diagram.diagram.element.dataset.actor = actor.actorId;
   view.diagram.diagram.setActive(new Set(activeStatePaths(actor.snapshot?.value)));
   byId("diagram-title").textContent =
-    `Machine ${definition.root.id} — actor ${actor.actorId} (${actor.status})`;
+    `Machine ${definition.root.id} — ${actorName(model, actor)} (${actor.status})`;
 }
 
+/**
+ * The system's actors, root first; internal actors (see `isInternalActor`) follow their parent when
+ * shown, else the parent says how many it holds.
+ */
 function renderActors(actors: ActorView[]): void {
   const list = byId<HTMLElement>("actor-list");
+  const internal = actors.filter(isInternalActor);
+  const ordered = actors
+    .filter((actor) => !isInternalActor(actor))
+    .flatMap((actor) => [actor, ...internal.filter((child) => child.parentId === actor.sessionId)]);
   list.replaceChildren(
-    ...actors.map((actor) => {
-      const isRoot = actor.parentId === undefined;
-      const item = document.createElement("li");
-      item.className = isRoot ? "actor" : "actor child";
-      item.dataset.testid = isRoot ? `root-${actor.actorId}` : `child-${actor.actorId}`;
-      item.dataset.status = actor.status;
-      item.dataset.state = describeStateValue(actor.snapshot?.value);
-      item.setAttribute("aria-selected", String(isSelectedActor(actor)));
-      item.append(
-        span("name", actor.actorId),
-        span("status", actor.status),
-        span("state-name", item.dataset.state || "—"),
-      );
-      item.addEventListener("click", () => select({ kind: "actor", sessionId: actor.sessionId }));
-      return item;
-    }),
+    ...ordered
+      .filter((actor) => view.showInternal || !isInternalActor(actor))
+      .map((actor) => {
+        const isRoot = actor.parentId === undefined;
+        const item = document.createElement("li");
+        item.className = isRoot ? "actor" : isInternalActor(actor) ? "actor child internal" : "actor child";
+        item.dataset.testid = isRoot ? `root-${actor.actorId}` : `child-${actor.actorId}`;
+        item.dataset.status = actor.status;
+        item.dataset.state = describeStateValue(actor.snapshot?.value);
+        item.setAttribute("aria-selected", String(isSelectedActor(actor)));
+        item.title = `${actor.actorId} (${actor.sessionId})`;
+        const hidden = view.showInternal
+          ? 0
+          : internal.filter((child) => child.parentId === actor.sessionId).length;
+        item.append(
+          span("name", actorName(model, actor)),
+          span("status", actor.status),
+          ...(hidden > 0 ? [span("internal-count", `+${hidden} internal`)] : []),
+          span("state-name", item.dataset.state || "—"),
+        );
+        item.addEventListener("click", () => select({ kind: "actor", sessionId: actor.sessionId }));
+        return item;
+      }),
   );
 }
 
 function renderEvents(rootId: string): void {
   const log = byId<HTMLElement>("event-log");
-  const events = model.events.filter((entry) => entry.record.rootId === rootId).slice(-EVENT_LOG_LIMIT);
+  const shown = (sessionId: string) => {
+    const actor = model.actors.get(sessionId);
+    return view.showInternal || actor === undefined || !isInternalActor(actor);
+  };
+  const events = model.events
+    .filter((entry) => entry.record.rootId === rootId && shown(entry.record.sessionId))
+    .slice(-EVENT_LOG_LIMIT);
   log.replaceChildren(
     ...events.reverse().map((entry) => {
       const item = document.createElement("li");
       item.className = "event";
       item.dataset.testid = "event-entry";
       item.dataset.eventType = entry.record.eventType;
+      item.title = entry.record.eventType;
       item.dataset.actor = entry.record.actorId;
       item.setAttribute(
         "aria-selected",
@@ -160,11 +212,12 @@ function renderEvents(rootId: string): void {
       );
       const source =
         entry.record.sourceId === undefined ? undefined : model.actors.get(entry.record.sourceId);
+      const target = model.actors.get(entry.record.sessionId);
       item.append(
         span("seq", String(entry.index)),
-        span("actor-id", entry.record.actorId),
-        span("type", entry.record.eventType),
-        span("source", source ? `from ${source.actorId}` : ""),
+        span("actor-id", target ? actorName(model, target) : entry.record.actorId),
+        span("type", readableEventType(entry.record.eventType)),
+        span("source", source ? `from ${actorName(model, source)}` : ""),
       );
       item.addEventListener("click", () => select({ kind: "event", index: entry.index }));
       return item;
@@ -178,13 +231,14 @@ function renderSelection(): void {
   const selection = view.selection;
   if (selection?.kind === "actor") {
     const actor = model.actors.get(selection.sessionId);
-    title.textContent = `Actor ${actor?.actorId ?? selection.sessionId} — latest snapshot`;
+    title.textContent = `Actor ${actor ? actorName(model, actor) : selection.sessionId} — latest snapshot`;
     output.textContent = actor?.snapshot ? formatSnapshot(actor.snapshot) : "No snapshot yet.";
   } else if (selection?.kind === "event") {
     const entry = model.events.find((event) => event.index === selection.index);
     if (!entry) return;
     const snapshot = snapshotAfterEvent(model, entry);
-    title.textContent = `Event ${entry.record.eventType} → ${entry.record.actorId}`;
+    const target = model.actors.get(entry.record.sessionId);
+    title.textContent = `Event ${entry.record.eventType} → ${target ? actorName(model, target) : entry.record.actorId}`;
     output.textContent = formatEvent(entry, snapshot);
   }
 }

@@ -11,17 +11,23 @@ import {
 } from "./diagram-layout.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const MARGIN = 12;
+/** Space around the root state, in diagram units. */
+export const DIAGRAM_MARGIN = 12;
 /** Fonts of the labels; the page's CSS draws them with the same ones (see page-html.ts). */
-const FONTS = { state: "600 13px system-ui, sans-serif", edge: "11px system-ui, sans-serif" } as const;
-const LINE_HEIGHT = { state: 18, edge: 15 } as const;
+const FONTS = { state: "600 13px system-ui, sans-serif", edge: "12px system-ui, sans-serif" } as const;
+const LINE_HEIGHT = { state: 18, edge: 16 } as const;
+/** The smallest font size the diagram uses (edge labels), in diagram units. */
+export const SMALLEST_FONT_SIZE = 12;
 
 /** A drawn diagram whose highlighted states can be updated. */
 export interface StateDiagram {
   /** The `<svg>`; empty, with `data-layout="pending"`, until the layout is done. */
   readonly element: SVGSVGElement;
-  /** Settles when the diagram is drawn (`data-layout="done"`) or its layout failed (`"error"`). */
-  readonly drawn: Promise<void>;
+  /**
+   * Settles when the diagram is drawn (`data-layout="done"`), with the box the drawing covers in
+   * diagram units, or when its layout failed (`"error"`), with `undefined`.
+   */
+  readonly drawn: Promise<Box | undefined>;
   /** Marks exactly the states with these paths (`"executingTools.waiting"`) as active, now or once drawn. */
   setActive(paths: ReadonlySet<string>): void;
 }
@@ -50,6 +56,12 @@ export function drawStateDiagram(definition: MachineDefinitionRecord, engine: La
       groups = render(svg, layout);
       highlight();
       svg.setAttribute("data-layout", "done");
+      return {
+        x: -DIAGRAM_MARGIN,
+        y: -DIAGRAM_MARGIN,
+        width: layout.width + 2 * DIAGRAM_MARGIN,
+        height: layout.height + 2 * DIAGRAM_MARGIN,
+      };
     },
     (error: unknown) => {
       console.error("inspector: the diagram layout failed", error);
@@ -57,6 +69,7 @@ export function drawStateDiagram(definition: MachineDefinitionRecord, engine: La
       note.textContent = `The diagram could not be laid out: ${String(error)}`;
       svg.replaceChildren(note);
       svg.setAttribute("data-layout", "error");
+      return undefined;
     },
   );
   return {
@@ -69,13 +82,8 @@ export function drawStateDiagram(definition: MachineDefinitionRecord, engine: La
   };
 }
 
-/** Fills `svg` with the layout; returns the state groups by path. */
+/** Fills `svg` with the layout (its `viewBox` is the page's camera); returns the state groups by path. */
 function render(svg: SVGSVGElement, layout: DiagramLayout): Map<string, SVGGElement> {
-  const width = layout.width + 2 * MARGIN;
-  const height = layout.height + 2 * MARGIN;
-  svg.setAttribute("viewBox", `${-MARGIN} ${-MARGIN} ${width} ${height}`);
-  svg.setAttribute("width", String(width));
-  svg.setAttribute("height", String(height));
   const groups = new Map<string, SVGGElement>();
   const states = flattenBoxes(layout.root);
   for (const box of states) groups.set(box.path, drawState(box));

@@ -1,0 +1,111 @@
+import type { JsonValue } from "../inspection-record.js";
+import type { ActorView, InspectorModel } from "./inspector-model.js";
+
+/**
+ * Names a person can read for the inspected systems and actors, derived from records only (pure,
+ * no DOM): an agent root is `agent 0b05ba77` (its `agentId`), a tool call child `echo · call_1`
+ * (tool name and call id), the actors XState invokes inside a machine without an id
+ * (`0.toolCall.preparing.checkingHook`) are *internal* and named after their parent and state
+ * (`call_1 › preparing.checkingHook`). A root that is not an agent is named by its machine, and the
+ * harness that drives an agent after that agent (`harness of agent 0b05ba77`).
+ */
+
+/** XState's id for an actor invoked without an `id`: `<index>.<state node id>`. */
+const GENERATED_INVOKE_ID = /^\d+\.[^.]+\.(.+)$/;
+/** How many characters of an agent id the names show (a UUID's first group). */
+const SHORT_ID = 8;
+
+/** True for an actor XState invoked inside a machine state without an id of its own. */
+export function isInternalActor(actor: ActorView): boolean {
+  return actor.parentId !== undefined && GENERATED_INVOKE_ID.test(actor.actorId);
+}
+
+/**
+ * The readable name of an actor: `agent 0b05ba77`, `echo · call_1`, `call_1 › executing`; for the
+ * root that drives an agent (see {@link companionSystem}) `harness of agent 0b05ba77`, for another
+ * root its machine id with its session id (`harness x:3`); else the actor's own id.
+ */
+export function actorName(model: InspectorModel, actor: ActorView): string {
+  const agentId = agentIdOf(actor);
+  if (agentId !== undefined) return `agent ${agentId.slice(0, SHORT_ID)}`;
+  const toolName = toolNameOf(actor);
+  if (toolName !== undefined) return `${toolName} · ${actor.actorId}`;
+  const generated = GENERATED_INVOKE_ID.exec(actor.actorId);
+  if (generated && actor.parentId !== undefined) {
+    const parent = model.actors.get(actor.parentId);
+    return `${parent?.actorId ?? actor.parentId} › ${generated[1]}`;
+  }
+  if (actor.parentId === undefined) {
+    const machine = machineIdOf(model, actor) ?? actor.actorId;
+    const companion = companionSystem(model, actor.sessionId);
+    const agent = companion === undefined ? undefined : model.actors.get(companion);
+    if (agent && isAgentRoot(agent)) return `${machine} of ${actorName(model, agent)}`;
+    if (actor.actorId === actor.sessionId) return `${machine} ${actor.sessionId}`;
+  }
+  return actor.actorId;
+}
+
+/** The readable name of a system: its root's {@link actorName} (the session id while unknown). */
+export function systemName(model: InspectorModel, rootId: string): string {
+  const root = model.actors.get(rootId);
+  return root ? actorName(model, root) : rootId;
+}
+
+/** True for a root actor running an agent machine (its context has an `agentId`). */
+export function isAgentRoot(actor: ActorView): boolean {
+  return actor.parentId === undefined && agentIdOf(actor) !== undefined;
+}
+
+/** The system the page opens on: the newest agent's, else the newest system; `undefined` when none. */
+export function preferredSystem(model: InspectorModel): string | undefined {
+  const agents = model.roots.filter((rootId) => {
+    const root = model.actors.get(rootId);
+    return root !== undefined && isAgentRoot(root);
+  });
+  return agents.at(-1) ?? model.roots.at(-1);
+}
+
+/**
+ * The system paired with `rootId`: an `AgentHarness` starts its agent's machine and then its own
+ * phase machine as two systems of the same process, so an agent's companion is the next root of the
+ * same source that is not an agent (before that source's next agent), and the other way round.
+ */
+export function companionSystem(model: InspectorModel, rootId: string): string | undefined {
+  const root = model.actors.get(rootId);
+  if (!root) return undefined;
+  const sameSource = model.roots.filter((id) => sourceOf(id) === sourceOf(rootId));
+  const position = sameSource.indexOf(rootId);
+  const isAgent = (id: string) => {
+    const actor = model.actors.get(id);
+    return actor !== undefined && isAgentRoot(actor);
+  };
+  if (isAgentRoot(root)) {
+    const next = sameSource[position + 1];
+    return next !== undefined && !isAgent(next) ? next : undefined;
+  }
+  const previous = sameSource[position - 1];
+  return previous !== undefined && isAgent(previous) ? previous : undefined;
+}
+
+/** The ingest prefix of a session id (`"i1/"` for `i1/x:3`; `""` for the server's own actors). */
+function sourceOf(sessionId: string): string {
+  return sessionId.slice(0, sessionId.lastIndexOf("/") + 1);
+}
+
+function machineIdOf(model: InspectorModel, actor: ActorView): string | undefined {
+  return actor.machineKey === undefined ? undefined : model.definitions.get(actor.machineKey)?.root.id;
+}
+
+function agentIdOf(actor: ActorView): string | undefined {
+  const agentId = field(actor.snapshot?.context, "agentId");
+  return actor.parentId === undefined && typeof agentId === "string" && agentId !== "" ? agentId : undefined;
+}
+
+function toolNameOf(actor: ActorView): string | undefined {
+  const name = field(field(actor.snapshot?.context, "toolCall"), "name");
+  return typeof name === "string" && name !== "" ? name : undefined;
+}
+
+function field(value: JsonValue | undefined, key: string): JsonValue | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value[key] : undefined;
+}

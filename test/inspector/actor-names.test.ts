@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { createInspectionProjector } from "../../src/inspector/inspection-projector.js";
+import type { InspectionRecord } from "../../src/inspector/inspection-record.js";
+import {
+  actorName,
+  companionSystem,
+  isInternalActor,
+  preferredSystem,
+  systemName,
+} from "../../src/inspector/page/actor-names.js";
+import { applyServerMessage, createInspectorModel } from "../../src/inspector/page/inspector-model.js";
+import { createHarness } from "../support/harness-support.js";
+import { echoTool } from "../support/loop-harness.js";
+
+/** The page model after real harness runs, one per call id, recorded by one projector. */
+async function modelOfRuns(callIds: string[]) {
+  const records: InspectionRecord[] = [];
+  const inspect = createInspectionProjector((record) => records.push(record));
+  const agents: string[] = [];
+  for (const id of callIds) {
+    const { harness, session } = await createHarness(
+      [{ toolCalls: [{ name: "echo", arguments: { text: "hi" }, id }] }, { text: "done" }],
+      { inspect, tools: [echoTool()] },
+    );
+    await harness.prompt("go");
+    agents.push(session.id.slice(0, 8));
+  }
+  const model = createInspectorModel();
+  applyServerMessage(model, { type: "records", records });
+  return { model, agents };
+}
+
+describe("readable names of inspected systems and actors", () => {
+  it("names an agent by its id, its harness after it, a tool call by tool and call id", async () => {
+    const { model, agents } = await modelOfRuns(["call_a", "call_b"]);
+    expect(model.roots.map((rootId) => systemName(model, rootId))).toEqual([
+      `agent ${agents[0]}`,
+      `harness of agent ${agents[0]}`,
+      `agent ${agents[1]}`,
+      `harness of agent ${agents[1]}`,
+    ]);
+    const [, firstHarness, secondAgent, secondHarness] = model.roots as [string, string, string, string];
+    expect(preferredSystem(model)).toBe(secondAgent);
+    expect(companionSystem(model, secondAgent)).toBe(secondHarness);
+    expect(companionSystem(model, secondHarness)).toBe(secondAgent);
+    expect(companionSystem(model, firstHarness)).toBe(model.roots[0]);
+
+    const actors = [...model.actors.values()].filter((actor) => actor.rootId === secondAgent);
+    const names = actors.map((actor) => ({
+      name: actorName(model, actor),
+      internal: isInternalActor(actor),
+    }));
+    expect(names).toEqual([
+      { name: `agent ${agents[1]}`, internal: false },
+      { name: "stream", internal: false },
+      { name: "echo · call_b", internal: false },
+      { name: "call_b › preparing.checkingHook", internal: true },
+      { name: "call_b › executing", internal: true },
+      { name: "stream", internal: false },
+    ]);
+  });
+
+  it("opens on the newest system when none is an agent, and names a bare root by machine and session", () => {
+    const model = createInspectorModel();
+    const root = (sessionId: string, machineKey: string) =>
+      ({
+        kind: "actor",
+        seq: 1,
+        time: 0,
+        sessionId,
+        actorId: sessionId,
+        rootId: sessionId,
+        machineKey,
+      }) as const;
+    applyServerMessage(model, {
+      type: "replay",
+      definitions: [
+        {
+          machineKey: "m#1",
+          root: { id: "m", key: "m", type: "atomic", states: [], transitions: [], invokes: [] },
+        },
+      ],
+      records: [root("i1/x:0", "m#1"), root("i1/x:1", "m#1")],
+    });
+    expect(preferredSystem(model)).toBe("i1/x:1");
+    expect(systemName(model, "i1/x:0")).toBe("m i1/x:0");
+    expect(companionSystem(model, "i1/x:1")).toBeUndefined();
+  });
+});
