@@ -51,5 +51,10 @@ export {
   type JsonSchemaObject,
   type JsonSchemaToolDefinition,
 } from "./tools/define-json-schema-tool.js";
-export { defineTool, type ToolDefinition, toToolSpec } from "./tools/define-tool.js";
+export {
+  defineTool,
+  type ToolDefinition,
+  toToolSpec,
+  UnsupportedToolSchemaError,
+} from "./tools/define-tool.js";
 export * from "./types/index.js";

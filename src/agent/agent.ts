@@ -11,7 +11,8 @@ import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentCallbacks, AgentLoopConfig, SteeringPolicy } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
-import type { Model, ThinkingLevel } from "../types/model.js";
+import type { Model, ModelInput, ThinkingLevel } from "../types/model.js";
+import { resolveModel } from "../types/resolve-model.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import {
   type AgentActor,
@@ -34,7 +35,8 @@ export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | P
 export interface AgentOptions
   extends AgentCallbacks,
     Pick<AgentLoopConfig, "toolExecution" | "steering" | "maxTurns" | "inspect"> {
-  model: Model;
+  /** A Model, a record with at least `id`, or a catalogue id such as "gpt-4.1-mini" (see `resolveModel`). */
+  model: ModelInput;
   /** Stable id (default: a random UUID); with a tool call id it makes `ctx.idempotencyKey`. */
   agentId?: string;
   systemPrompt?: string;
@@ -116,7 +118,7 @@ export class Agent {
         input: {
           runtime: this.#runtime,
           ...(options.agentId ? { agentId: options.agentId } : {}),
-          model: options.model,
+          model: resolveModel(options.model),
           systemPrompt: options.systemPrompt ?? "",
           thinkingLevel: options.thinkingLevel ?? "off",
           messages: options.messages ?? [],

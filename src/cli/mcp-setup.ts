@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { connectMcpServers, type McpConnection } from "../mcp/connect-mcp-servers.js";
+import type { McpConnection } from "../mcp/connect-mcp-servers.js";
 import { type McpConfig, type McpServerConfig, parseMcpConfig } from "../mcp/mcp-config.js";
 import { isMcpClientError } from "../mcp/mcp-error.js";
 import { errorText } from "../types/error-text.js";
@@ -67,6 +67,8 @@ export async function connectCliMcp(
   const withApprovals = Object.fromEntries(
     entries.map(([name, entry]) => [name, { ...entry, requiresApproval: approvalOf(entry, options.yes) }]),
   );
+  // Loaded only when servers are configured: the MCP SDK is an optional peer.
+  const { connectMcpServers } = await import("../mcp/connect-mcp-servers.js");
   const connection = await connectMcpServers({ mcpServers: withApprovals }, { cwd: options.cwd });
   for (const diagnostic of connection.diagnostics) {
     // A server's own diagnostic already starts with `MCP server "<name>"`; a tool's names neither.

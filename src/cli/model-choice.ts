@@ -1,5 +1,6 @@
 import type { CompactionSettings } from "../harness/compaction-port.js";
 import type { Model } from "../types/model.js";
+import { resolveModel } from "../types/resolve-model.js";
 import type { StreamFn } from "../types/stream.js";
 import { OFFLINE_COMPACTION, OFFLINE_MODEL, offlineModel } from "./offline-model.js";
 
@@ -30,14 +31,8 @@ export async function chooseModel(options: ModelChoiceOptions): Promise<ModelCho
   const modelId = options.modelId ?? options.env.AGENTCHART_MODEL;
   if (options.env.OPENAI_API_KEY || baseUrl !== undefined) {
     const id = modelId ?? "gpt-4o-mini";
-    const model: Model = {
-      id,
-      api: "openai-chat",
-      provider: "openai",
-      contextWindow: 128_000,
-      maxTokens: 8_192,
-    };
-    if (baseUrl !== undefined) model.baseUrl = baseUrl;
+    // A catalogue model (`gpt-4.1-mini`, `qwen3:8b`…) brings its window, output cap and prices.
+    const model = resolveModel(baseUrl === undefined ? id : { id, baseUrl });
     // Loaded only when needed: the offline path does not pay for the SDK.
     const { openai } = await import("../providers/openai/openai-provider.js");
     return {

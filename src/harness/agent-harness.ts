@@ -6,7 +6,7 @@ import { toMessage } from "../loop/messages.js";
 import type { HarnessPhase, harnessMachine } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
-import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
+import { type Model, type ModelInput, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
@@ -54,7 +54,8 @@ import { journaledTool } from "./tool-journal.js";
 export interface AgentHarnessOptions {
   /** The open session: the transcript comes from `session.buildContext()`; everything is appended to it. */
   session: Session;
-  model: Model;
+  /** A Model, a record with at least `id`, or a catalogue id such as "gpt-4.1-mini" (see `resolveModel`). */
+  model: ModelInput;
   streamFn: StreamFn;
   /** Default: the session's last thinking level. */
   thinkingLevel?: ThinkingLevel;

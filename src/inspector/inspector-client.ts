@@ -1,4 +1,4 @@
-import { WebSocket } from "ws";
+import { requireOptionalPeer } from "../types/optional-peer.js";
 import { createInspectionProjector, type InspectFunction } from "./inspection-projector.js";
 import type { InspectionRecord, InspectorIngestMessage } from "./inspection-record.js";
 import type { SanitizeLimits } from "./sanitize.js";
@@ -28,6 +28,7 @@ export interface InspectorClient {
  *
  * Inspection never breaks the inspected program: connection errors only reject `ready`, records
  * produced before the socket opens are buffered (bounded), records after `close()` are dropped.
+ * Throws a `MissingPeerDependencyError` when the optional peer `ws` is not installed.
  *
  * ```ts
  * const client = createInspectorClient("http://127.0.0.1:4000/");
@@ -38,6 +39,7 @@ export interface InspectorClient {
  */
 export function createInspectorClient(url: string, options: InspectorClientOptions = {}): InspectorClient {
   const maxBuffered = options.maxBuffered ?? 2_000;
+  const { WebSocket } = requireOptionalPeer<typeof import("ws")>("ws", "the inspector client");
   const socket = new WebSocket(toIngestUrl(url));
   let pending: InspectionRecord[] = [];
   let flushScheduled = false;

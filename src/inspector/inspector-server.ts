@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
 import { errorText } from "../types/error-text.js";
+import { requireOptionalPeer } from "../types/optional-peer.js";
 import { createInspectionBacklog, isInspectionRecord, namespaceRecord } from "./inspection-backlog.js";
 import { createInspectionProjector, type InspectFunction } from "./inspection-projector.js";
 import type { InspectionRecord } from "./inspection-record.js";
-import { loadPageAsset } from "./page-assets.js";
+import { assertLayoutEngineInstalled, loadPageAsset } from "./page-assets.js";
 import { inspectorPageHtml } from "./page-html.js";
 import type { SanitizeLimits } from "./sanitize.js";
 
@@ -45,6 +46,9 @@ export interface InspectorServer {
  * WebSocket upgrades that carry an `Origin` other than the server's own are refused, so other web
  * sites open in the same browser cannot read the inspected contexts.
  *
+ * Contract: async; rejects with a `MissingPeerDependencyError` when the optional peers `ws` or
+ * `elkjs` (the diagram layout) are not installed, and with the server's error when it cannot listen.
+ *
  * ```ts
  * const inspector = await createInspectorServer({ port: 0 });
  * console.log(`inspector at ${inspector.url}`);
@@ -55,6 +59,8 @@ export async function createInspectorServer(options: InspectorServerOptions = {}
   const host = options.host ?? "127.0.0.1";
   const backlog = createInspectionBacklog(options.backlogSize ?? 2_000, options.backlogMaxBytes);
   const viewers = new Set<WebSocket>();
+  const { WebSocketServer } = requireOptionalPeer<typeof import("ws")>("ws", "the inspector server");
+  assertLayoutEngineInstalled();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   let pending: string[] = [];
   let flushScheduled = false;

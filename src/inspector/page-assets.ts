@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { resolveOptionalPeer } from "../types/optional-peer.js";
 
 /**
  * Loads the page's ES modules from `./page/`. In a build (`dist/inspector/page/*.js`) they are
  * served as compiled by `tsc`. In a source checkout (tests, `tsx`) only the `.ts` files exist; they
  * are then transpiled once with the `typescript` dev dependency. `elk.js` is the layout engine, read
- * from the installed `elkjs` dependency. Either way nothing comes from the network.
+ * from the installed `elkjs` package (an optional peer). Either way nothing comes from the network.
  */
 
 const ASSET_NAME = /^[a-z][a-z0-9-]*\.js$/;
@@ -56,12 +56,22 @@ async function readPageModule(name: string): Promise<string | undefined> {
   }).outputText;
 }
 
+const elkBundlePath = () => resolveOptionalPeer("elkjs", "the inspector server", "elkjs/lib/elk.bundled.js");
+
+/**
+ * Throws a MissingPeerDependencyError when elkjs, which lays out the page's diagrams, is not
+ * installed — so that the server fails when it starts, not when a page asks for the layout engine.
+ */
+export function assertLayoutEngineInstalled(): void {
+  elkBundlePath();
+}
+
 /**
  * elkjs's browser bundle (a UMD script, ~1.6 MB) as an ES module: given a local `module` object the
  * bundle assigns the ELK class to `module.exports`, which becomes the default export.
  */
 async function readElkModule(): Promise<string> {
-  const bundle = await readFile(createRequire(import.meta.url).resolve("elkjs/lib/elk.bundled.js"), "utf8");
+  const bundle = await readFile(elkBundlePath(), "utf8");
   return `const module = { exports: {} };\nconst exports = module.exports;\n${bundle}\nexport default module.exports;\n`;
 }
 

@@ -1,23 +1,19 @@
 import { resolve } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  type JSONRPCMessage,
-  McpError,
-  type MessageExtraInfo,
-  type Tool,
+import type {
+  CallToolResult,
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolExecutionContext, ToolResult } from "../types/tool.js";
 import { listMcpTools, type UnusableMcpTool } from "./list-mcp-tools.js";
 import { isStdioServer, type McpHttpServerConfig, type McpServerConfig } from "./mcp-config.js";
 import { McpClientError, mcpErrorText } from "./mcp-error.js";
 import { errorResultText, type McpToolDetails, toToolResult } from "./mcp-result.js";
+import { mcpSdk } from "./mcp-sdk.js";
 
 /** How a server is reached. */
 export type McpTransportKind = "stdio" | "streamable-http" | "sse";
@@ -215,7 +211,7 @@ export class McpServerConnection {
 
   async #connect(): Promise<Client> {
     if (isStdioServer(this.config)) {
-      const transport = new StdioClientTransport({
+      const transport = new mcpSdk.StdioClientTransport({
         command: this.config.command,
         ...(this.config.args ? { args: this.config.args } : {}),
         ...(this.config.env ? { env: this.config.env } : {}),
@@ -242,7 +238,7 @@ export class McpServerConnection {
     let streamableFailure: unknown;
     if (config.type !== "sse") {
       try {
-        const client = await this.#connectClient(new StreamableHTTPClientTransport(url, options));
+        const client = await this.#connectClient(new mcpSdk.StreamableHTTPClientTransport(url, options));
         this.#transport = "streamable-http";
         return client;
       } catch (error) {
@@ -251,7 +247,7 @@ export class McpServerConnection {
       }
     }
     try {
-      const client = await this.#connectClient(new SSEClientTransport(url, options));
+      const client = await this.#connectClient(new mcpSdk.SSEClientTransport(url, options));
       this.#transport = "sse";
       return client;
     } catch (error) {
@@ -263,7 +259,7 @@ export class McpServerConnection {
   }
 
   async #connectClient(transport: Transport): Promise<Client> {
-    const client = new Client(this.settings.clientInfo, {
+    const client = new mcpSdk.Client(this.settings.clientInfo, {
       capabilities: {},
       listChanged: {
         tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#refreshTools(client) },
@@ -337,7 +333,7 @@ export class McpServerConnection {
   #callError(tool: string, error: unknown, signal: AbortSignal): Error {
     if (signal.aborted)
       return new McpClientError("tool_error", this.name, "Operation aborted", { cause: error });
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    if (error instanceof mcpSdk.McpError && error.code === mcpSdk.ErrorCode.RequestTimeout) {
       return new McpClientError(
         "timeout",
         this.name,
@@ -347,7 +343,7 @@ export class McpServerConnection {
     }
     if (
       this.#state === "crashed" ||
-      (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+      (error instanceof mcpSdk.McpError && error.code === mcpSdk.ErrorCode.ConnectionClosed)
     ) {
       const restart =
         this.#restarts < this.settings.maxRestarts ? "; it will be started again on the next call" : "";
@@ -399,14 +395,14 @@ function keepNotificationOrder(transport: Transport): void {
 
 function isTimeout(error: unknown): boolean {
   return (
-    (error instanceof McpError && error.code === ErrorCode.RequestTimeout) ||
+    (error instanceof mcpSdk.McpError && error.code === mcpSdk.ErrorCode.RequestTimeout) ||
     (error instanceof Error && error.name === "TimeoutError")
   );
 }
 
 function startFailureText(error: unknown, timeoutMs: number): string {
   if (isTimeout(error)) return `no answer to initialize within ${timeoutMs} ms`;
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  if (error instanceof mcpSdk.McpError && error.code === mcpSdk.ErrorCode.ConnectionClosed) {
     return "the connection closed before the server answered initialize";
   }
   return mcpErrorText(error);

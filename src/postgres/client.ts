@@ -1,7 +1,7 @@
-import pg from "pg";
 import type PgBoss from "pg-boss";
 import { defer, type Observable, switchMap } from "rxjs";
 import { SessionError } from "../types/session-error.js";
+import { pg } from "./pg-driver.js";
 import { quoteSchema } from "./postgres-schema.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
 import { RunStore, type SessionCommand } from "./run-store.js";

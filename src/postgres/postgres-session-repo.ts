@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import pg from "pg";
+import type { Pool } from "pg";
 import type { RecoveredLine, SessionEntry, SessionHeader } from "../storage/entries.js";
 import { forkHeader, selectForkEntries } from "../storage/fork.js";
 import { assertValidCwd, assertValidSessionId, createSessionId } from "../storage/ids.js";
@@ -22,6 +22,7 @@ import type {
 import { SessionTree } from "../storage/session-tree.js";
 import { SessionError } from "../types/session-error.js";
 import { type JsonbLines, pushLine } from "./jsonb-lines.js";
+import { pg } from "./pg-driver.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { migrateSchema, quoteSchema } from "./postgres-schema.js";
 import { PostgresSession } from "./postgres-session.js";
@@ -344,7 +345,7 @@ export class PostgresSessionRepo implements SessionRepo {
 
   /** Closes the pool the repo created from `connectionString` (a pool you passed stays open). */
   async close(): Promise<void> {
-    if (this.ownsPool) await (this.pool as pg.Pool).end();
+    if (this.ownsPool) await (this.pool as Pool).end();
   }
 
   /** Creates the schema on first use (once per repo instance; a failed attempt is retried next time). */

@@ -1,7 +1,7 @@
-import pg from "pg";
 import { Observable } from "rxjs";
 import type { SessionEntry } from "../storage/entries.js";
 import { errorText } from "../types/error-text.js";
+import { pg } from "./pg-driver.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { CHANGE_CHANNEL } from "./postgres-schema.js";
 import { ENTRY_COLUMNS, type StoredJson, storedValue } from "./postgres-session-repo.js";

@@ -1,4 +1,5 @@
-import PgBoss from "pg-boss";
+import type PgBoss from "pg-boss";
+import { PgBossQueue } from "./pg-driver.js";
 import type { PostgresQueryable } from "./postgres-pool.js";
 import { WAKE_CHANNEL } from "./postgres-schema.js";
 
@@ -26,7 +27,7 @@ export async function startWakeQueue(
   schema: string,
   options: { supervise: boolean; max?: number },
 ): Promise<PgBoss> {
-  const boss = new PgBoss({
+  const boss = new PgBossQueue({
     connectionString,
     schema: jobSchemaOf(schema),
     supervise: options.supervise,

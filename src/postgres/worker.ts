@@ -1,7 +1,7 @@
-import pg from "pg";
 import type PgBoss from "pg-boss";
 import type { AgentHarnessOptions } from "../harness/agent-harness.js";
 import { SessionError } from "../types/session-error.js";
+import { pg } from "./pg-driver.js";
 import { quoteSchema, WAKE_CHANNEL } from "./postgres-schema.js";
 import type { PostgresSession } from "./postgres-session.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";

@@ -3,6 +3,8 @@ export * from "./harness-messages.js";
 export * from "./loop.js";
 export * from "./messages.js";
 export * from "./model.js";
+export * from "./model-catalogue.js";
+export * from "./resolve-model.js";
 export * from "./stream.js";
 export * from "./tool.js";
 export * from "./tool-source.js";

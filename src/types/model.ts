@@ -11,11 +11,17 @@ export interface ModelCost {
   cacheWrite: number;
 }
 
-/** A model as the loop and the providers see it. */
+/** A model as the loop and the providers see it (`resolveModel` makes one from an id or a partial record). */
 export interface Model {
+  /** The id sent to the server. */
   id: string;
   name?: string;
-  /** Wire protocol, e.g. "openai-chat", "openai-responses", "scripted". */
+  /**
+   * Wire protocol. For the `openai()` provider: "openai-chat" (Chat Completions) or
+   * "openai-responses" (the Responses API) pin one; "openai" (the default) leaves the choice to
+   * `openai({ api })`, which uses Chat Completions unless told otherwise. Other providers have their
+   * own values ("scripted").
+   */
   api: string;
   provider: string;
   baseUrl?: string;
@@ -25,3 +31,12 @@ export interface Model {
   maxTokens: number;
   cost?: ModelCost;
 }
+
+/** A model record of which only `id` is required; `resolveModel` fills in the rest. */
+export type ModelRecord = Pick<Model, "id"> & Partial<Model>;
+
+/**
+ * What options that take a model accept: a {@link Model}, a partial {@link ModelRecord}, or an id
+ * (`"gpt-4.1-mini"`) — see `resolveModel`.
+ */
+export type ModelInput = string | ModelRecord;

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { OPTIONAL_PEERS } from "../../src/types/optional-peer.js";
 
 const srcRoot = path.resolve(import.meta.dirname, "../../src");
 
@@ -43,6 +44,32 @@ describe("the core entry point", () => {
     const otel = [...importGraph("otel.ts").values()].flat();
     expect(otel).toContain("@opentelemetry/api");
     expect(otel.filter((s) => s.startsWith("node:") || s.startsWith("@opentelemetry/sdk"))).toEqual([]);
+  });
+
+  it("imports no optional peer, nor do `agentchart/node` and `agentchart/openai` (they load them on use)", () => {
+    const peers = Object.keys(OPTIONAL_PEERS);
+    const offenders = ["index.ts", "node.ts", "openai.ts", "testing.ts"].flatMap((entry) =>
+      [...importGraph(entry)].flatMap(([file, bare]) =>
+        bare
+          .filter((s) => peers.some((peer) => s === peer || s.startsWith(`${peer}/`)))
+          .map((s) => `${path.relative(srcRoot, file)} → ${s}`),
+      ),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("lists the optional peers as package.json does", () => {
+    const manifest = JSON.parse(readFileSync(path.join(srcRoot, "../package.json"), "utf8")) as {
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    const optional = Object.fromEntries(
+      Object.entries(manifest.peerDependencies).filter(
+        ([name]) => manifest.peerDependenciesMeta[name]?.optional,
+      ),
+    );
+    expect(optional).toEqual(OPTIONAL_PEERS);
+    expect(manifest.peerDependencies.zod).toBe("^4.0.0");
   });
 
   it("reaches the loop, the agent and the memory session repo", () => {

@@ -4,101 +4,223 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPTIONAL_PEERS } from "../../src/types/optional-peer.js";
 import { repoRoot } from "../support/cli-process.js";
 
 const run = promisify(execFile);
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  version: string;
+  devDependencies: Record<string, string>;
+};
+/** `name@version` as pinned in our devDependencies, so that npm finds it in its cache (offline). */
+const pinned = (name: string) => `${name}@${manifest.devDependencies[name]}`;
+
+/** The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 50 MiB. */
+const CORE_INSTALL_LIMIT_KIB = 50 * 1024;
 
 /**
  * Packs the package as it would be published (`npm pack` builds it through `prepack`), installs the
- * tarball into an empty project, and uses it from there: every entry point and the `agentchart` bin.
+ * tarball into empty apps, offline from npm's cache, and uses it from there: once as a core app
+ * (`npm i agentchart zod`, no optional peer) and once with every optional peer installed.
  */
-describe("the packed package", () => {
-  let work: string;
-  let project: string;
+let work: string;
+let tarball: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "agentchart-pack-"));
+  await run(npm, ["pack", "--pack-destination", work], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+  const name = readdirSync(work).find((file) => file.endsWith(".tgz"));
+  if (!name) throw new Error(`npm pack left no tarball in ${work}`);
+  tarball = join(work, name);
+}, 300_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** An empty ESM app with `packages` installed from npm's cache only (no network). */
+async function createApp(name: string, packages: string[]): Promise<string> {
+  const app = join(work, name);
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name, private: true, type: "module" }));
+  await run(npm, ["install", "--no-audit", "--no-fund", "--offline", ...packages], {
+    cwd: app,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return app;
+}
+
+/** Runs an ES module script in `app` and returns what it printed. */
+async function runScript(app: string, script: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: app });
+  return stdout;
+}
+
+/** The names of `names` that `specifier` does not export, imported from inside `app`. */
+async function missingExports(app: string, specifier: string, names: string[]): Promise<string[]> {
+  const script = `const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => !(n in m))));`;
+  return JSON.parse(await runScript(app, script)) as string[];
+}
+
+/** The name, code and message of the error that `expression` (awaited inside `app`) rejects with. */
+async function failureOf(
+  app: string,
+  expression: string,
+): Promise<{ name: string; code: string; message: string }> {
+  const script = `try { await (${expression}); console.log("null"); } catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })); }`;
+  return JSON.parse(await runScript(app, script));
+}
+
+/** The bin's environment: no API key or server, so the CLI runs its offline model; home in the app. */
+function offlineEnv(app: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: app };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  return env;
+}
+
+describe("a core install (`npm i agentchart zod`)", () => {
+  let app: string;
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "agentchart-pack-"));
-    await run(npm, ["pack", "--pack-destination", work], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
-    const tarball = readdirSync(work).find((name) => name.endsWith(".tgz"));
-    if (!tarball) throw new Error(`npm pack left no tarball in ${work}`);
-    project = join(work, "project");
-    mkdirSync(project);
-    writeFileSync(
-      join(project, "package.json"),
-      JSON.stringify({ name: "consumer", private: true, type: "module" }),
-    );
-    await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, tarball)], {
-      cwd: project,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    app = await createApp("core-app", [tarball, pinned("zod")]);
   }, 300_000);
 
-  afterAll(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
+  it("installs none of the optional peers and takes at most 50 MiB on disk", async () => {
+    const installed = [
+      ...readdirSync(join(app, "node_modules")),
+      ...readdirSync(join(app, "node_modules"))
+        .filter((name) => name.startsWith("@"))
+        .flatMap((scope) => readdirSync(join(app, "node_modules", scope)).map((name) => `${scope}/${name}`)),
+    ];
+    for (const peer of Object.keys(OPTIONAL_PEERS)) expect(installed).not.toContain(peer);
+    const { stdout } = await run("du", ["-sk", "node_modules"], { cwd: app });
+    const kib = Number.parseInt(stdout, 10);
+    expect(kib, `node_modules of a core app: ${kib} KiB`).toBeLessThanOrEqual(CORE_INSTALL_LIMIT_KIB);
   });
 
-  const importIn = async (specifier: string, names: string[]) => {
-    const script = `const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => !(n in m))));`;
-    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: project });
-    return JSON.parse(stdout) as string[];
-  };
-
-  it("exports the core from `agentchart`", async () => {
+  it("exports the core, JSONL sessions, tools, the inspector, the provider and the test helpers", async () => {
     expect(
-      await importIn("agentchart", ["Agent", "agentLoop", "agentMachine", "defineTool", "MemorySessionRepo"]),
+      await missingExports(app, "agentchart", [
+        "Agent",
+        "AgentHarness",
+        "agentLoop",
+        "defineTool",
+        "getModel",
+      ]),
     ).toEqual([]);
-  });
-
-  it("exports sessions, tools and the inspector from `agentchart/node`", async () => {
     expect(
-      await importIn("agentchart/node", [
+      await missingExports(app, "agentchart/node", [
         "JsonlSessionRepo",
         "createBuiltinTools",
         "createInspectorServer",
         "loadSkills",
       ]),
     ).toEqual([]);
-  });
-
-  it("exports the provider from `agentchart/openai`", async () => {
-    expect(await importIn("agentchart/openai", ["openai"])).toEqual([]);
-  });
-
-  it("exports the PostgreSQL session repo from `agentchart/postgres`", async () => {
-    expect(await importIn("agentchart/postgres", ["PostgresSessionRepo", "PostgresSession"])).toEqual([]);
-  });
-
-  it("exports tracing from `agentchart/otel` once the app installs @opentelemetry/api", async () => {
-    // The optional peer is not installed with the package, and the core works without it.
-    expect(readdirSync(join(project, "node_modules"))).not.toContain("@opentelemetry");
-    expect(await importIn("agentchart", ["Agent"])).toEqual([]);
-    await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "@opentelemetry/api@1.9.1"], {
-      cwd: project,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    expect(await missingExports(app, "agentchart/openai", ["openai"])).toEqual([]);
     expect(
-      await importIn("agentchart/otel", ["instrument", "tracedAgentLoop", "injectTraceContext", "GEN_AI"]),
+      await missingExports(app, "agentchart/testing", ["scriptedModel", "sessionRepoConformance"]),
     ).toEqual([]);
-  }, 120_000);
+  });
 
-  it("loads `agentchart/testing` without a test runner installed", async () => {
-    expect(await importIn("agentchart/testing", ["scriptedModel", "sessionRepoConformance"])).toEqual([]);
-    const installed = readdirSync(join(project, "node_modules"));
-    expect(installed).not.toContain("vitest");
+  it("runs an agent whose tool is defined with the app's zod", async () => {
+    const script = `
+      import { z } from "zod";
+      import { Agent, defineTool } from "agentchart";
+      import { scriptedModel } from "agentchart/testing";
+      const add = defineTool({
+        name: "add", description: "Adds", parameters: z.object({ a: z.number(), b: z.number() }),
+        execute: async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
+      });
+      const agent = new Agent({
+        model: "gpt-4.1-mini",
+        streamFn: scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] }, { text: "done" }]),
+        tools: [add],
+      });
+      await agent.prompt("2 + 3?");
+      const result = agent.state.messages.find((m) => m.role === "toolResult");
+      console.log(result.content[0].text);`;
+    expect((await runScript(app, script)).trim()).toBe("5");
+  });
+
+  it("names the package to install when an entry or a feature needs an optional peer", async () => {
+    const expectMissing = (failure: { name: string; code: string; message: string }, peer: string) => {
+      expect(failure).toMatchObject({ name: "MissingPeerDependencyError", code: "missing_peer_dependency" });
+      expect(failure.message).toContain(
+        `npm install ${peer}@"${OPTIONAL_PEERS[peer as keyof typeof OPTIONAL_PEERS]}"`,
+      );
+    };
+    const postgres = await failureOf(app, `import("agentchart/postgres")`);
+    expectMissing(postgres, "pg");
+    expect(postgres.message).toMatch(/^agentchart\/postgres needs the package "pg", which is not installed/);
+    expectMissing(await failureOf(app, `import("agentchart/mcp")`), "@modelcontextprotocol/sdk");
+    expectMissing(
+      await failureOf(app, `import("agentchart/node").then((m) => m.createInspectorServer({ port: 0 }))`),
+      "ws",
+    );
+    const bin = join(app, "node_modules", ".bin", "agentchart");
+    const cli = await run(bin, ["--version"], { cwd: app, env: offlineEnv(app) }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain(
+      'agentchart: The agentchart command line needs the package "commander", which is not installed',
+    );
+    expect(cli.stderr).toContain("npm install -g agentchart commander");
+  });
+});
+
+describe("an install with the optional peers", () => {
+  let app: string;
+
+  beforeAll(async () => {
+    const peers = Object.keys(OPTIONAL_PEERS).map(pinned);
+    app = await createApp("full-app", [tarball, pinned("zod"), ...peers]);
+  }, 300_000);
+
+  it("exports the PostgreSQL session repo and workers from `agentchart/postgres`", async () => {
+    expect(
+      await missingExports(app, "agentchart/postgres", [
+        "PostgresSessionRepo",
+        "PostgresSession",
+        "createWorker",
+      ]),
+    ).toEqual([]);
+  });
+
+  it("exports the MCP tool source from `agentchart/mcp`", async () => {
+    expect(await missingExports(app, "agentchart/mcp", ["connectMcpServers", "parseMcpConfig"])).toEqual([]);
+  });
+
+  it("exports tracing from `agentchart/otel`", async () => {
+    expect(
+      await missingExports(app, "agentchart/otel", [
+        "instrument",
+        "tracedAgentLoop",
+        "injectTraceContext",
+        "GEN_AI",
+      ]),
+    ).toEqual([]);
+  });
+
+  it("starts the inspector server, which serves the layout engine", async () => {
+    const script = `
+      import { createInspectorServer } from "agentchart/node";
+      const server = await createInspectorServer({ port: 0 });
+      const response = await fetch(new URL("/assets/elk.js", server.url));
+      console.log(response.status, (await response.text()).includes("export default module.exports"));
+      await server.close();`;
+    expect((await runScript(app, script)).trim()).toBe("200 true");
   });
 
   it("installs the `agentchart` bin, which answers offline", async () => {
-    const bin = join(project, "node_modules", ".bin", "agentchart");
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: project };
-    delete env.OPENAI_API_KEY;
-    delete env.OPENAI_BASE_URL;
-    const { version } = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
-      version: string;
-    };
-    const printed = await run(bin, ["--version"], { cwd: project, env });
-    expect(printed.stdout.trim()).toBe(version);
-    const answer = await run(bin, ["--no-session", "what is here?"], { cwd: project, env });
+    const bin = join(app, "node_modules", ".bin", "agentchart");
+    const env = offlineEnv(app);
+    const printed = await run(bin, ["--version"], { cwd: app, env });
+    expect(printed.stdout.trim()).toBe(manifest.version);
+    const answer = await run(bin, ["--no-session", "what is here?"], { cwd: app, env });
     expect(answer.stdout).toContain('You asked: "what is here?"');
     expect(answer.stdout).toContain("node_modules/");
   });

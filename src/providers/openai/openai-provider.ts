@@ -1,5 +1,6 @@
 import OpenAI from "openai";
-import type { Model } from "../../types/model.js";
+import type { Model, ModelInput } from "../../types/model.js";
+import { resolveModel } from "../../types/resolve-model.js";
 import type { AssistantMessageEvent, LlmContext, StreamOptions } from "../../types/stream.js";
 import { chatCompletionsProtocol } from "./chat-completions.js";
 import { responsesProtocol } from "./responses.js";
@@ -14,7 +15,11 @@ export interface OpenAIProviderOptions {
   baseURL?: string;
   /** A ready SDK client; when given, `apiKey`, `baseURL` and `defaultHeaders` are ignored. */
   client?: OpenAI;
-  /** Wire protocol: Chat Completions (default) or the Responses API. */
+  /**
+   * Wire protocol for models whose `api` does not pin one ("openai", the default of model records):
+   * Chat Completions (default) or the Responses API. A model with `api: "openai-chat"` or
+   * `api: "openai-responses"` always uses that protocol.
+   */
   api?: "chat" | "responses";
   /**
    * Retries of 408/409/429/5xx, connection errors and timeouts (the SDK's rules: exponential backoff,
@@ -30,10 +35,11 @@ export interface OpenAIProviderOptions {
 
 /**
  * The StreamFn `openai()` returns: a `StreamFn` whose result is always an async iterable (an async
- * generator), so it can be consumed directly with `for await`. `options` may be omitted.
+ * generator), so it can be consumed directly with `for await`. `model` may also be a catalogue id
+ * or a partial record (see `resolveModel`); `options` may be omitted.
  */
 export type OpenAIStreamFn = (
-  model: Model,
+  model: ModelInput,
   context: LlmContext,
   options?: StreamOptions,
 ) => AsyncIterable<AssistantMessageEvent>;
@@ -43,7 +49,9 @@ export const PLACEHOLDER_API_KEY = "not-needed";
 
 /**
  * A `StreamFn` over the official `openai` SDK, for OpenAI and any OpenAI-compatible server
- * (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, …).
+ * (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, …). The protocol is the model's: `api:
+ * "openai-chat"` or `"openai-responses"`; a model that does not pin one (`api: "openai"`, the
+ * default of records and catalogue models) gets `providerOptions.api` (Chat Completions by default).
  *
  * Returns an async iterable of `AssistantMessageEvent`s that never throws: HTTP errors (after the
  * retries of 429/5xx), connection loss, timeouts and malformed streams end with an
@@ -58,17 +66,21 @@ export const PLACEHOLDER_API_KEY = "not-needed";
  * ```ts
  * import { openai } from "agentchart/openai";
  * const streamFn = openai({ baseURL: "http://localhost:11434/v1" });
- * const model = { id: "qwen3:8b", api: "openai-chat", provider: "ollama", contextWindow: 32768, maxTokens: 8192 };
- * for await (const event of await streamFn(model, { systemPrompt: "", messages, tools: [] }, {})) {
+ * for await (const event of streamFn("qwen3:8b", { systemPrompt: "", messages, tools: [] })) {
  *   if (event.type === "text_delta") process.stdout.write(event.delta);
  * }
  * ```
  */
 export function openai(providerOptions: OpenAIProviderOptions = {}): OpenAIStreamFn {
   const clients = new Map<string, OpenAI>();
-  const protocol: WireProtocol<unknown> = (
-    providerOptions.api === "responses" ? responsesProtocol : chatCompletionsProtocol
-  ) as WireProtocol<unknown>;
+  const defaultProtocol = providerOptions.api === "responses" ? responsesProtocol : chatCompletionsProtocol;
+  /** The model's own protocol when its `api` names one, else the factory's. */
+  const protocolFor = (model: Model) =>
+    (model.api === "openai-responses"
+      ? responsesProtocol
+      : model.api === "openai-chat"
+        ? chatCompletionsProtocol
+        : defaultProtocol) as WireProtocol<unknown>;
 
   const clientFor = (model: Model, apiKey: string | undefined): OpenAI => {
     const base = providerOptions.client ?? sharedClient(model);
@@ -93,13 +105,14 @@ export function openai(providerOptions: OpenAIProviderOptions = {}): OpenAIStrea
   };
 
   return (
-    model: Model,
+    modelInput: ModelInput,
     context: LlmContext,
     options: StreamOptions = {},
   ): AsyncIterable<AssistantMessageEvent> => {
+    const model = resolveModel(modelInput);
     const timeoutMs = options.timeoutMs ?? providerOptions.timeoutMs;
     return runStream(
-      protocol,
+      protocolFor(model),
       {
         client: () => clientFor(model, options.apiKey),
         idleTimeoutMs: timeoutMs,
