@@ -79,7 +79,7 @@ export {
   type HarnessResumeStep,
   type PersistedHarness,
 } from "./harness-snapshot.js";
-export type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
+export type { HarnessCompactResult, NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 export type { PromptTemplate } from "./prompt-templates.js";
 export { INTERRUPTED_NOT_RERUN, type ToolCallDecision } from "./resume-run.js";
 export {
