@@ -1,11 +1,37 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
+/**
+ * Suites that spawn processes, a browser or npm, or build the package: they hold most of the suite's
+ * time, so `npm test` (the `fast` project) leaves them to `npm run test:all` (both projects; CI runs it).
+ */
+const SLOW = [
+  "test/cli/cli.test.ts", // the CLI as a child process, one REPL per test
+  "test/cli/cli-mcp.test.ts", // the CLI with MCP servers as children
+  "test/cli/cli-otel.test.ts", // the CLI exporting to an OTLP receiver
+  "test/examples/**", // every example as its own process
+  "test/harness/resume-after-kill.test.ts", // crash trials: SIGKILLed harness processes
+  "test/storage/session-crash.test.ts", // crash trials: SIGKILLed session writers
+  "test/inspector/inspector.e2e.test.ts", // headless Chromium
+  "test/mcp/reference-servers.test.ts", // the official MCP reference servers
+  "test/packaging/**", // npm pack + npm install
+  "test/docs/doc-snippets.test.ts", // builds the package, type-checks and runs the doc snippets
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The real-PostgreSQL suite needs a server: `npm run test:pg` (see vitest.pg.config.ts).
-    exclude: [...configDefaults.exclude, "test/postgres-server/**"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "fast",
+          include: ["test/**/*.test.ts"],
+          // The real-PostgreSQL suite needs a server: `npm run test:pg` (see vitest.pg.config.ts).
+          exclude: [...configDefaults.exclude, "test/postgres-server/**", ...SLOW],
+        },
+      },
+      { extends: true, test: { name: "slow", include: SLOW } },
+    ],
   },
 });

@@ -104,7 +104,11 @@ try {
   console.log(`skill → ${textOf(cleaned)} (build folder still there: ${existsSync(join(project, "build"))})`);
 
   const result = await harness.compact("keep the file names");
-  console.log(`summary: ${result.summary.split("\n").slice(0, 3).join(" | ")}`);
+  console.log(
+    result.compacted
+      ? `summary: ${result.summary.split("\n").slice(0, 3).join(" | ")}`
+      : "nothing to compact",
+  );
   const answer = await harness.prompt("What do you remember?");
   console.log(`after compaction → ${textOf(answer)}`);
 

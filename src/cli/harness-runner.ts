@@ -158,6 +158,7 @@ class HarnessRunner implements AgentRunner {
   async compact(instructions?: string): Promise<CompactOutcome> {
     try {
       const result = await this.#current.compact(instructions);
+      if (!result.compacted) return { compacted: false, reason: "Nothing to compact" };
       return { compacted: true, summary: result.summary, tokensBefore: result.tokensBefore };
     } catch (error) {
       if (isAgentHarnessError(error, "compaction")) return { compacted: false, reason: error.message };

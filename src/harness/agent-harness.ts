@@ -13,7 +13,6 @@ import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { ToolSource } from "../types/tool-source.js";
 import {
   type CompactionPort,
-  type CompactionResult,
   type CompactionSettings,
   DEFAULT_COMPACTION_SETTINGS,
   defaultCompactionPort,
@@ -41,7 +40,7 @@ import {
   parsePersistedHarness,
   resumeStepOf,
 } from "./harness-snapshot.js";
-import type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
+import type { HarnessCompactResult, NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 import { followToolSources, initialTools } from "./harness-tool-sources.js";
 import { planResume, resumedCallStates, type ToolCallDecision } from "./resume-run.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
@@ -422,10 +421,13 @@ export class AgentHarness {
     this.#emitQueues();
   }
 
-  /** Compacts the current branch now (`compaction` error: unavailable, nothing to compact, cancelled…). */
-  compact(customInstructions?: string): Promise<CompactionResult> {
+  /**
+   * Compacts the current branch now; resolves `{compacted: false, reason: "nothing_to_compact"}` when
+   * nothing is old enough to summarise (`compaction` error: unavailable, cancelled, failed…).
+   */
+  compact(customInstructions?: string): Promise<HarnessCompactResult> {
     const fields = customInstructions === undefined ? {} : { instructions: customInstructions };
-    return this.#operations.begin("compact", fields) as Promise<CompactionResult>;
+    return this.#operations.begin("compact", fields) as Promise<HarnessCompactResult>;
   }
 
   /** Moves the session to another entry, optionally summarising the branch being left. */

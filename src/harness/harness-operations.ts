@@ -310,7 +310,7 @@ export class HarnessOperations {
     try {
       const result = await compactSession(this.#summaryHost(), reason, operation?.instructions, signal);
       if (reason === "manual" && operation) operation.result = result;
-      return { compacted: result !== undefined };
+      return { compacted: result.compacted };
     } catch (error) {
       if (reason === "manual") throw error;
       if (!signal.aborted) {

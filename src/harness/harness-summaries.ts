@@ -36,6 +36,14 @@ export interface NavigateTreeOptions {
   label?: string;
 }
 
+/**
+ * What `AgentHarness.compact` did: compacted (the result as appended to the session), or nothing, because
+ * the branch holds nothing old enough to summarise (a short conversation, or one that ends in a compaction).
+ */
+export type HarnessCompactResult =
+  | (CompactionResult & { compacted: true })
+  | { compacted: false; reason: "nothing_to_compact" };
+
 /** What `navigateTree` did. `editorText`: the text of a user message that was navigated "into". */
 export interface NavigateTreeResult {
   cancelled: boolean;
@@ -45,16 +53,16 @@ export interface NavigateTreeResult {
 
 /**
  * Compacts the current branch: prepare → `session_before_compact` (cancel, or supply the result) →
- * summarise → `appendCompaction` → reload the transcript → `session_compact`. Throws
- * `AgentHarnessError` ("compaction": nothing to compact, cancelled, aborted or failed; "hook";
- * "session").
+ * summarise → `appendCompaction` → reload the transcript → `session_compact`. With nothing to
+ * summarise it writes nothing and resolves `{compacted: false, reason: "nothing_to_compact"}`. Throws
+ * `AgentHarnessError` ("compaction": no port, cancelled, aborted or failed; "hook"; "session").
  */
 export async function compactSession(
   host: SummaryHost,
   reason: CompactionReason,
   customInstructions: string | undefined,
   signal: AbortSignal,
-): Promise<CompactionResult | undefined> {
+): Promise<HarnessCompactResult> {
   const { session, port, hooks } = host;
   if (!port) {
     throw new AgentHarnessError(
@@ -69,11 +77,7 @@ export async function compactSession(
   } catch (error) {
     throw wrapError("compaction", "Compaction failed", error);
   }
-  if (preparation === undefined) {
-    // Automatic compaction with nothing to summarise (e.g. a window smaller than the reserve) is a no-op.
-    if (reason === "manual") throw new AgentHarnessError("compaction", "Nothing to compact");
-    return undefined;
-  }
+  if (preparation === undefined) return { compacted: false, reason: "nothing_to_compact" };
   const decision = await hooks.run(
     "session_before_compact",
     {} as { cancel?: boolean; compaction?: CompactionResult },
@@ -105,7 +109,7 @@ export async function compactSession(
   }
   host.reloadTranscript();
   host.emit({ type: "session_compact", compactionEntry: entry, fromHook, reason });
-  return result;
+  return { ...result, compacted: true };
 }
 
 /**

@@ -14,6 +14,30 @@ export {
   type TurnOutcome,
 } from "../machines/harness.machine.js";
 export { AgentHarness, type AgentHarnessOptions } from "./agent-harness.js";
+// The compaction functions themselves (docs/compaction.md), for apps that compact outside a harness.
+export {
+  collectEntriesForBranchSummary,
+  type GenerateBranchSummaryOptions,
+  generateBranchSummary,
+  prepareBranchSummary,
+} from "./compaction/branch-summary.js";
+export { type CompactOptions, compact } from "./compaction/compact.js";
+export {
+  CompactionError,
+  type CompactionErrorCode,
+  isCompactionError,
+} from "./compaction/compaction-error.js";
+export { findCutPoint } from "./compaction/cut-point.js";
+export { type CompactionPreparation, prepareCompaction } from "./compaction/prepare.js";
+export { serializeConversation } from "./compaction/serialize.js";
+export { shouldCompact } from "./compaction/settings.js";
+export {
+  type ContextTokenEstimate,
+  calculateContextTokens,
+  estimateContextTokens,
+  estimateTokens,
+  lastUsage,
+} from "./compaction/token-estimate.js";
 export {
   type BranchSummaryResult,
   type CompactionPort,
@@ -55,7 +79,7 @@ export {
   type HarnessResumeStep,
   type PersistedHarness,
 } from "./harness-snapshot.js";
-export type { NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
+export type { HarnessCompactResult, NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
 export type { PromptTemplate } from "./prompt-templates.js";
 export { INTERRUPTED_NOT_RERUN, type ToolCallDecision } from "./resume-run.js";
 export {

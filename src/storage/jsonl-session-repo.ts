@@ -8,6 +8,7 @@ import {
   truncateSync,
   unlinkSync,
 } from "node:fs";
+import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { SessionError } from "../types/session-error.js";
 import type { RecoveredLine, SessionHeader } from "./entries.js";
@@ -41,7 +42,7 @@ import { SessionTree } from "./session-tree.js";
 
 /** Options of {@link JsonlSessionRepo}. */
 export interface JsonlSessionRepoOptions {
-  /** Directory holding one folder per cwd. */
+  /** Directory holding one folder per cwd; a leading `~` is the user's home, as in a shell. */
   root: string;
   /** "none" (default): a write is acknowledged once in the OS page cache; "fsync": once on disk. */
   durability?: Durability;
@@ -59,7 +60,7 @@ export class JsonlSessionRepo implements SessionRepo {
   private readonly durability: Durability;
 
   constructor(private readonly options: JsonlSessionRepoOptions) {
-    this.root = resolve(options.root);
+    this.root = resolve(expandHome(options.root));
     this.durability = options.durability ?? "none";
   }
 
@@ -252,4 +253,9 @@ function nameOrNone(path: string, fd: number, size: number, ino: number): string
   } catch {
     return undefined;
   }
+}
+
+/** `~` and `~/…` under the user's home (a shell's expansion, which a path in code does not get). */
+function expandHome(path: string): string {
+  return path === "~" || /^~[/\\]/.test(path) ? join(homedir(), path.slice(1)) : path;
 }

@@ -28,7 +28,7 @@ describe("manual compaction", () => {
     harness.phase$.subscribe((phase) => phases.push(phase));
     const result = await harness.compact("keep names");
     expect(phases).toEqual(["idle", "compaction", "idle"]);
-    expect(result).toMatchObject({ summary: "SUMMARY", details: { standIn: true } });
+    expect(result).toMatchObject({ compacted: true, summary: "SUMMARY", details: { standIn: true } });
     expect(requestUserTexts(model.calls[2]!.context)[0]).toContain("(keep names)");
     expect(texts(harness.messages)).toEqual(["SUMMARY", "q2", "a2"]);
     expect(harness.messages).toEqual(sessionMessages(session));
@@ -38,17 +38,22 @@ describe("manual compaction", () => {
     expect(requestUserTexts(model.calls[3]!.context)[0]).toContain("<summary>\nSUMMARY\n</summary>");
   });
 
-  it("fails with compaction errors: no port, nothing to compact, cancelled by a hook", async () => {
-    const bare = await createHarness([]);
-    await expect(bare.harness.compact()).rejects.toMatchObject({
-      code: "compaction",
-      message: /not available/,
-    });
+  it("resolves nothing_to_compact on a conversation too short to summarise, writing and emitting nothing", async () => {
+    // The default compaction port, as in the README: a short conversation fits in keepRecentTokens.
+    const { harness, session, events } = await createHarness([{ text: "a" }]);
+    const phases: string[] = [];
+    harness.phase$.subscribe((phase) => phases.push(phase));
+    expect(await harness.compact()).toEqual({ compacted: false, reason: "nothing_to_compact" });
+    await harness.prompt("q");
+    expect(await harness.compact("keep names")).toEqual({ compacted: false, reason: "nothing_to_compact" });
+    expect(phases).toEqual(["idle", "compaction", "idle", "turn", "idle", "compaction", "idle"]);
+    expect(session.getBranch().map((entry) => entry.type)).toEqual(["message", "message"]);
+    expect(ofType(events, "session_compact")).toEqual([]);
+    expect(texts(harness.messages)).toEqual(["q", "a"]);
+  });
+
+  it("fails with a compaction error when a hook cancels it", async () => {
     const { harness } = await createHarness([{ text: "a" }], { compactionPort: standInCompaction() });
-    await expect(harness.compact()).rejects.toMatchObject({
-      code: "compaction",
-      message: "Nothing to compact",
-    });
     await harness.prompt("q");
     harness.on("session_before_compact", () => ({ cancel: true }));
     await expect(harness.compact()).rejects.toMatchObject({
@@ -68,8 +73,7 @@ describe("manual compaction", () => {
       expect(event.reason).toBe("manual");
       return { compaction: { summary: "from hook", firstKeptEntryId: first, tokensBefore: 7 } };
     });
-    const result = await harness.compact();
-    expect(result.summary).toBe("from hook");
+    expect(await harness.compact()).toMatchObject({ compacted: true, summary: "from hook" });
     expect(port.calls).toEqual(["prepareCompaction"]);
     expect(ofType(events, "session_compact")[0]?.fromHook).toBe(true);
   });
