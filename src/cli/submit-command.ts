@@ -2,6 +2,7 @@ import type { SessionEntry } from "../storage/entries.js";
 import { createSessionId } from "../storage/ids.js";
 import { abbreviate } from "./event-renderer.js";
 import type { RunIo } from "./run-command.js";
+import { redactDatabaseUrl } from "./sessions-database.js";
 import { terminalStyle } from "./terminal-style.js";
 import { lineAsker } from "./tool-approvals.js";
 
@@ -10,13 +11,31 @@ export interface SubmitCommandOptions {
   databaseUrl: string;
   /** Continue this session id (default: a new one). */
   session?: string;
+  /** After this long with the session still queued, say that no worker has taken it (default 3000 ms). */
+  noWorkerHintMs?: number;
+}
+
+/** The hint printed when no worker has taken the session: how to start one, and that we keep waiting. */
+export function noWorkerHint(sessionId: string, databaseUrl: string, waitedMs: number): string {
+  return (
+    `No worker has taken session ${sessionId} after ${waitedMs / 1000} s. Start one with\n` +
+    `  agentchart worker --database-url ${redactDatabaseUrl(databaseUrl)}\n` +
+    "Still waiting for one; Ctrl-C stops waiting (the prompt stays queued for the next worker).\n"
+  );
 }
 
 /**
  * Submits `prompt` to a session served by workers (`agentchart worker`) and prints the reply as the
  * session's entries arrive (watching the session), until the run is idle. A call that waits for
- * approval is asked about on stderr and answered from stdin (`y` approves). Resolves with 0, or 1
- * when the last reply ended in an error.
+ * approval is asked about on stderr and answered from stdin (`y` approves). While no worker has taken
+ * the session (still `queued` after `noWorkerHintMs`), says so on stderr with the command that starts
+ * one, and keeps waiting: the prompt is stored, a worker started later serves it.
+ * Contract: async; rejects when the database cannot be reached.
+ * Resolves with 0, or 1 when the last reply ended in an error.
+ *
+ * ```ts
+ * const code = await runSubmitCommand("Why is the build red?", { databaseUrl }, io);
+ * ```
  */
 export async function runSubmitCommand(
   prompt: string,
@@ -53,10 +72,18 @@ export async function runSubmitCommand(
   };
   try {
     const { afterSeq } = await client.submit(sessionId, prompt, { cwd: io.cwd });
-    io.stderr.write(`${terminalStyle(io.stderr).dim(`session ${sessionId} (queued)`)}\n`);
+    const errorStyle = terminalStyle(io.stderr);
+    io.stderr.write(`${errorStyle.dim(`session ${sessionId} (queued)`)}\n`);
+    const hintMs = options.noWorkerHintMs ?? 3_000;
+    const hint = setTimeout(
+      () => io.stderr.write(errorStyle.yellow(noWorkerHint(sessionId, options.databaseUrl, hintMs))),
+      hintMs,
+    );
     await new Promise<void>((resolve, reject) => {
       const subscription = client.watch(sessionId, { afterSeq }).subscribe({
         next: (update) => {
+          // Entries or a state other than `queued`: a worker has taken the session.
+          if (update.type === "entry" || update.state !== "queued") clearTimeout(hint);
           if (update.type === "entry") print(update.entry);
           else if (update.state === "idle") {
             subscription.unsubscribe();
@@ -67,7 +94,7 @@ export async function runSubmitCommand(
         },
         error: reject,
       });
-    });
+    }).finally(() => clearTimeout(hint));
     return failed ? 1 : 0;
   } finally {
     asker.close();

@@ -1,11 +1,11 @@
 import type PgBoss from "pg-boss";
-import { defer, type Observable, switchMap } from "rxjs";
+import { defer, EMPTY, type Observable, switchMap } from "rxjs";
 import { SessionError } from "../types/session-error.js";
 import { pg } from "./pg-driver.js";
 import { quoteSchema } from "./postgres-schema.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
 import { RunStore, type SessionCommand } from "./run-store.js";
-import { type SessionUpdate, watchSession } from "./session-watch.js";
+import { type SessionUpdate, WatchRegistry, watchSession } from "./session-watch.js";
 import { startWakeQueue, wakeSession } from "./wake-queue.js";
 
 /** Options of {@link createClient}. */
@@ -46,7 +46,10 @@ export interface AgentClient {
    * of the session; LISTEN/NOTIFY, falling back to polling.
    */
   watch(sessionId: string, options?: { afterSeq?: number }): Observable<SessionUpdate>;
-  /** Closes the client's connections (open watches end their own). */
+  /**
+   * Ends every `watch()` of this client (their subscribers complete) and closes the client's
+   * connections, theirs included, so that nothing keeps the process alive. Later watches error.
+   */
   close(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
   pool.on("error", () => {});
   const repo = new PostgresSessionRepo({ pool, schema });
   const store = new RunStore(pool, s);
+  const watches = new WatchRegistry();
   let boss: PgBoss;
   try {
     await repo.list({ cwd: "/" }); // creates or upgrades the schema
@@ -118,13 +122,16 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
         schema,
         store,
         pollMs: options.pollMs ?? 500,
+        watches,
       };
       if (watchOptions.afterSeq !== undefined) return watchSession(source, sessionId, watchOptions.afterSeq);
+      // A close while the count is read ends the watch before it starts.
       return defer(() => entryCount(sessionId)).pipe(
-        switchMap((count) => watchSession(source, sessionId, count ?? 0)),
+        switchMap((count) => (watches.ended ? EMPTY : watchSession(source, sessionId, count ?? 0))),
       );
     },
     async close() {
+      await watches.endAll();
       await boss.stop({ graceful: false, wait: true });
       await pool.end();
     },

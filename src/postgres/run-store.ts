@@ -24,7 +24,11 @@ export type RunState = "queued" | "running" | "awaiting_approval" | "idle";
 
 /** A run persisted while its tool calls wait for approval. */
 export interface ParkedRun {
-  harness: PersistedHarness;
+  /**
+   * `harness.persist()` of the waiting run; `null` for a run found waiting in the session after its
+   * worker died before parking it (resumed from the session alone).
+   */
+  harness: PersistedHarness | null;
   /** The calls waiting for a decision. */
   awaiting: string[];
 }
@@ -133,14 +137,16 @@ export class RunStore {
 
   /**
    * Whether a worker has something to do for the session: any pending command, or — for a parked
-   * run — a decision for every call it waits on (other commands wait until the run goes on).
+   * run — an abort, or a decision for every call it waits on (other commands wait until the run
+   * goes on).
    */
   async needsWake(sessionId: string): Promise<boolean> {
     const { rows } = await this.db.query<{ wake: boolean }>(
       `SELECT CASE
                 WHEN p.session_id IS NULL
                   THEN EXISTS (SELECT 1 FROM ${this.s}.commands c WHERE c.session_id = $1)
-                ELSE NOT EXISTS (
+                ELSE EXISTS (SELECT 1 FROM ${this.s}.commands c WHERE c.session_id = $1 AND c.kind = 'abort')
+                  OR NOT EXISTS (
                   SELECT 1 FROM unnest(p.awaiting) AS waiting (id)
                    WHERE NOT EXISTS (
                      SELECT 1 FROM ${this.s}.commands c

@@ -1,11 +1,19 @@
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import { AgentHarness, type AgentHarnessOptions } from "../harness/agent-harness.js";
-import type { ToolCallDecision } from "../harness/resume-run.js";
+import { planResume, type ToolCallDecision } from "../harness/resume-run.js";
+import { failedAssistantMessage, toolResultMessage } from "../loop/messages.js";
+import { ABORTED_CALL_TEXT } from "../loop/tool-batch.js";
+import { errorOutcome } from "../loop/tool-outcome.js";
+import type { AgentMessage } from "../types/messages.js";
 import type { PostgresSession } from "./postgres-session.js";
 import type { ParkedRun, RunState, RunStore, StoredCommand } from "./run-store.js";
+import { callsAwaitingApproval, recordDecisions, storedDecisions } from "./tool-decisions.js";
 
 /** `customType` of the entry recording that a prompt command was taken into the session. */
 export const COMMAND_ENTRY_TYPE = "agentchart.command";
+
+/** The error text of the reply that ends a parked run aborted while it waited for approval. */
+export const PARKED_RUN_ABORTED = "Run was aborted while waiting for approval";
 
 /** How a run served by a worker ended. */
 export type DriveOutcome = "idle" | "parked" | "handed_back" | "lost";
@@ -21,7 +29,12 @@ export interface SessionRunHost {
   draining: AbortSignal;
   /** How often commands (steer, follow-up, abort, decisions) are read during a run. */
   commandPollMs: number;
+  /** Called with each harness built for the session, before it runs (hooks, observers). */
+  onHarness?: (harness: AgentHarness) => void;
 }
+
+/** A steer or follow-up command. */
+type MessageCommand = Extract<StoredCommand, { kind: "steer" | "followUp" }>;
 
 /** The ids of the tool calls a persisted agent waits on for approval. */
 export function awaitingApprovalOf(persisted: PersistedAgent): string[] {
@@ -40,24 +53,32 @@ function waitsOnlyForApproval(persisted: PersistedAgent): boolean {
   return waiting.length > 0 && busy.length === 0;
 }
 
+/** The decision a command carries. */
+function decisionOf(command: Extract<StoredCommand, { kind: "approve" | "deny" }>): ToolCallDecision {
+  if (command.kind === "approve") return { approved: true };
+  return command.reason === undefined ? { approved: false } : { approved: false, reason: command.reason };
+}
+
 function decisionsFor(
   commands: readonly StoredCommand[],
 ): Map<string, { id: string; decision: ToolCallDecision }> {
   const decisions = new Map<string, { id: string; decision: ToolCallDecision }>();
   for (const command of commands) {
-    if (command.kind === "approve")
-      decisions.set(command.toolCallId, { id: command.id, decision: { approved: true } });
-    else if (command.kind === "deny")
-      decisions.set(command.toolCallId, {
-        id: command.id,
-        decision:
-          command.reason === undefined ? { approved: false } : { approved: false, reason: command.reason },
-      });
+    if (command.kind === "approve" || command.kind === "deny")
+      decisions.set(command.toolCallId, { id: command.id, decision: decisionOf(command) });
   }
   return decisions;
 }
 
-/** The command ids already taken into the session (their prompt's user message is stored). */
+/** The text of a user message. */
+function userText(message: AgentMessage): string | undefined {
+  if (message.role !== "user") return undefined;
+  const content = message.content;
+  if (typeof content === "string") return content;
+  return content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+/** The command ids already taken into the session (their user message is stored). */
 function takenCommands(session: PostgresSession): Set<string> {
   const taken = new Set<string>();
   for (const entry of session.getEntries()) {
@@ -76,39 +97,163 @@ function takenCommands(session: PostgresSession): Set<string> {
  */
 export class SessionRun {
   #harness: AgentHarness | undefined;
+  /** Commands whose user message is stored in the session (with an `agentchart.command` entry). */
+  #taken = new Set<string>();
+  /** Steers and follow-ups given to the live harness whose message is not stored yet, oldest first. */
+  #inFlight: MessageCommand[] = [];
 
   constructor(private readonly host: SessionRunHost) {}
 
   /** Serves the session; resolves with the run state to record (or "lost" when the lease was lost). */
   async serve(): Promise<RunState | "lost"> {
     const { session, store } = this.host;
-    const parked = await store.parked(session.id);
+    this.#taken = takenCommands(session);
+    let parked = await store.parked(session.id);
+    let harness: AgentHarness | undefined;
+    if (!parked) {
+      // A worker that died between an approval request and parking the run left calls waiting.
+      harness = this.#build();
+      const awaiting = callsAwaitingApproval(session, harness.tools);
+      if (awaiting.length > 0) parked = { harness: null, awaiting };
+    }
     let outcome: DriveOutcome;
     if (parked) {
-      const decisions = decisionsFor(await store.commands(session.id));
-      if (!parked.awaiting.every((id) => decisions.has(id))) return "awaiting_approval";
-      const approvals: Record<string, ToolCallDecision> = {};
-      for (const id of parked.awaiting) approvals[id] = decisions.get(id)!.decision;
-      const { harness, resumed } = AgentHarness.restore(parked.harness, this.host.options, { approvals });
-      this.#harness = harness;
-      outcome = await this.#drive(harness, resumed ?? Promise.resolve());
-      await store.deleteCommands(parked.awaiting.map((id) => decisions.get(id)!.id));
-      if (outcome !== "parked") await store.unpark(session.id);
+      const commands = await store.commands(session.id);
+      const abort = commands.find((command) => command.kind === "abort");
+      if (abort) {
+        await this.#abortParked(commands, abort);
+        outcome = "idle";
+      } else {
+        const decisions = decisionsFor(commands);
+        if (!parked.awaiting.every((id) => decisions.has(id))) {
+          if (parked.harness === null) await store.park(session.id, parked);
+          return "awaiting_approval";
+        }
+        const approvals = await this.#applyDecisions(
+          parked.awaiting.map((id) => [id, decisions.get(id)!.decision] as const),
+        );
+        let resumed: Promise<unknown>;
+        if (parked.harness === null) {
+          harness ??= this.#build();
+          resumed = harness.resume({ approvals });
+        } else {
+          const restored = AgentHarness.restore(parked.harness, this.host.options, { approvals });
+          this.#adopt(restored.harness);
+          resumed = restored.resumed ?? Promise.resolve();
+        }
+        outcome = await this.#drive(this.#harness!, resumed);
+        await store.deleteCommands(parked.awaiting.map((id) => decisions.get(id)!.id));
+        if (outcome !== "parked") await store.unpark(session.id);
+      }
     } else {
-      const harness = new AgentHarness(this.host.options);
-      this.#harness = harness;
-      outcome = await this.#drive(harness, harness.resume());
+      outcome = await this.#drive(harness!, harness!.resume({ approvals: this.#storedDenials() }));
     }
     for (;;) {
       if (outcome === "parked") return "awaiting_approval";
       if (outcome === "handed_back") return "queued";
       if (outcome === "lost") return "lost";
+      this.#takeBackUndelivered();
       const next = await this.#nextPrompt();
       if (next === undefined) return "idle";
       if (this.host.draining.aborted) return "queued";
       outcome = await this.#drive(this.#harness!, this.#startPrompt(next));
       await store.deleteCommands([next.id]);
     }
+  }
+
+  /** A harness over the session (built from the session as it is now), adopted by this run. */
+  #build(): AgentHarness {
+    const harness = new AgentHarness(this.host.options);
+    this.#adopt(harness);
+    return harness;
+  }
+
+  /**
+   * Makes `harness` the run's: the host sees it first, then each steer or follow-up it delivers is
+   * marked taken in the same append batch as its user message.
+   */
+  #adopt(harness: AgentHarness): void {
+    void this.#harness?.abort().catch(() => {});
+    this.#harness = harness;
+    this.host.onHarness?.(harness);
+    harness.events$.subscribe((event) => {
+      if (event.type !== "message_end") return;
+      const text = userText(event.message);
+      const index = this.#inFlight.findIndex((command) => command.text === text);
+      if (text === undefined || index === -1) return;
+      const [command] = this.#inFlight.splice(index, 1);
+      this.#markTaken(command!.id, true);
+    });
+  }
+
+  /**
+   * Appends the entry saying the command is taken (call it in the tick its user message is
+   * appended: one batch, one statement). With `deleteRow`, its row goes once that is stored.
+   */
+  #markTaken(commandId: string, deleteRow: boolean): void {
+    const { session, store } = this.host;
+    this.#taken.add(commandId);
+    session
+      .appendCustom(COMMAND_ENTRY_TYPE, { commandId })
+      .then(() => (deleteRow ? store.deleteCommands([commandId]) : undefined))
+      .catch(() => {}); // not stored: the row stays, the next worker finds it taken or not
+  }
+
+  /**
+   * The harness went idle with steers or follow-ups it had not delivered (they came in as the run
+   * ended): they leave its queues and are taken again from their rows, as prompts, in order.
+   */
+  #takeBackUndelivered(): void {
+    if (this.#inFlight.length === 0) return;
+    this.#inFlight = [];
+    this.#harness?.agent.clearQueues();
+  }
+
+  /** Denials stored before a worker died, for calls the session has no result of yet. */
+  #storedDenials(): Record<string, ToolCallDecision> {
+    const denials: Record<string, ToolCallDecision> = {};
+    for (const [id, decision] of storedDecisions(this.host.session))
+      if (!decision.approved) denials[id] = decision;
+    return denials;
+  }
+
+  /**
+   * Stores the decisions (before they take effect) and returns what the resumed run applies: a call
+   * approved earlier by a worker that then died may have started, so it follows its `replay` policy
+   * (no approval passed); a stored denial stays a denial.
+   */
+  async #applyDecisions(
+    decisions: readonly (readonly [string, ToolCallDecision])[],
+  ): Promise<Record<string, ToolCallDecision>> {
+    const stored = storedDecisions(this.host.session);
+    const fresh: Record<string, ToolCallDecision> = {};
+    for (const [id, decision] of decisions) if (!stored.has(id)) fresh[id] = decision;
+    await recordDecisions(this.host.session, fresh);
+    return { ...this.#storedDenials(), ...fresh };
+  }
+
+  /**
+   * Ends a parked run on an abort: every unanswered call gets the result "Tool call aborted" (as in
+   * a live run) and the run ends with an aborted reply ({@link PARKED_RUN_ABORTED}), so nothing is
+   * left to resume; the parked run is forgotten, and the abort and the commands before it that act
+   * on a run (steers, follow-ups, decisions) are dropped; prompts stay, in order.
+   */
+  async #abortParked(commands: readonly StoredCommand[], abort: StoredCommand): Promise<void> {
+    const { session, store } = this.host;
+    for (const { toolCall } of planResume(session).pending) {
+      const outcome = errorOutcome(toolCall, ABORTED_CALL_TEXT);
+      void session.appendMessage(toolResultMessage(toolCall, outcome.result, outcome.isError));
+    }
+    void session.appendMessage(
+      failedAssistantMessage(this.host.options.model, "aborted", PARKED_RUN_ABORTED),
+    );
+    await session.flush();
+    await store.unpark(session.id);
+    const upTo = commands.indexOf(abort);
+    await store.deleteCommands(
+      commands.filter((command, at) => at <= upTo && command.kind !== "prompt").map((command) => command.id),
+    );
+    this.#build(); // over the session as it is now: the calls answered
   }
 
   /** Stops the harness of this run without storing anything more (call once the session is closed). */
@@ -123,7 +268,7 @@ export class SessionRun {
   async #nextPrompt(): Promise<StoredCommand | undefined> {
     const { session, store } = this.host;
     const commands = await store.commands(session.id);
-    const taken = takenCommands(session);
+    const taken = this.#taken;
     const stale: string[] = [];
     let next: StoredCommand | undefined;
     for (const command of commands) {
@@ -148,7 +293,7 @@ export class SessionRun {
     const subscription = harness.events$.subscribe((event) => {
       if (event.type !== "message_end" || event.message.role !== "user") return;
       subscription.unsubscribe();
-      this.host.session.appendCustom(COMMAND_ENTRY_TYPE, { commandId: command.id }).catch(() => {});
+      this.#markTaken(command.id, false); // the row goes once the run ends
     });
     const text = "text" in command ? command.text : "";
     return harness.prompt(text).finally(() => subscription.unsubscribe());
@@ -191,7 +336,13 @@ export class SessionRun {
           const agent = harness.agent.persist();
           if (!waitsOnlyForApproval(agent)) return;
           await session.renewLease(); // still ours: the parked run is the current one
-          const parked: ParkedRun = { harness: harness.persist(), awaiting: awaitingApprovalOf(agent) };
+          // Undelivered steers and follow-ups stay in their rows (the restored run takes them from there).
+          const persisted = harness.persist();
+          const queues = { ...persisted.queues, steering: [], followUp: [] };
+          const parked: ParkedRun = {
+            harness: { ...persisted, queues },
+            awaiting: awaitingApprovalOf(agent),
+          };
           await store.park(session.id, parked);
           finish("parked");
         } finally {
@@ -218,24 +369,45 @@ export class SessionRun {
     });
   }
 
-  /** Applies the commands that act on a running harness; prompts wait for the run to end. */
+  /**
+   * Applies the commands that act on a running harness; prompts wait for the run to end. A steer or
+   * follow-up keeps its row until its message is stored (so a worker that dies meanwhile loses
+   * nothing: the next one delivers it); a decision is stored in the session before it takes effect.
+   */
   async #applyRunCommands(harness: AgentHarness): Promise<void> {
     const { session, store } = this.host;
     const applied: string[] = [];
     for (const command of await store.commands(session.id)) {
       if (harness.phase === "idle") break;
-      try {
-        if (command.kind === "steer") harness.steer(command.text);
-        else if (command.kind === "followUp") harness.followUp(command.text);
-        else if (command.kind === "abort") void harness.abort();
-        else if (command.kind === "approve") harness.agent.approveToolCall(command.toolCallId);
-        else if (command.kind === "deny") harness.agent.denyToolCall(command.toolCallId, command.reason);
-        else continue;
-      } catch {
-        // A decision for a call that does not wait here (yet): left for the parked run.
-        if (command.kind === "approve" || command.kind === "deny") continue;
+      if (this.#taken.has(command.id)) {
+        applied.push(command.id); // its message is stored (a worker died before removing the row)
+        continue;
       }
-      applied.push(command.id);
+      if (command.kind === "steer" || command.kind === "followUp") {
+        if (this.#inFlight.some((inFlight) => inFlight.id === command.id)) continue;
+        try {
+          if (command.kind === "steer") harness.steer(command.text);
+          else harness.followUp(command.text);
+          this.#inFlight.push(command);
+        } catch {
+          // The run ended meanwhile: the command is taken as a prompt.
+        }
+      } else if (command.kind === "abort") {
+        void harness.abort(); // clears the queues: the steers and follow-ups given to it go too
+        applied.push(command.id, ...this.#inFlight.map((inFlight) => inFlight.id));
+        this.#inFlight = [];
+      } else if (command.kind === "approve" || command.kind === "deny") {
+        // A decision for a call that does not wait here (yet) is left for the parked run.
+        if (!awaitingApprovalOf(harness.agent.persist()).includes(command.toolCallId)) continue;
+        await recordDecisions(session, { [command.toolCallId]: decisionOf(command) });
+        try {
+          if (command.kind === "approve") harness.agent.approveToolCall(command.toolCallId);
+          else harness.agent.denyToolCall(command.toolCallId, command.reason);
+        } catch {
+          // Aborted meanwhile: the call was answered as aborted.
+        }
+        applied.push(command.id);
+      }
     }
     await store.deleteCommands(applied);
   }

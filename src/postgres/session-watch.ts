@@ -23,13 +23,42 @@ export interface WatchSource {
   store: RunStore;
   /** Poll interval when LISTEN is unavailable. */
   pollMs: number;
+  /** The watches of the client: `endAll()` (the client's `close()`) ends them. */
+  watches: WatchRegistry;
+}
+
+/**
+ * The open watches of one client, so that closing the client ends them and their LISTEN
+ * connections. After `endAll()`, a new watch errors at once.
+ */
+export class WatchRegistry {
+  readonly #active = new Set<() => Promise<void>>();
+  #ended = false;
+
+  /** Whether `endAll()` was called. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Registers a watch's ending (completes it, resolves once its connection is closed); returns the unregister. */
+  add(end: () => Promise<void>): () => void {
+    this.#active.add(end);
+    return () => this.#active.delete(end);
+  }
+
+  /** Ends every open watch (their subscribers complete) and resolves once their connections are closed. */
+  async endAll(): Promise<void> {
+    this.#ended = true;
+    await Promise.all([...this.#active].map((end) => end()));
+  }
 }
 
 /**
  * The entries of `sessionId` stored after position `afterSeq`, then every new one, and the run
  * state (now, then each change), as an Observable. Woken by LISTEN/NOTIFY on a connection of its
  * own; if LISTEN cannot be set up (e.g. a transaction-mode pooler), it polls every `pollMs`.
- * Errors of the database end the Observable with an Error.
+ * Errors of the database end the Observable with an Error. `source.watches.endAll()` completes it and
+ * closes its connection; subscribing after that errors (the client is closed).
  */
 export function watchSession(
   source: WatchSource,
@@ -37,6 +66,10 @@ export function watchSession(
   afterSeq: number,
 ): Observable<SessionUpdate> {
   return new Observable<SessionUpdate>((subscriber) => {
+    if (source.watches.ended) {
+      subscriber.error(new Error(`Cannot watch session "${sessionId}": the client is closed`));
+      return;
+    }
     let seq = afterSeq;
     let state: RunState | undefined;
     let closed = false;
@@ -89,16 +122,27 @@ export function watchSession(
     listener.on("notification", (notice) => {
       if (notice.payload === `${source.schema}/${sessionId}`) read();
     });
-    listener
+    const listening = listener
       .connect()
       .then(() => listener.query(`LISTEN ${CHANGE_CHANNEL}`))
       .catch(poll)
       .finally(read);
 
+    // Ends the connection once its setup settled (ending a connecting client can leave it open).
+    let disconnected: Promise<void> | undefined;
+    const disconnect = () => {
+      disconnected ??= listening.then(() => listener.end()).catch(() => {});
+      return disconnected;
+    };
+    const unregister = source.watches.add(() => {
+      subscriber.complete();
+      return disconnect();
+    });
     return () => {
       closed = true;
+      unregister();
       if (timer) clearInterval(timer);
-      void listener.end().catch(() => {});
+      void disconnect();
     };
   });
 }

@@ -1,5 +1,5 @@
 import type PgBoss from "pg-boss";
-import type { AgentHarnessOptions } from "../harness/agent-harness.js";
+import type { AgentHarness, AgentHarnessOptions } from "../harness/agent-harness.js";
 import { SessionError } from "../types/session-error.js";
 import { pg } from "./pg-driver.js";
 import { quoteSchema, WAKE_CHANNEL } from "./postgres-schema.js";
@@ -21,6 +21,11 @@ export interface WorkerOptions {
   concurrency?: number;
   /** The model, tools and settings of a session's harness; called each time a worker takes it. */
   harness: (session: PostgresSession) => WorkerHarnessOptions | Promise<WorkerHarnessOptions>;
+  /**
+   * Called with each harness the worker builds for a session, before it runs: register hooks
+   * (`harness.on`) and observers (`harness.events$`) here. Must not throw.
+   */
+  onHarness?: (harness: AgentHarness, session: PostgresSession) => void;
   /** Lease length (default 30 000 ms); a dead worker's sessions are re-woken after it lapses. */
   leaseMs?: number;
   /** How often lapsed leases are looked for (default a third of `leaseMs`). */
@@ -130,6 +135,9 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
         handBack: handBack.signal,
         draining: draining.signal,
         commandPollMs: options.commandPollMs ?? 250,
+        ...(options.onHarness
+          ? { onHarness: (harness: AgentHarness) => options.onHarness!(harness, session) }
+          : {}),
       });
       state = await run.serve();
     } finally {

@@ -6,14 +6,30 @@ import { DATABASE_URL_VARIABLE } from "./require-server.js";
 const serverUrl = process.env[DATABASE_URL_VARIABLE]!;
 const database = `cli_workers_${process.pid}`;
 const sandbox = createCliSandbox();
+const children: ProcessDriver[] = [];
 
 afterAll(async () => {
+  for (const driver of children) if (driver.child.exitCode === null) driver.child.kill("SIGKILL");
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await admin.end();
   sandbox.cleanup();
 });
+
+/** Resolves once the child has printed `text` on stderr. */
+function stderrShows(driver: ProcessDriver, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!driver.stderr.includes(text)) return;
+      driver.child.stderr.off("data", check);
+      resolve();
+    };
+    driver.child.stderr.on("data", check);
+    driver.exited.then(() => reject(new Error(`exited without printing ${text}:\n${driver.stderr}`)));
+    check();
+  });
+}
 
 describe("`agentchart worker` and `agentchart --database-url`", () => {
   it("a worker process serves a prompt submitted from the command line, which streams the reply; SIGTERM stops it", {
@@ -26,14 +42,32 @@ describe("`agentchart worker` and `agentchart --database-url`", () => {
     const url = new URL(serverUrl);
     url.pathname = `/${database}`;
 
+    // No worker yet: within seconds the submit says so and how to start one, and keeps waiting.
+    const waiting = new ProcessDriver(
+      spawnTs("src/cli/main.ts", ["--database-url", url.toString(), "read README.md"], {
+        cwd: sandbox.cwd,
+        env: sandbox.env,
+      }),
+    );
+    children.push(waiting);
+    await stderrShows(waiting, "Still waiting for one");
+    expect(waiting.stderr).toMatch(
+      /session (\S+) \(queued\)\nNo worker has taken session \1 after 3 s\. Start one with\n/,
+    );
+    expect(waiting.stderr).toContain(`  agentchart worker --database-url ${url.toString()}\n`);
+
     const worker = new ProcessDriver(
       spawnTs("src/cli/main.ts", ["worker", "--database-url", url.toString(), "--concurrency", "2"], {
         cwd: sandbox.cwd,
         env: sandbox.env,
       }),
     );
+    children.push(worker);
     await worker.waitFor("(2 at a time)\n");
     expect(worker.output).toContain("offline: scripted model");
+    // The worker started late serves the waiting prompt.
+    expect(await waiting.exited).toBe(0);
+    expect(waiting.output).toContain("# demo");
 
     const submitted = await runTs("src/cli/main.ts", ["--database-url", url.toString(), "read notes.txt"], {
       cwd: sandbox.cwd,

@@ -1,7 +1,7 @@
 import { filter, firstValueFrom, ReplaySubject, share, take, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { RunStore } from "../../src/postgres/run-store.js";
-import { watchSession } from "../../src/postgres/session-watch.js";
+import { WatchRegistry, watchSession } from "../../src/postgres/session-watch.js";
 import { PostgresSessionRepo, type SessionUpdate } from "../../src/postgres.js";
 import { DATABASE_URL_VARIABLE } from "./require-server.js";
 import { serverPool } from "./server-pool.js";
@@ -34,6 +34,7 @@ describe("watching a session", () => {
         schema,
         store,
         pollMs: 50,
+        watches: new WatchRegistry(),
       };
       // One watch, shared by the two readers below; ended when both are done.
       const updates = watchSession(source, "watched", 1).pipe(

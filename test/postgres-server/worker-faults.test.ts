@@ -1,7 +1,29 @@
+import { filter, firstValueFrom } from "rxjs";
 import { describe, expect, it } from "vitest";
+import type { AgentClient, RunState } from "../../src/postgres.js";
 import { messageTexts, watchUntil, workerFixture } from "./worker-fixture.js";
 
 const fixture = workerFixture("faults");
+
+/** Resolves with the first of `states` the session's run reaches. */
+async function firstStateOf(client: AgentClient, sessionId: string, states: RunState[]): Promise<RunState> {
+  const update = await firstValueFrom(
+    client
+      .watch(sessionId, { afterSeq: 0 })
+      .pipe(filter((seen) => seen.type === "run_state" && states.includes(seen.state))),
+  );
+  return (update as { state: RunState }).state;
+}
+
+/** What the session still holds of the worker tables: commands, parked runs, the lease. */
+async function leftovers(schema: string, sessionId: string) {
+  const query = async (sql: string) => (await fixture.server.pool.query(sql, [sessionId])).rows;
+  return {
+    commands: await query(`SELECT kind FROM "${schema}".commands WHERE session_id = $1`),
+    parked: await query(`SELECT awaiting FROM "${schema}".parked_runs WHERE session_id = $1`),
+    lease: await query(`SELECT lease_owner FROM "${schema}".sessions WHERE id = $1`),
+  };
+}
 
 describe("worker faults", () => {
   for (const [mode, when, attempts] of [
@@ -78,5 +100,104 @@ describe("worker faults", () => {
       "done: applied",
     ]);
     expect(await fixture.effects(schema)).toEqual([{ key: "handback:call-1", attempts: 2 }]);
+  });
+
+  it("steer then kill -9: the steer accepted by the dying worker's run is delivered once by the worker that resumes it", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    const doomed = await fixture.startWorker(schema, "hang-before");
+    await client.submit("steered", "effect target", { cwd: "/w" });
+    await doomed.waitFor("STARTED steered:call-1\n");
+    await client.steer("steered", "change of plan"); // stored: acknowledged
+    await doomed.waitFor('QUEUED "change of plan"\n'); // in the running harness's queue
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
+
+    await fixture.startWorker(schema);
+    await watchUntil(client, "steered", "idle");
+    expect(await messageTexts(repo, "steered")).toEqual([
+      "effect target",
+      "[toolCall]",
+      "applied",
+      "done: applied",
+      "change of plan",
+      "echo: change of plan",
+    ]);
+    expect(await leftovers(schema, "steered")).toEqual({
+      commands: [],
+      parked: [],
+      lease: [{ lease_owner: null }],
+    });
+  });
+
+  it("abort of a run parked for approval ends it: every parked call answered as aborted, the session released and usable", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    await fixture.startWorker(schema);
+    await client.submit("aborted", "guarded door", { cwd: "/w" });
+    await watchUntil(client, "aborted", "awaiting_approval");
+    await client.abort("aborted");
+    expect(await firstStateOf(client, "aborted", ["idle"])).toBe("idle");
+    expect(await messageTexts(repo, "aborted")).toEqual([
+      "guarded door",
+      "[toolCall]",
+      "Tool call aborted",
+      "",
+    ]);
+    const lastReply = (await repo.exportJsonl("aborted"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .at(-1);
+    expect(lastReply.message).toMatchObject({
+      role: "assistant",
+      stopReason: "aborted",
+      errorMessage: "Run was aborted while waiting for approval",
+    });
+    expect(await leftovers(schema, "aborted")).toEqual({
+      commands: [],
+      parked: [],
+      lease: [{ lease_owner: null }],
+    });
+    expect(await fixture.effects(schema)).toEqual([]);
+
+    // The next prompt goes on from the answered calls.
+    const { afterSeq } = await client.submit("aborted", "hello again");
+    await watchUntil(client, "aborted", "idle", afterSeq);
+    expect((await messageTexts(repo, "aborted")).slice(4)).toEqual(["hello again", "echo: hello again"]);
+  });
+
+  it("kill -9 between the approval request and parking: the call still awaits approval (not interrupted) and runs once approved", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    const doomed = await fixture.startWorker(schema, "die-on-approval");
+    await client.submit("unparked", "guarded door", { cwd: "/w" });
+    expect(await doomed.exited).toBe(null); // killed itself at the approval request
+    expect(doomed.child.signalCode).toBe("SIGKILL");
+
+    // The next worker's reconciler finds the lapsed lease; the call must wait for a human.
+    await fixture.startWorker(schema);
+    expect(await firstStateOf(client, "unparked", ["awaiting_approval", "idle"])).toBe("awaiting_approval");
+    expect(await messageTexts(repo, "unparked")).toEqual(["guarded door", "[toolCall]"]);
+    const { parked, lease } = await leftovers(schema, "unparked");
+    expect({ parked, lease }).toEqual({ parked: [{ awaiting: ["call-1"] }], lease: [{ lease_owner: null }] });
+
+    await client.approve("unparked", "call-1");
+    await watchUntil(client, "unparked", "idle");
+    expect(await messageTexts(repo, "unparked")).toEqual([
+      "guarded door",
+      "[toolCall]",
+      "guarded ran",
+      "done: guarded ran",
+    ]);
+    expect(await fixture.effects(schema)).toEqual([{ key: "unparked:call-1", attempts: 1 }]);
+    expect(await leftovers(schema, "unparked")).toEqual({
+      commands: [],
+      parked: [],
+      lease: [{ lease_owner: null }],
+    });
   });
 });

@@ -70,6 +70,16 @@ describe("the run store (worker and client tables, schema version 2) on PGlite",
     expect(await store.parked("s")).toBeUndefined();
   });
 
+  it("wakes a parked run for an abort, decided or not; a run found waiting in the session parks without a snapshot", async () => {
+    const { store } = await setup();
+    await store.park("s", { harness: null, awaiting: ["call-1"] });
+    expect(await store.parked("s")).toEqual({ harness: null, awaiting: ["call-1"] });
+    await store.addCommand("s", { kind: "steer", text: "meanwhile" });
+    expect(await store.needsWake("s")).toBe(false);
+    await store.addCommand("s", { kind: "abort" });
+    expect(await store.needsWake("s")).toBe(true);
+  });
+
   it("lists sessions whose lease lapsed without being released, and not released or live ones", async () => {
     const { repo, store } = await setup();
     const live = await repo.create({ id: "live", cwd: "/w" });

@@ -7,7 +7,10 @@
 //   hang-after:    `effect` applies its side effect, then hangs before returning its result
 //   hang-model:    every model call prints "MODEL" and never answers
 //   pause-in-tool: `effect` works 3 s before its side effect (time to SIGSTOP the process there)
+//   die-on-approval: the process kills itself (SIGKILL) the moment a call asks for approval, before
+//                  the worker can park the run
 // With WORKER_LATENCY=1 every reply takes 150–300 ms. A lost lease prints "FENCED <session id>".
+// A steer or follow-up taken into a running harness's queue prints "QUEUED <text>".
 import pg from "pg";
 import { z } from "zod";
 import { type AgentTool, defineTool, type StreamFn } from "../../src/index.js";
@@ -89,6 +92,14 @@ const worker = await createWorker({
     streamFn,
     tools: [{ ...effect, replay: "safe" } as AgentTool, guarded, slow],
   }),
+  onHarness: (harness) =>
+    harness.events$.subscribe((event) => {
+      if (event.type === "tool_approval_request" && mode === "die-on-approval")
+        process.kill(process.pid, "SIGKILL");
+      if (event.type !== "queue_update") return;
+      for (const message of [...event.steer, ...event.followUp])
+        if (message.role === "user") process.stdout.write(`QUEUED ${JSON.stringify(message.content)}\n`);
+    }),
   onLeaseLost: (sessionId) => process.stdout.write(`FENCED ${sessionId}\n`),
   onError: (error) => process.stderr.write(`worker error: ${String(error)}\n`),
 });

@@ -1,0 +1,83 @@
+import { planResume, type ToolCallDecision } from "../harness/resume-run.js";
+import { validateToolCall } from "../loop/tool-call-steps.js";
+import type { Session } from "../storage/session.js";
+import type { ToolCall } from "../types/messages.js";
+import type { AgentTool } from "../types/tool.js";
+
+/**
+ * `customType` of the entry a worker stores before a decision on a call waiting for approval takes
+ * effect: from then on the call may have started (approved) or is answered (denied).
+ */
+export const DECISION_ENTRY_TYPE = "agentchart.tool_decision";
+
+/** The data of a decision entry. */
+export interface DecisionEntryData {
+  toolCallId: string;
+  decision: ToolCallDecision;
+}
+
+/**
+ * Stores a decision entry for each call and resolves once they are stored (one append batch).
+ * Contract: async; rejects with a `SessionError` when the session cannot store them.
+ *
+ * ```ts
+ * await recordDecisions(session, { "call-1": { approved: true } });
+ * ```
+ */
+export async function recordDecisions(
+  session: Session,
+  decisions: Readonly<Record<string, ToolCallDecision>>,
+): Promise<void> {
+  const stored = Object.entries(decisions).map(([toolCallId, decision]) =>
+    session.appendCustom(DECISION_ENTRY_TYPE, { toolCallId, decision } satisfies DecisionEntryData),
+  );
+  await Promise.all(stored);
+}
+
+/**
+ * The decisions stored in the session's current branch, by tool call id (the last one counts).
+ * Contract: synchronous, never throws.
+ */
+export function storedDecisions(session: Session): Map<string, ToolCallDecision> {
+  const decisions = new Map<string, ToolCallDecision>();
+  for (const entry of session.getBranch()) {
+    if (entry.type !== "custom" || entry.customType !== DECISION_ENTRY_TYPE) continue;
+    const data = entry.data as Partial<DecisionEntryData> | undefined;
+    if (typeof data?.toolCallId === "string" && typeof data.decision?.approved === "boolean")
+      decisions.set(data.toolCallId, data.decision);
+  }
+  return decisions;
+}
+
+/** Whether the tool asks for approval of this call (evaluated on the arguments the model sent). */
+function needsApproval(toolCall: ToolCall, tools: readonly AgentTool[]): boolean {
+  const tool = tools.find((candidate) => candidate.name === toolCall.name);
+  const validated = validateToolCall(toolCall, tool);
+  if (!validated.ok) return false; // answered with the validation error when the run goes on
+  const requiresApproval = tool?.requiresApproval;
+  try {
+    return typeof requiresApproval === "function"
+      ? requiresApproval(validated.args as never)
+      : requiresApproval === true;
+  } catch {
+    return true; // cannot tell: the call waits for a human rather than run unasked
+  }
+}
+
+/**
+ * The calls of an interrupted run that still wait for approval: unanswered calls of the last
+ * assistant message whose tool requires approval and that have no stored decision — whether or not
+ * their journal entry was stored (a call is journaled before its approval wait). A worker that died
+ * between the approval request and parking the run left these; they must not run, nor be reported
+ * "interrupted", before someone decides. Contract: synchronous, never throws.
+ *
+ * ```ts
+ * const waiting = callsAwaitingApproval(session, harness.tools); // ["call-1"]
+ * ```
+ */
+export function callsAwaitingApproval(session: Session, tools: readonly AgentTool[]): string[] {
+  const decided = storedDecisions(session);
+  return planResume(session)
+    .pending.filter(({ toolCall }) => !decided.has(toolCall.id) && needsApproval(toolCall, tools))
+    .map(({ toolCall }) => toolCall.id);
+}
