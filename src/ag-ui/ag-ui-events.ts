@@ -9,7 +9,15 @@ export type AgUiMessage =
   | { id: string; role: "user"; content: string }
   | { id: string; role: "system" | "developer"; content: string }
   | { id: string; role: "assistant"; content?: string; toolCalls?: AgUiToolCall[] }
-  | { id: string; role: "tool"; toolCallId: string; content: string; error?: string }
+  | {
+      id: string;
+      role: "tool";
+      toolCallId: string;
+      content: string;
+      error?: string;
+      /** agentchart servers say whether the result is an error. */
+      metadata?: { agentchart?: { isError?: boolean } };
+    }
   | { id: string; role: "reasoning"; content: string };
 
 export interface AgUiToolCall {

@@ -46,7 +46,13 @@ export function toAgUiMessages(messages: readonly AgentMessage[], prefix = "m"):
       }
       case "toolResult":
         if (message.role !== "toolResult") break;
-        converted.push({ id, role: "tool", toolCallId: message.toolCallId, content: messageText(message) });
+        converted.push({
+          id,
+          role: "tool",
+          toolCallId: message.toolCallId,
+          content: messageText(message),
+          metadata: { agentchart: { isError: message.isError } },
+        });
         break;
     }
   });
