@@ -1,15 +1,18 @@
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgUiEvent } from "../../src/ag-ui/ag-ui-events.js";
+import { createAgUiHandler } from "../../src/ag-ui/ag-ui-handler.js";
 import type { SharedAgentState } from "../../src/ag-ui/shared-state.js";
 import {
   postCommand,
   postRun,
   readRun,
+  reverseTool,
   runInput,
   scriptedAgents,
   serveOnLoopback,
 } from "../support/ag-ui-server.js";
+import { createHarness, sessionMessages } from "../support/harness-support.js";
 
 const servers: { close(): Promise<void> }[] = [];
 /** Commands sent from inside stream callbacks: settled before the server closes. */
@@ -217,5 +220,26 @@ describe("the AG-UI endpoint", () => {
     const get = await fetch(url);
     expect(get.status).toBe(405);
     expect((await postCommand(url, "t7", { type: "abort" })).status).toBe(200);
+  });
+
+  it("serves harnesses too: the run, its approval and its messages land in the harness's session", async () => {
+    const { harness, session } = await createHarness(
+      [{ toolCalls: [{ id: "call_hs", name: "reverse", arguments: { text: "ab" } }] }, { text: "Done: ba." }],
+      { tools: [reverseTool] },
+    );
+    const served = await serveOnLoopback(createAgUiHandler({ harnessFor: async () => harness }));
+    servers.push(served);
+    const events = await readRun(await postRun(served.url, runInput("hs", "r1", "Reverse ab")), (event) => {
+      if (event.type === "CUSTOM")
+        later(postCommand(served.url, "hs", { type: "approve", toolCallId: "call_hs" }));
+    });
+    expectValidAgUi(events.map(({ event }) => event));
+    expect(events.at(-1)?.event).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
+    expect(sessionMessages(session).map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
   });
 });
