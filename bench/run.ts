@@ -1,6 +1,6 @@
 // `npm run bench`: runs every existing bench/*.bench.ts file in its own
 // `node --expose-gc --import tsx` process (loop, persist, session, session-list, openai, harness,
-// postgres, mcp, otel), skipping absent ones.
+// postgres, mcp, otel, ag-ui), skipping absent ones.
 // Extra arguments are passed to every bench.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -17,6 +17,7 @@ const BENCHES = [
   "workers",
   "mcp",
   "otel",
+  "ag-ui",
 ];
 const root = fileURLToPath(new URL("..", import.meta.url));
 const peer = new URL("./node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url);
