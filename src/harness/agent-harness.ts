@@ -1,6 +1,7 @@
 import { distinctUntilChanged, type Observable, Subject } from "rxjs";
 import type { Actor, InspectionEvent, Observer } from "xstate";
 import { Agent } from "../agent/agent.js";
+import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { QueueMode } from "../loop/agent-context.js";
 import { toMessage } from "../loop/messages.js";
 import type { HarnessPhase, harnessMachine } from "../machines/harness.machine.js";
@@ -9,7 +10,6 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../types/mess
 import { type Model, type ModelInput, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
-import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { ToolSource } from "../types/tool-source.js";
 import {
   type CompactionPort,

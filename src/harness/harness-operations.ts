@@ -2,6 +2,7 @@ import { BehaviorSubject, filter, firstValueFrom } from "rxjs";
 import { type Actor, createActor, fromPromise } from "xstate";
 import type { Agent } from "../agent/agent.js";
 import { isPromiseLike } from "../loop/maybe-async.js";
+import type { ResumedCallState } from "../loop/run-steps.js";
 import {
   type HarnessPhase,
   harnessMachine,
@@ -10,7 +11,6 @@ import {
 } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import { errorText } from "../types/error-text.js";
-import type { ResumedCallState } from "../loop/run-steps.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentHarnessOptions } from "./agent-harness.js";

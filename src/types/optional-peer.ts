@@ -8,10 +8,12 @@ import { createRequire } from "node:module";
 export const OPTIONAL_PEERS = {
   "@modelcontextprotocol/sdk": "^1.32.2",
   "@opentelemetry/api": "^1.9.0",
+  "@xstate/store-react": "^2.0.0",
   commander: "^14.0.3",
   elkjs: "^0.12.1",
   pg: "^8.23.1",
   "pg-boss": "^10.4.2",
+  react: "^18.0.0 || ^19.0.0",
   ws: "^8.23.0",
 } as const;
 

@@ -72,6 +72,18 @@ describe("the core entry point", () => {
     expect(manifest.peerDependencies.zod).toBe("^4.0.0");
   });
 
+  it("`agentchart/client` and `agentchart/react` import no node: module and none of the agent core", () => {
+    for (const entry of ["client.ts", "react.ts"]) {
+      const graph = importGraph(entry);
+      const bare = [...graph.values()].flat();
+      expect(bare.filter((s) => s.startsWith("node:"))).toEqual([]);
+      const files = [...graph.keys()].map((file) => path.relative(srcRoot, file).split(path.sep)[0]);
+      expect(new Set(files.filter((folder) => folder?.endsWith(".ts") === false))).toEqual(
+        new Set([entry.replace(".ts", "")]),
+      );
+    }
+  });
+
   it("reaches the loop, the agent and the memory session repo", () => {
     const files = [...importGraph("index.ts").keys()].map((file) => path.relative(srcRoot, file));
     expect(files).toEqual(

@@ -40,8 +40,9 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 
 // The layers, lowest first: a folder may import only folders of lower layers. types (and xstate, the
 // one module that reads XState's private API) ← pure steps
-// (loop) ← actors ← machines ← agent, storage ← harness ← postgres (its workers drive harnesses) ← cli,
-// otel; tools, providers and the
+// (loop) ← actors ← machines ← agent, storage ← harness ← postgres (its workers drive harnesses), ag-ui
+// (the AG-UI server over agents and harnesses) ← cli, otel, client (reads what ag-ui serves) ← react;
+// tools, providers and the
 // inspector are leaves beside them, mcp (tools from MCP servers) sits on tools; the entry points at
 // the top (".") import anything.
 const LAYERS = [
@@ -51,8 +52,9 @@ const LAYERS = [
   ["machines"],
   ["agent", "storage"],
   ["harness"],
-  ["postgres"],
-  ["cli", "otel"],
+  ["postgres", "ag-ui"],
+  ["cli", "otel", "client"],
+  ["react"],
   ["."],
 ];
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));

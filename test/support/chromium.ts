@@ -91,3 +91,15 @@ function packagedSupportFiles(): { libraries: string; fontConfig: string } {
   }
   return result;
 }
+
+/** Flags for a quiet headless run of the binary from `chromiumBinary()`. */
+export const HEADLESS_CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];

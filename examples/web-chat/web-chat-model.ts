@@ -1,0 +1,34 @@
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
+import type { LlmContext, StreamFn } from "../../src/types/stream.js";
+
+/** The reply the offline model streams for "story" prompts (long, so a reload lands mid-stream). */
+export const STORY =
+  "Once upon a time a statechart lived in a browser tab. Every event it heard moved it one step, " +
+  "and when the page went away the server kept the story going, so it could tell you the end anyway.";
+
+/**
+ * The offline model of the web chat: "deploy …" asks to run the `deploy` tool (which needs approval),
+ * "story" streams a long story slowly, anything else gets a short answer. After a tool result it says
+ * what happened. `delayMs` paces the deltas.
+ */
+export function webChatModel(delayMs = 25): StreamFn {
+  return (model, context, options) => scriptedModel([replyFor(context, delayMs)])(model, context, options);
+}
+
+function replyFor(context: LlmContext, delayMs: number): ScriptedReply {
+  const last = context.messages.at(-1);
+  if (last?.role === "toolResult") {
+    const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    return { text: last.isError ? `Not deployed: ${text}` : `Deployed. ${text}`, delayMs };
+  }
+  const prompt = last?.role === "user" ? (typeof last.content === "string" ? last.content : "") : "";
+  if (/deploy/i.test(prompt))
+    return {
+      text: "I will deploy that for you once you approve.",
+      toolCalls: [{ name: "deploy", arguments: { target: "production" } }],
+      delayMs,
+    };
+  if (/story/i.test(prompt)) return { text: STORY, deltas: 60, delayMs: delayMs * 2 };
+  return { text: `You said: ${prompt}`, delayMs };
+}

@@ -1,0 +1,13 @@
+// agentchart/ag-ui: an AG-UI 1.0 server over agents and harnesses (resumable SSE runs, commands).
+export * from "./ag-ui/ag-ui-error.js";
+export * from "./ag-ui/ag-ui-events.js";
+export * from "./ag-ui/ag-ui-handler.js";
+export { AgUiRun } from "./ag-ui/ag-ui-run.js";
+export * from "./ag-ui/agent-command.js";
+export * from "./ag-ui/node-listener.js";
+export { RunLog, type RunLogReader } from "./ag-ui/run-log.js";
+export { type RunTarget, runTargetOf } from "./ag-ui/run-target.js";
+export * from "./ag-ui/shared-state.js";
+export { sseFrame } from "./ag-ui/sse-frame.js";
+export { type AgUiTranslationOptions, AgUiTranslator, toAgUiEvents } from "./ag-ui/to-ag-ui-events.js";
+export { toAgUiMessages } from "./ag-ui/to-ag-ui-messages.js";

@@ -1,0 +1,220 @@
+import type { Agent } from "../agent/agent.js";
+import type { AgentHarness } from "../harness/agent-harness.js";
+import { AG_UI_ERROR_STATUS, AgUiError } from "./ag-ui-error.js";
+import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
+import { AgUiRun } from "./ag-ui-run.js";
+import { parseCommandRequest } from "./agent-command.js";
+import { type RunTarget, runTargetOf } from "./run-target.js";
+import { messageText } from "./to-ag-ui-events.js";
+
+/** A fetch-style request handler: a Web-standard `Request` in, a `Response` out. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** Options of {@link createAgUiHandler}: where each thread's agent comes from. */
+export type AgUiHandlerOptions = (
+  | { agentFor: (threadId: string) => Agent | Promise<Agent>; harnessFor?: undefined }
+  | { harnessFor: (threadId: string) => AgentHarness | Promise<AgentHarness>; agentFor?: undefined }
+) & {
+  /** Finished runs kept per thread for late joins and replays (default 16; the oldest go first). */
+  keepFinishedRuns?: number;
+};
+
+/** A thread served by the handler: its agent and its runs, from memory. */
+interface Thread {
+  target: Promise<RunTarget>;
+  runs: Map<string, AgUiRun>;
+  current: AgUiRun | undefined;
+  /** Ids of the input messages already taken (the client sends the whole conversation each time). */
+  seenMessageIds: Set<string>;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/**
+ * An AG-UI 1.0 endpoint over agents or harnesses, one per thread (`agentFor` / `harnessFor` is called
+ * once per thread id and its result kept). `POST` a `RunAgentInput` to start a run and read its events
+ * as Server-Sent Events; `POST { threadId, command }` to approve, deny, steer, follow up or abort.
+ *
+ * Runs are resumable: every SSE event has an id, a run is named by `threadId` + `runId`, and a request
+ * for a run that is going on or finished joins it (it never starts twice), getting the events after its
+ * `Last-Event-ID` header (all of them without one) and then the live ones. A client that disconnects
+ * only stops reading: the run goes on until it ends or an `abort` command stops it. New user messages
+ * of the input (ids not seen before on the thread) become the prompt; `resume` entries answer approvals
+ * (`interruptId` = tool call id; `resolved` with `payload.approved !== false` approves, else denies).
+ *
+ * Contract: the returned handler never rejects: refused requests are answered with a JSON
+ * `{ error: { code, message } }` and the status of their {@link AgUiErrorCode}.
+ *
+ * ```ts
+ * const handler = createAgUiHandler({ agentFor: (threadId) => agents.get(threadId) ?? newAgent(threadId) });
+ * http.createServer(toNodeListener(handler)).listen(3000);
+ * ```
+ */
+export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
+  const threads = new Map<string, Thread>();
+  const keep = options.keepFinishedRuns ?? 16;
+
+  const threadFor = (threadId: string): Thread => {
+    let thread = threads.get(threadId);
+    if (!thread) {
+      const target = Promise.resolve(
+        options.agentFor ? options.agentFor(threadId) : options.harnessFor(threadId),
+      ).then(runTargetOf);
+      thread = { target, runs: new Map(), current: undefined, seenMessageIds: new Set() };
+      threads.set(threadId, thread);
+      // A factory that fails leaves no thread behind: the next request tries again.
+      target.catch(() => threads.delete(threadId));
+    }
+    return thread;
+  };
+
+  const run = async (input: RunAgentInput, lastEventId: number): Promise<Response> => {
+    const thread = threadFor(input.threadId);
+    const target = await thread.target;
+    if (input.resume?.length) {
+      for (const entry of input.resume) {
+        const approved =
+          entry.status === "resolved" &&
+          (entry.payload as { approved?: unknown } | undefined)?.approved !== false;
+        const reason = (entry.payload as { reason?: unknown } | undefined)?.reason;
+        // Answers already applied (a reconnect sends the same request again) are skipped.
+        if (!thread.current?.awaits(entry.interruptId)) continue;
+        thread.current.command(
+          approved
+            ? { type: "approve", toolCallId: entry.interruptId }
+            : {
+                type: "deny",
+                toolCallId: entry.interruptId,
+                ...(typeof reason === "string" ? { reason } : {}),
+              },
+        );
+      }
+    }
+    const existing = thread.runs.get(input.runId);
+    if (existing) return streamOf(existing, lastEventId);
+    const prompt = newUserText(thread, target, input.messages);
+    const current = thread.current;
+    if (current && !current.ended) {
+      if (prompt === undefined && input.resume?.length) return streamOf(current, lastEventId);
+      throw new AgUiError(
+        "thread_busy",
+        `Thread ${input.threadId} is running ${current.runId}; join it, steer it, or wait for it to end`,
+      );
+    }
+    if (prompt === undefined)
+      throw new AgUiError("no_new_message", "The input has no user message the thread has not seen yet");
+    for (const message of input.messages) thread.seenMessageIds.add(message.id);
+    const started = new AgUiRun(target, { threadId: input.threadId, runId: input.runId, prompt });
+    thread.current = started;
+    thread.runs.set(input.runId, started);
+    void started.finished.then(() => forgetOldRuns(thread, keep));
+    return streamOf(started, lastEventId);
+  };
+
+  return async (request) => {
+    try {
+      if (request.method !== "POST")
+        throw new AgUiError("method_not_allowed", "Send runs and commands with POST");
+      const body = await jsonBody(request);
+      if ("command" in body) {
+        const { threadId, command } = parseCommandRequest(body);
+        const thread = threads.get(threadId);
+        if (!thread) throw new AgUiError("unknown_thread", `No thread ${threadId} is served here`);
+        await thread.target;
+        if (!thread.current) throw new AgUiError("invalid_state", `Thread ${threadId} has no run`);
+        thread.current.command(command);
+        return Response.json({ ok: true, runId: thread.current.runId });
+      }
+      return await run(parseRunInput(body), parseLastEventId(request.headers.get("last-event-id")));
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/** The SSE response of a run from the event after `lastEventId`; cancelling it only stops reading. */
+function streamOf(run: AgUiRun, lastEventId: number): Response {
+  const encoder = new TextEncoder();
+  let leave: (() => void) | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      leave = run.log.read(lastEventId, {
+        frame: (frame) => controller.enqueue(encoder.encode(frame)),
+        end: () => controller.close(),
+      });
+    },
+    cancel() {
+      leave?.();
+    },
+  });
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
+}
+
+/** The text of the input's user messages the thread has not seen, or `undefined` when there is none. */
+function newUserText(thread: Thread, target: RunTarget, messages: AgUiMessage[]): string | undefined {
+  const transcriptLength = target.messages().length;
+  // Ids the server gave (`m<index>`, see toAgUiMessages) name messages of the transcript.
+  const known = (id: string) =>
+    thread.seenMessageIds.has(id) || (/^m\d+$/.test(id) && Number(id.slice(1)) < transcriptLength);
+  const texts = messages
+    .filter((message) => message.role === "user" && !known(message.id))
+    .map((message) => messageText(message as never));
+  return texts.length > 0 ? texts.join("\n\n") : undefined;
+}
+
+function forgetOldRuns(thread: Thread, keep: number): void {
+  const finished = [...thread.runs.values()].filter((run) => run.ended);
+  for (const run of finished.slice(0, Math.max(0, finished.length - keep))) thread.runs.delete(run.runId);
+}
+
+async function jsonBody(request: Request): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch (error) {
+    throw new AgUiError("invalid_request", "The request body is not JSON", { cause: error });
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new AgUiError("invalid_request", "The request body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+/** Checks the fields of `RunAgentInput` the endpoint reads; throws `invalid_request` naming the first bad one. */
+function parseRunInput(body: Record<string, unknown>): RunAgentInput {
+  for (const name of ["threadId", "runId"] as const)
+    if (typeof body[name] !== "string" || body[name] === "")
+      throw new AgUiError("invalid_request", `RunAgentInput.${name} must be a non-empty string`);
+  if (!Array.isArray(body.messages))
+    throw new AgUiError("invalid_request", "RunAgentInput.messages must be an array");
+  for (const message of body.messages as unknown[]) {
+    const { id, role } = (message ?? {}) as { id?: unknown; role?: unknown };
+    if (typeof id !== "string" || typeof role !== "string")
+      throw new AgUiError(
+        "invalid_request",
+        "Every message of RunAgentInput.messages needs an id and a role",
+      );
+  }
+  if (body.resume !== undefined && !Array.isArray(body.resume))
+    throw new AgUiError("invalid_request", "RunAgentInput.resume must be an array");
+  return body as unknown as RunAgentInput;
+}
+
+function parseLastEventId(header: string | null): number {
+  if (header === null) return 0;
+  const id = Number(header.trim());
+  return Number.isSafeInteger(id) && id > 0 ? id : 0;
+}
+
+function errorResponse(error: unknown): Response {
+  if (error instanceof AgUiError)
+    return Response.json(
+      { error: { code: error.code, message: error.message } },
+      { status: AG_UI_ERROR_STATUS[error.code] },
+    );
+  const message = error instanceof Error ? error.message : String(error);
+  return Response.json({ error: { code: "internal", message } }, { status: 500 });
+}

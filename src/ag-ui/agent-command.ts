@@ -1,0 +1,64 @@
+import { AgUiError } from "./ag-ui-error.js";
+
+/**
+ * A command sent beside a run's stream, as a request of its own: `POST { threadId, command }` to the
+ * endpoint. Commands act on the thread's current run; a client that disconnects sends none, so only
+ * `abort` ever stops a run.
+ */
+export type AgentCommand =
+  | { type: "approve"; toolCallId: string }
+  | { type: "deny"; toolCallId: string; reason?: string }
+  | { type: "steer"; text: string }
+  | { type: "followUp"; text: string }
+  | { type: "abort" };
+
+/** A command request's body. */
+export interface AgentCommandRequest {
+  threadId: string;
+  command: AgentCommand;
+}
+
+/**
+ * Reads a command request's body; throws `AgUiError` `invalid_request` naming what is wrong.
+ *
+ * Contract: synchronous, pure; throws only `AgUiError`.
+ *
+ * ```ts
+ * parseCommandRequest({ threadId: "t1", command: { type: "approve", toolCallId: "call_1" } });
+ * ```
+ */
+export function parseCommandRequest(body: Record<string, unknown>): AgentCommandRequest {
+  const { threadId, command } = body;
+  if (typeof threadId !== "string" || threadId === "")
+    throw new AgUiError("invalid_request", "A command needs a threadId (a non-empty string)");
+  if (typeof command !== "object" || command === null)
+    throw new AgUiError("invalid_request", "A command request needs a command object");
+  const { type } = command as { type?: unknown };
+  const field = (name: string): string => {
+    const value = (command as Record<string, unknown>)[name];
+    if (typeof value !== "string" || value === "")
+      throw new AgUiError("invalid_request", `Command "${String(type)}" needs ${name} (a non-empty string)`);
+    return value;
+  };
+  switch (type) {
+    case "approve":
+      return { threadId, command: { type, toolCallId: field("toolCallId") } };
+    case "deny": {
+      const reason = (command as { reason?: unknown }).reason;
+      return {
+        threadId,
+        command: { type, toolCallId: field("toolCallId"), ...(typeof reason === "string" ? { reason } : {}) },
+      };
+    }
+    case "steer":
+    case "followUp":
+      return { threadId, command: { type, text: field("text") } };
+    case "abort":
+      return { threadId, command: { type } };
+    default:
+      throw new AgUiError(
+        "invalid_request",
+        `Unknown command "${String(type)}" (approve, deny, steer, followUp or abort)`,
+      );
+  }
+}

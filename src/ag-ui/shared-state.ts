@@ -1,0 +1,25 @@
+/** A tool call that waits for an `approve` or `deny` command. */
+export interface PendingApproval {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+
+/**
+ * What the server shares of the agent in `STATE_SNAPSHOT` events: whether a run goes on, the calls
+ * waiting for approval and the queued steering and follow-up messages (as text). JSON-safe.
+ */
+export interface SharedAgentState {
+  /** `running` while the run goes on, `waiting` while every open call waits for approval. */
+  phase: "idle" | "running" | "waiting";
+  awaitingApproval: PendingApproval[];
+  queued: { steering: string[]; followUp: string[] };
+}
+
+/** Names of the CUSTOM events the server sends besides the standard AG-UI events. */
+export const CUSTOM_EVENT = {
+  /** A tool call waits for approval; `value` is a {@link PendingApproval}. */
+  approvalRequest: "agentchart.tool_approval_request",
+  /** The harness waits before retrying a failed model request; `value` is the harness's `retry` event. */
+  retry: "agentchart.retry",
+} as const;

@@ -1,0 +1,8 @@
+// agentchart/client: a client store (@xstate/store) of an AG-UI endpoint, for browsers and Node.
+
+export type { AgUiEvent, AgUiMessage, RunAgentInput } from "./ag-ui/ag-ui-events.js";
+export type { AgentCommand } from "./ag-ui/agent-command.js";
+export type { PendingApproval, SharedAgentState } from "./ag-ui/shared-state.js";
+export * from "./client/agent-client.js";
+export * from "./client/agent-client-state.js";
+export * from "./client/sse-reader.js";

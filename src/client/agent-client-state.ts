@@ -1,0 +1,298 @@
+import type { AgUiEvent, AgUiMessage, AgUiToolCall } from "../ag-ui/ag-ui-events.js";
+import type { PendingApproval } from "../ag-ui/shared-state.js";
+
+/** Where a tool call stands, as the client sees it. */
+export type ClientToolCallStatus = "streaming-args" | "running" | "awaiting-approval" | "done" | "error";
+
+/** A tool call of the conversation: its arguments as they stream (JSON text) and its result. */
+export interface ClientToolCall {
+  id: string;
+  name: string;
+  status: ClientToolCallStatus;
+  /** The arguments' JSON text so far (complete once the status leaves `streaming-args`). */
+  args: string;
+  /** The result's text, once there is one. */
+  result: string | undefined;
+  /** The assistant message that made the call. */
+  parentMessageId: string | undefined;
+}
+
+/** Whether a run goes on, waits for an approval, ended, or failed. */
+export type ClientStatus = "idle" | "running" | "waiting" | "error";
+
+/** The conversation as the client store holds it (the snapshot's `context`). */
+export interface AgentClientContext {
+  threadId: string;
+  /** The run the client follows (the last one it started or joined). */
+  runId: string | undefined;
+  /** The id of the last event received of that run (sent as `Last-Event-ID` on reconnect). */
+  lastEventId: number;
+  /** Finished messages, oldest first (AG-UI messages, ready to send back). */
+  messages: AgUiMessage[];
+  /** The message that streams now (text or reasoning), with its text so far. */
+  streaming: AgUiMessage | undefined;
+  toolCalls: Record<string, ClientToolCall>;
+  status: ClientStatus;
+  awaitingApproval: PendingApproval[];
+  /** The last `STATE_SNAPSHOT` the server sent (agentchart servers: a `SharedAgentState`). */
+  state: unknown;
+  /** The message of the last `RUN_ERROR` (or of a failed request). */
+  error: string | undefined;
+}
+
+/** The context of a client that has received nothing yet. */
+export function initialClientContext(threadId: string): AgentClientContext {
+  return {
+    threadId,
+    runId: undefined,
+    lastEventId: 0,
+    messages: [],
+    streaming: undefined,
+    toolCalls: {},
+    status: "idle",
+    awaitingApproval: [],
+    state: undefined,
+    error: undefined,
+  };
+}
+
+/**
+ * Applies one AG-UI event (of any AG-UI server) to the client's context, returning a new context; a
+ * text delta replaces only the streaming message (the message list is not copied). `id` is the event's
+ * SSE id when it had one.
+ *
+ * Contract: pure and synchronous; never throws; events it does not know leave the context as it is.
+ *
+ * ```ts
+ * const next = applyAgUiEvent(context, { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Hi" }, 7);
+ * ```
+ */
+export function applyAgUiEvent(
+  context: AgentClientContext,
+  event: AgUiEvent,
+  id?: number,
+): AgentClientContext {
+  const next = reduce(context, event);
+  return id === undefined ? next : { ...next, lastEventId: id };
+}
+
+function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientContext {
+  switch (event.type) {
+    case "RUN_STARTED":
+      return { ...context, runId: event.runId, status: "running", error: undefined };
+    case "RUN_FINISHED":
+      return { ...flushStreaming(context), status: "idle", awaitingApproval: [] };
+    case "RUN_ERROR":
+      return { ...flushStreaming(context), status: "error", awaitingApproval: [], error: event.message };
+    case "MESSAGES_SNAPSHOT":
+      return {
+        ...context,
+        messages: event.messages.map(normalized),
+        streaming: undefined,
+        toolCalls: toolCallsOf(event.messages),
+      };
+    case "TEXT_MESSAGE_START":
+      return startStreaming(context, event.messageId, event.role === "user" ? "user" : "assistant");
+    case "REASONING_MESSAGE_START":
+      return startStreaming(context, event.messageId, "reasoning");
+    case "TEXT_MESSAGE_CONTENT":
+    case "REASONING_MESSAGE_CONTENT": {
+      const streaming = context.streaming;
+      if (streaming?.id !== event.messageId) return context;
+      return {
+        ...context,
+        streaming: { ...streaming, content: `${streaming.content ?? ""}${event.delta}` } as AgUiMessage,
+      };
+    }
+    case "TEXT_MESSAGE_END":
+    case "REASONING_MESSAGE_END":
+      return context.streaming?.id === event.messageId ? flushStreaming(context) : context;
+    case "TOOL_CALL_START":
+      return startToolCall(context, event.toolCallId, event.toolCallName, event.parentMessageId);
+    case "TOOL_CALL_ARGS":
+      return updateToolCall(context, event.toolCallId, (call) => ({
+        ...call,
+        args: call.args + event.delta,
+      }));
+    case "TOOL_CALL_END": {
+      const call = context.toolCalls[event.toolCallId];
+      if (!call) return context;
+      const ended = updateToolCall(context, call.id, (current) =>
+        current.status === "streaming-args" ? { ...current, status: "running" } : current,
+      );
+      return setMessageToolCallArgs(ended, call);
+    }
+    case "TOOL_CALL_RESULT": {
+      const isError = event.metadata?.agentchart?.isError === true;
+      const withResult = updateToolCall(context, event.toolCallId, (call) => ({
+        ...call,
+        status: isError ? "error" : "done",
+        result: event.content,
+      }));
+      const message: AgUiMessage = {
+        id: event.messageId,
+        role: "tool",
+        toolCallId: event.toolCallId,
+        content: event.content,
+        ...(event.metadata ? { metadata: event.metadata } : {}),
+      };
+      return {
+        ...withResult,
+        messages: [...withResult.messages.filter((existing) => existing.id !== event.messageId), message],
+        awaitingApproval: withResult.awaitingApproval.filter(
+          (pending) => pending.toolCallId !== event.toolCallId,
+        ),
+      };
+    }
+    case "STATE_SNAPSHOT":
+      return applySharedState(context, event.snapshot);
+    case "CUSTOM":
+      if (event.name !== "agentchart.tool_approval_request") return context;
+      return setAwaiting(context, [
+        ...context.awaitingApproval.filter(
+          (pending) => pending.toolCallId !== (event.value as PendingApproval).toolCallId,
+        ),
+        event.value as PendingApproval,
+      ]);
+    default:
+      return context;
+  }
+}
+
+function startStreaming(
+  context: AgentClientContext,
+  id: string,
+  role: "user" | "assistant" | "reasoning",
+): AgentClientContext {
+  const flushed = flushStreaming(context);
+  const existing = flushed.messages.find((message) => message.id === id);
+  const streaming = (
+    existing ? { ...existing, content: existing.content ?? "" } : { id, role, content: "" }
+  ) as AgUiMessage;
+  return { ...flushed, streaming };
+}
+
+/** Moves the streaming message into the list (replacing an earlier version of it). */
+function flushStreaming(context: AgentClientContext): AgentClientContext {
+  const streaming = context.streaming;
+  if (!streaming) return context;
+  const index = context.messages.findIndex((message) => message.id === streaming.id);
+  const messages = index === -1 ? [...context.messages, streaming] : context.messages.with(index, streaming);
+  return { ...context, messages, streaming: undefined };
+}
+
+function startToolCall(
+  context: AgentClientContext,
+  toolCallId: string,
+  name: string,
+  parentMessageId: string | undefined,
+): AgentClientContext {
+  const call: ClientToolCall = {
+    id: toolCallId,
+    name,
+    status: "streaming-args",
+    args: "",
+    result: undefined,
+    parentMessageId,
+  };
+  const withCall = { ...flushStreaming(context), toolCalls: { ...context.toolCalls, [toolCallId]: call } };
+  const parentId = parentMessageId ?? `${toolCallId}:message`;
+  const messages = withCall.messages;
+  const index = messages.findLastIndex((message) => message.id === parentId);
+  const entry: AgUiToolCall = { id: toolCallId, type: "function", function: { name, arguments: "" } };
+  if (index === -1)
+    return { ...withCall, messages: [...messages, { id: parentId, role: "assistant", toolCalls: [entry] }] };
+  const parent = messages[index] as Extract<AgUiMessage, { role: "assistant" }>;
+  return {
+    ...withCall,
+    messages: messages.with(index, { ...parent, toolCalls: [...(parent.toolCalls ?? []), entry] }),
+  };
+}
+
+function setMessageToolCallArgs(context: AgentClientContext, call: ClientToolCall): AgentClientContext {
+  const args = context.toolCalls[call.id]?.args ?? call.args;
+  const index = context.messages.findLastIndex(
+    (message) =>
+      message.role === "assistant" && (message.toolCalls ?? []).some((entry) => entry.id === call.id),
+  );
+  if (index === -1) return context;
+  const parent = context.messages[index] as Extract<AgUiMessage, { role: "assistant" }>;
+  const toolCalls = (parent.toolCalls ?? []).map((entry) =>
+    entry.id === call.id ? { ...entry, function: { ...entry.function, arguments: args } } : entry,
+  );
+  return { ...context, messages: context.messages.with(index, { ...parent, toolCalls }) };
+}
+
+function updateToolCall(
+  context: AgentClientContext,
+  toolCallId: string,
+  update: (call: ClientToolCall) => ClientToolCall,
+): AgentClientContext {
+  const call = context.toolCalls[toolCallId];
+  if (!call) return context;
+  return { ...context, toolCalls: { ...context.toolCalls, [toolCallId]: update(call) } };
+}
+
+/** Reads an agentchart `SharedAgentState`; other servers' state is kept as it is. */
+function applySharedState(context: AgentClientContext, snapshot: unknown): AgentClientContext {
+  const shared = snapshot as { phase?: unknown; awaitingApproval?: unknown } | undefined;
+  const withState = { ...context, state: snapshot };
+  if (!Array.isArray(shared?.awaitingApproval)) return withState;
+  const phase = shared.phase;
+  const status: ClientStatus =
+    phase === "waiting" ? "waiting" : phase === "running" ? "running" : context.status;
+  return setAwaiting({ ...withState, status }, shared.awaitingApproval as PendingApproval[]);
+}
+
+/** Sets the calls waiting for approval, moving calls that stopped waiting back to `running`. */
+function setAwaiting(context: AgentClientContext, awaiting: PendingApproval[]): AgentClientContext {
+  const waiting = new Set(awaiting.map((pending) => pending.toolCallId));
+  let toolCalls = context.toolCalls;
+  for (const call of Object.values(context.toolCalls)) {
+    const status = waiting.has(call.id)
+      ? "awaiting-approval"
+      : call.status === "awaiting-approval"
+        ? "running"
+        : call.status;
+    if (status !== call.status) toolCalls = { ...toolCalls, [call.id]: { ...call, status } };
+  }
+  return { ...context, toolCalls, awaitingApproval: awaiting };
+}
+
+function normalized(message: AgUiMessage): AgUiMessage {
+  const content = (message as { content?: unknown }).content;
+  if (content === undefined || typeof content === "string") return message;
+  const text = Array.isArray(content)
+    ? content
+        .map((part) => ((part as { type?: string }).type === "text" ? (part as { text: string }).text : ""))
+        .join("")
+    : "";
+  return { ...message, content: text } as AgUiMessage;
+}
+
+/** The tool calls of a messages snapshot: done or error by their results, running without one. */
+function toolCallsOf(messages: AgUiMessage[]): Record<string, ClientToolCall> {
+  const calls: Record<string, ClientToolCall> = {};
+  const results = new Map<string, { content: string; isError: boolean }>();
+  for (const message of messages)
+    if (message.role === "tool")
+      results.set(message.toolCallId, {
+        content: normalized(message).content as string,
+        isError: message.error !== undefined || message.metadata?.agentchart?.isError === true,
+      });
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const entry of message.toolCalls ?? []) {
+      const result = results.get(entry.id);
+      calls[entry.id] = {
+        id: entry.id,
+        name: entry.function.name,
+        status: result === undefined ? "running" : result.isError ? "error" : "done",
+        args: entry.function.arguments,
+        result: result?.content,
+        parentMessageId: message.id,
+      };
+    }
+  }
+  return calls;
+}
