@@ -5,6 +5,7 @@ import { failedAssistantMessage, toolResultMessage } from "../loop/messages.js";
 import { ABORTED_CALL_TEXT } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
 import type { AgentMessage } from "../types/messages.js";
+import { resolveModel } from "../types/resolve-model.js";
 import type { PostgresSession } from "./postgres-session.js";
 import type { ParkedRun, RunState, RunStore, StoredCommand } from "./run-store.js";
 import { callsAwaitingApproval, recordDecisions, storedDecisions } from "./tool-decisions.js";
@@ -245,7 +246,7 @@ export class SessionRun {
       void session.appendMessage(toolResultMessage(toolCall, outcome.result, outcome.isError));
     }
     void session.appendMessage(
-      failedAssistantMessage(this.host.options.model, "aborted", PARKED_RUN_ABORTED),
+      failedAssistantMessage(resolveModel(this.host.options.model), "aborted", PARKED_RUN_ABORTED),
     );
     await session.flush();
     await store.unpark(session.id);

@@ -8,9 +8,15 @@ import { InstrumentationError } from "../../src/otel/instrumentation-error.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { deferred, echoTool, testModel } from "../support/loop-harness.js";
-import { memoryTracing, spanTree, stateEvents, treeLines, useAsyncContext } from "../support/otel-support.js";
+import {
+  installAsyncContext,
+  memoryTracing,
+  spanTree,
+  stateEvents,
+  treeLines,
+} from "../support/otel-support.js";
 
-useAsyncContext();
+installAsyncContext();
 
 const attributesOf = (span: ReadableSpan) => span.attributes;
 const eventNames = (span: ReadableSpan) => span.events.map((event) => event.name);

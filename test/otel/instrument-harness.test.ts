@@ -9,9 +9,9 @@ import {
   summariserTurn,
   testModel,
 } from "../support/harness-support.js";
-import { memoryTracing, spanTree, treeLines, useAsyncContext } from "../support/otel-support.js";
+import { installAsyncContext, memoryTracing, spanTree, treeLines } from "../support/otel-support.js";
 
-useAsyncContext();
+installAsyncContext();
 
 const named = (spans: readonly ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
 

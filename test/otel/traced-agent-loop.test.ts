@@ -8,9 +8,15 @@ import { extractTraceContext, injectTraceContext } from "../../src/otel/trace-co
 import { tracedAgentLoop } from "../../src/otel/traced-agent-loop.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { deferred, echoTool, emptyContext, testModel, user } from "../support/loop-harness.js";
-import { memoryTracing, spanTree, stateEvents, treeLines, useAsyncContext } from "../support/otel-support.js";
+import {
+  installAsyncContext,
+  memoryTracing,
+  spanTree,
+  stateEvents,
+  treeLines,
+} from "../support/otel-support.js";
 
-useAsyncContext();
+installAsyncContext();
 
 describe("tracedAgentLoop", () => {
   it("traces each subscription as a run, under the span active when subscribing", async () => {

@@ -51,7 +51,7 @@ export function memoryTracing() {
 }
 
 /** Registers the AsyncLocalStorage context manager for the tests of this file. */
-export function useAsyncContext(): void {
+export function installAsyncContext(): void {
   beforeAll(() => {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   });
