@@ -16,18 +16,26 @@ export {
 export { AgentHarness, type AgentHarnessOptions } from "./agent-harness.js";
 // The compaction functions themselves (docs/compaction.md), for apps that compact outside a harness.
 export {
+  type BranchSummaryEntries,
+  type BranchSummaryPreparation,
+  type BranchSummaryResult as GeneratedBranchSummary,
   collectEntriesForBranchSummary,
   type GenerateBranchSummaryOptions,
   generateBranchSummary,
   prepareBranchSummary,
 } from "./compaction/branch-summary.js";
-export { type CompactOptions, compact } from "./compaction/compact.js";
+export {
+  type CompactionResult as CompactOutput,
+  type CompactOptions,
+  compact,
+} from "./compaction/compact.js";
 export {
   CompactionError,
   type CompactionErrorCode,
   isCompactionError,
 } from "./compaction/compaction-error.js";
-export { findCutPoint } from "./compaction/cut-point.js";
+export { type CutPoint, findCutPoint } from "./compaction/cut-point.js";
+export type { FileOperations } from "./compaction/file-operations.js";
 export { type CompactionPreparation, prepareCompaction } from "./compaction/prepare.js";
 export { serializeConversation } from "./compaction/serialize.js";
 export { shouldCompact } from "./compaction/settings.js";
@@ -36,6 +44,7 @@ export {
   calculateContextTokens,
   estimateContextTokens,
   estimateTokens,
+  type LastUsage,
   lastUsage,
 } from "./compaction/token-estimate.js";
 export {
@@ -83,7 +92,6 @@ export type { HarnessCompactResult, NavigateTreeOptions, NavigateTreeResult } fr
 export type { PromptTemplate } from "./prompt-templates.js";
 export { INTERRUPTED_NOT_RERUN, type ToolCallDecision } from "./resume-run.js";
 export {
-  abortableDelay,
   DEFAULT_RETRY_POLICY,
   isContextOverflow,
   isRetryableError,
@@ -91,7 +99,7 @@ export {
   retryDelayMs,
 } from "./retry-policy.js";
 export type { Skill } from "./skill-types.js";
-export { escapeXml, formatSkillsForSystemPrompt, type PromptSkill } from "./skills-prompt.js";
+export { formatSkillsForSystemPrompt, type PromptSkill } from "./skills-prompt.js";
 export {
   DEFAULT_SYSTEM_PROMPT,
   resolveSystemPrompt,

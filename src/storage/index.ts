@@ -1,5 +1,4 @@
-export { type SessionSink, type SessionWriterCommand, sessionWriterActor } from "../actors/session-writer.js";
-export { sessionWriterMachine } from "../machines/session.machine.js";
+export type { SessionSink } from "../actors/session-writer.js";
 export { isSessionError, SessionError, type SessionErrorCode } from "../types/session-error.js";
 export { buildSessionContext } from "./build-context.js";
 export * from "./entries.js";

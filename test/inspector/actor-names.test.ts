@@ -52,11 +52,14 @@ describe("readable names of inspected systems and actors", () => {
     }));
     expect(names).toEqual([
       { name: `agent ${agents[1]}`, internal: false },
+      { name: "turnCallbacks", internal: false },
       { name: "stream", internal: false },
       { name: "echo · call_b", internal: false },
-      { name: "call_b › preparing.checkingHook", internal: true },
+      { name: "call_b › preparing.validating", internal: true },
       { name: "call_b › executing", internal: true },
+      { name: "turnCallbacks", internal: false },
       { name: "stream", internal: false },
+      { name: "turnCallbacks", internal: false },
     ]);
   });
 

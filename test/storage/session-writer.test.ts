@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import { type SessionError, type SessionSink, sessionWriterMachine } from "../../src/index.js";
+import type { SessionError, SessionSink } from "../../src/index.js";
+import { sessionWriterMachine } from "../../src/internals.js";
 import { SessionWriteQueue } from "../../src/storage/write-queue.js";
 
 /** A sink whose writes stay pending until the test settles them (like `fdatasync`). */

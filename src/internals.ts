@@ -1,0 +1,35 @@
+// `agentchart/internals`: pieces of the machinery that tests, tools and the curious may want, with
+// no stability promise — anything here may change in any release. The public API is `agentchart`
+// and its other entry points; `api/*.api.md` lists it, and a test fails on any change to it.
+
+export { type SessionWriterCommand, sessionWriterActor } from "./actors/session-writer.js";
+export type {
+  StreamedReply,
+  StreamReplyInput,
+  StreamReplyOutput,
+  StreamRequest,
+} from "./actors/stream-reply.actor.js";
+export type { ToolStepInput } from "./actors/tool-step.actors.js";
+export { abortableDelay } from "./harness/retry-policy.js";
+export { escapeXml } from "./harness/skills-prompt.js";
+export type { InboxMessage, RunState, ToolBatch, ToolCallPhase } from "./loop/agent-context.js";
+export type {
+  NextTurnPlan,
+  TurnCallbacksAnswer,
+  TurnCallbacksInput,
+  TurnDecision,
+} from "./loop/between-turns.js";
+export type { DecisionEvent } from "./machines/agent.actions.js";
+export type { AgentInternalEvent } from "./machines/agent.machine.js";
+export {
+  type PendingWrite,
+  type SessionWriterContext,
+  sessionWriterMachine,
+} from "./machines/session.machine.js";
+export type {
+  ToolAwaitingEvent,
+  ToolCallEvent,
+  ToolCallInput,
+  ToolPreparedEvent,
+  ToolValidatedEvent,
+} from "./machines/tool-call.machine.js";
