@@ -1,5 +1,5 @@
 import { BehaviorSubject, filter, firstValueFrom } from "rxjs";
-import { type Actor, createActor, fromPromise } from "xstate";
+import { type Actor, createActor, fromPromise, type InspectionEvent, type Observer } from "xstate";
 import type { Agent } from "../agent/agent.js";
 import { isPromiseLike } from "../loop/maybe-async.js";
 import type { ResumedCallState } from "../loop/run-steps.js";
@@ -13,7 +13,6 @@ import type { Session } from "../storage/session.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { StreamFn } from "../types/stream.js";
-import type { AgentHarnessOptions } from "./agent-harness.js";
 import { type CompactionPort, type CompactionSettings, tokensOf } from "./compaction-port.js";
 import { AgentHarnessError, wrapError } from "./harness-errors.js";
 import type {
@@ -58,7 +57,7 @@ export interface HarnessCore {
   failRun(error: AgentHarnessError): void;
   emit(event: HarnessOwnEvent): void;
   /** Inspection observer for the phase machine (the Agent's loop actors get the same one). */
-  inspect: AgentHarnessOptions["inspect"];
+  inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
 }
 
 /** One public call in progress: `prompt` (and its retries/compactions), `compact` or `navigateTree`. */

@@ -24,6 +24,50 @@ function folderImports(): Map<string, Set<string>> {
   return graph;
 }
 
+/** Groups of source files that import each other, directly or through others (Tarjan's SCCs). */
+function fileCycles(): string[][] {
+  const graph = new Map<string, Set<string>>();
+  for (const entry of readdirSync(srcRoot, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const targets = new Set<string>();
+    for (const match of readFileSync(path.join(entry.parentPath, entry.name), "utf8").matchAll(
+      /(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']/g,
+    ))
+      targets.add(path.resolve(entry.parentPath, match[1]!).replace(/\.js$/, ".ts"));
+    graph.set(path.join(entry.parentPath, entry.name), targets);
+  }
+  let counter = 0;
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const groups: string[][] = [];
+  const visit = (file: string): void => {
+    order.set(file, counter);
+    low.set(file, counter++);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!order.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, order.get(next)!));
+    }
+    if (low.get(file) !== order.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(path.relative(srcRoot, member));
+    } while (member !== file);
+    if (group.length > 1) groups.push(group.sort());
+  };
+  for (const file of graph.keys()) if (!order.has(file)) visit(file);
+  return groups;
+}
+
 /** Pairs of folders that import each other, directly or through others. */
 function cycles(graph: Map<string, Set<string>>): string[] {
   const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
@@ -64,6 +108,10 @@ describe("source folders", () => {
 
   it("never import each other back (no cycle between folders)", () => {
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it("have no import cycle between files either", () => {
+    expect(fileCycles()).toEqual([]);
   });
 
   it("import only lower layers: types ← loop ← actors ← machines ← agent/storage ← harness ← cli", () => {
