@@ -2,7 +2,6 @@
 // no stability promise — anything here may change in any release. The public API is `agentchart`
 // and its other entry points; `api/*.api.md` lists it, and a test fails on any change to it.
 
-export { type SessionWriterCommand, sessionWriterActor } from "./actors/session-writer.js";
 export type {
   StreamedReply,
   StreamReplyInput,
@@ -21,11 +20,6 @@ export type {
 } from "./loop/between-turns.js";
 export type { DecisionEvent } from "./machines/agent.actions.js";
 export type { AgentInternalEvent } from "./machines/agent.machine.js";
-export {
-  type PendingWrite,
-  type SessionWriterContext,
-  sessionWriterMachine,
-} from "./machines/session.machine.js";
 export type {
   ToolAwaitingEvent,
   ToolCallEvent,

@@ -1,6 +1,6 @@
-import type { SessionSink } from "../actors/session-writer.js";
 import type { WriteFault } from "../storage/session-repo.js";
 import { normalizeSessionName } from "../storage/session-tree.js";
+import type { SessionSink } from "../storage/session-writer.js";
 import { toJsonbLines } from "./jsonb-lines.js";
 import type { PostgresPool } from "./postgres-pool.js";
 import { leaseExpiry, type SessionLease } from "./session-lease.js";

@@ -1,4 +1,3 @@
-export type { SessionSink } from "../actors/session-writer.js";
 export { isSessionError, SessionError, type SessionErrorCode } from "../types/session-error.js";
 export { buildSessionContext } from "./build-context.js";
 export * from "./entries.js";
@@ -8,4 +7,4 @@ export { type CustomMessageInput, Session, type SessionInit } from "./session.js
 export { type ParsedSession, parseSessionText, serializeLine, serializeSession } from "./session-file.js";
 export type * from "./session-repo.js";
 export { normalizeSessionName, SessionTree, type SessionTreeView } from "./session-tree.js";
-export type { SessionWriterStatus } from "./write-queue.js";
+export { type SessionSink, SessionWriter, type SessionWriterStatus } from "./session-writer.js";

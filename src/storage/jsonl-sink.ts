@@ -1,9 +1,9 @@
 import { closeSync, fdatasync, writeSync } from "node:fs";
-import type { SessionSink } from "../actors/session-writer.js";
 import type { Durability } from "./jsonl-files.js";
 import { writeListIndexAtClose } from "./session-list-index.js";
 import { latestNameInText } from "./session-name-scan.js";
 import type { WriteFault } from "./session-repo.js";
+import type { SessionSink } from "./session-writer.js";
 
 /** Writes all of `text`: one `write(2)` in the common case, more only if the OS took part of it. */
 function writeAll(fd: number, text: string): void {

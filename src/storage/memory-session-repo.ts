@@ -1,4 +1,3 @@
-import type { SessionSink } from "../actors/session-writer.js";
 import { SessionError } from "../types/session-error.js";
 import type { SessionHeader } from "./entries.js";
 import { forkHeader, selectForkEntries } from "./fork.js";
@@ -15,6 +14,7 @@ import type {
   WriteFault,
 } from "./session-repo.js";
 import { SessionTree } from "./session-tree.js";
+import type { SessionSink } from "./session-writer.js";
 
 interface StoredSession {
   header: SessionHeader;

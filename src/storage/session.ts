@@ -1,4 +1,3 @@
-import type { SessionSink } from "../actors/session-writer.js";
 import type { AgentMessage, ThinkingLevel } from "../types/index.js";
 import { SessionError } from "../types/session-error.js";
 import type {
@@ -21,7 +20,8 @@ import type {
 } from "./entries.js";
 import { serializeLine } from "./session-file.js";
 import { normalizeSessionName, type SessionTree, type SessionTreeView } from "./session-tree.js";
-import { SessionWriteQueue, type SessionWriterStatus } from "./write-queue.js";
+import type { SessionSink } from "./session-writer.js";
+import { SessionWriter, type SessionWriterStatus } from "./session-writer.js";
 
 /** Options of {@link Session.appendCustomMessage}. */
 export interface CustomMessageInput<TDetails = unknown> {
@@ -44,7 +44,7 @@ export interface SessionInit {
 }
 
 /**
- * An open session: the tree of entries in memory plus the session actor that persists appends.
+ * An open session: the tree of entries in memory plus the one writer (`SessionWriter`) that persists appends.
  *
  * Reads are answered from in-memory indexes. Appends update the tree synchronously (the new entry
  * is the leaf at once) and return a promise that resolves with the entry once it is persisted, so
@@ -59,14 +59,14 @@ export class Session implements SessionTreeView {
   /** Lines skipped (`{recover: true}`) or cut (torn tail) when the session was opened. */
   readonly recovered: readonly RecoveredLine[];
   private readonly tree: SessionTree;
-  private readonly writer: SessionWriteQueue;
+  private readonly writer: SessionWriter;
 
   constructor(init: SessionInit) {
     this.header = init.header;
     this.tree = init.tree;
     this.path = init.path;
     this.recovered = init.recovered ?? [];
-    this.writer = new SessionWriteQueue(init.sink);
+    this.writer = new SessionWriter(init.sink);
   }
 
   get id(): string {

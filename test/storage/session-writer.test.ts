@@ -1,8 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createActor } from "xstate";
-import type { SessionError, SessionSink } from "../../src/index.js";
-import { sessionWriterMachine } from "../../src/internals.js";
-import { SessionWriteQueue } from "../../src/storage/write-queue.js";
+import { type SessionError, type SessionSink, SessionWriter } from "../../src/index.js";
 
 /** A sink whose writes stay pending until the test settles them (like `fdatasync`). */
 function asyncSink() {
@@ -20,24 +17,20 @@ function asyncSink() {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("session writer", () => {
-  it("acknowledges a synchronous sink's write without leaving idle", async () => {
+  it("writes the writes of one tick to a synchronous sink as one batch, acknowledged without a round trip", async () => {
     const written: string[] = [];
-    const actor = createActor(sessionWriterMachine, {
-      input: { sink: { write: (text) => void written.push(text), close: () => {} } },
-    });
-    const states: unknown[] = [];
-    actor.subscribe((snapshot) => states.push(snapshot.value));
-    actor.start();
-    let settled: SessionError | undefined | "pending" = "pending";
-    actor.send({ type: "write", writes: [{ text: "a\n", settle: (error) => (settled = error) }] });
-    expect(settled).toBeUndefined();
-    expect(written).toEqual(["a\n"]);
-    expect(new Set(states)).toEqual(new Set(["idle"]));
+    const writer = new SessionWriter({ write: (text) => void written.push(text), close: () => {} });
+    const first = writer.write("a\n", "a");
+    const second = writer.write("b\n", "b");
+    expect(written).toEqual([]);
+    expect(await Promise.all([first, second])).toEqual(["a", "b"]);
+    expect(written).toEqual(["a\nb\n"]);
+    expect(writer.status).toBe("open");
   });
 
   it("is writing while an asynchronous write is in flight and group-commits what queued meanwhile", async () => {
     const { sink, writes } = asyncSink();
-    const queue = new SessionWriteQueue(sink);
+    const queue = new SessionWriter(sink);
     const first = queue.write("a\n", "a");
     await tick();
     expect(writes.map((write) => write.text)).toEqual(["a\n"]);
@@ -57,7 +50,7 @@ describe("session writer", () => {
 
   it("fails on an asynchronous write error: the failing and queued writes, flush and later writes reject", async () => {
     const { sink, writes, closes } = asyncSink();
-    const queue = new SessionWriteQueue(sink);
+    const queue = new SessionWriter(sink);
     const first = queue.write("a\n");
     await tick();
     const queued = queue.write("b\n");
@@ -79,7 +72,7 @@ describe("session writer", () => {
 
   it("closes after the write in flight and what queued behind it, then refuses text", async () => {
     const { sink, writes, closes } = asyncSink();
-    const queue = new SessionWriteQueue(sink);
+    const queue = new SessionWriter(sink);
     const first = queue.write("a\n");
     await tick();
     const second = queue.write("b\n");
