@@ -28,6 +28,21 @@ export function sessionFileName(timestamp: string, id: string): string {
   return `${timestamp.replace(/[:.]/g, "-")}_${id}.jsonl`;
 }
 
+/**
+ * The session id a file name encodes: what follows the first "_" up to ".jsonl". The time part never
+ * holds a "_" (pi's and ours: ISO time with ":" and "." replaced by "-"), so `…_team_1.jsonl` is
+ * session `team_1` and never session `1`.
+ *
+ * Contract: pure, never throws; `undefined` for a name that is not `<time>_<id>.jsonl`.
+ * @example sessionIdOfFileName("2025-12-09T00-53-29-825Z_team_1.jsonl") // "team_1"
+ */
+export function sessionIdOfFileName(name: string): string | undefined {
+  const separator = name.indexOf("_");
+  if (separator <= 0 || !name.endsWith(".jsonl")) return undefined;
+  const id = name.slice(separator + 1, -".jsonl".length);
+  return id.length > 0 ? id : undefined;
+}
+
 /** Wraps an fs failure as `SessionError("storage")`. */
 export function storageError(action: string, error: unknown): SessionError {
   if (error instanceof SessionError) return error;

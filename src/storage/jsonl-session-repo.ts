@@ -20,6 +20,7 @@ import {
   listSessionFiles,
   readFirstLine,
   sessionFileName,
+  sessionIdOfFileName,
   storageError,
   writeFileAtomic,
 } from "./jsonl-files.js";
@@ -231,9 +232,9 @@ export class JsonlSessionRepo implements SessionRepo {
     }
   }
 
+  /** The file of session `id`: the one whose name encodes exactly that id. */
   private findFile(id: string): string | undefined {
-    const suffix = `_${id}.jsonl`;
-    return listSessionFiles(this.root).find((path) => basename(path).endsWith(suffix));
+    return listSessionFiles(this.root).find((path) => sessionIdOfFileName(basename(path)) === id);
   }
 
   private requireFile(id: string): string {
