@@ -49,13 +49,18 @@ export function storageError(action: string, error: unknown): SessionError {
   return new SessionError("storage", `${action}: ${(error as Error).message}`, { cause: error });
 }
 
+/** Lists the cwd folders under `root` (full paths). */
+export function listCwdFolders(root: string): string[] {
+  return readdirOrEmpty(root).map((dir) => join(root, dir));
+}
+
 /** Lists `*.jsonl` session files under `root` (all cwd folders, or the one given). */
 export function listSessionFiles(root: string, cwdDir?: string): string[] {
-  const dirs = cwdDir !== undefined ? [cwdDir] : readdirOrEmpty(root);
+  const dirs = cwdDir !== undefined ? [join(root, cwdDir)] : listCwdFolders(root);
   const files: string[] = [];
   for (const dir of dirs) {
-    for (const name of readdirOrEmpty(join(root, dir))) {
-      if (name.endsWith(".jsonl")) files.push(join(root, dir, name));
+    for (const name of readdirOrEmpty(dir)) {
+      if (name.endsWith(".jsonl")) files.push(join(dir, name));
     }
   }
   return files;
@@ -100,12 +105,36 @@ export function readFirstLine(fd: number): string {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+const TEMP_SUFFIX = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * A fresh temporary name beside `path`: `<path>.tmp-<pid>-<8 hex>`. Every temporary file and folder of
+ * the JSONL repo is named so, which lets {@link tempOwnerPid} tell the litter of dead processes.
+ *
+ * Contract: pure apart from randomness, never throws.
+ * @example tempPathOf("/s/a.jsonl") // "/s/a.jsonl.tmp-4242-9f3c01ab"
+ */
+export function tempPathOf(path: string): string {
+  return `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * The pid that made a temporary name of {@link tempPathOf}, `undefined` for any other name.
+ *
+ * Contract: pure, never throws.
+ * @example tempOwnerPid("a.jsonl.lock.tmp-4242-9f3c01ab") // 4242
+ */
+export function tempOwnerPid(name: string): number | undefined {
+  const match = TEMP_SUFFIX.exec(name);
+  return match === null ? undefined : Number(match[1]);
+}
+
 /**
  * Writes `text` to `path` atomically: a temp file beside it, fsync'd when `durability` is "fsync",
  * then renamed over `path` (and the directory fsync'd). Readers see the old file or the new one.
  */
 export function writeFileAtomic(path: string, text: string | Buffer, durability: Durability): void {
-  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const temp = tempPathOf(path);
   try {
     const fd = openSync(temp, "wx");
     try {
