@@ -270,6 +270,45 @@ export function sessionRepoConformance(
       );
 
       it(
+        "matches ids exactly: session 1 is not session team_1",
+        withRepo(async ({ repo }) => {
+          const team = await repo.create({ id: "team_1" });
+          await team.appendMessage(user("in team_1"));
+          await team.close();
+          await expectCode(repo.open("1"), "not_found");
+          await repo.delete("1");
+          const one = await repo.create({ id: "1" });
+          await one.close();
+          await repo.delete("1");
+          const reopened = await repo.open("team_1");
+          expect(texts(reopened)).toEqual(["in team_1"]);
+          await reopened.close();
+        }),
+      );
+
+      it(
+        "refuses a stored message of the wrong shape on open (invalid_entry naming its line); recover skips it",
+        withRepo(async ({ repo }) => {
+          const session = await repo.create({ id: "edited" });
+          await session.appendMessage(user("before"));
+          // Written past the types, as a hand edit or another program would leave it.
+          await session.appendMessage({
+            role: "user",
+            content: 12345,
+            timestamp: 1,
+          } as unknown as AgentMessage);
+          await session.appendMessage(user("after"));
+          await session.close();
+          const error = await expectCode(repo.open("edited"), "invalid_entry");
+          expect(error.message).toContain("line 3: message.content");
+          const recovered = await repo.open("edited", { recover: true });
+          expect(recovered.recovered.map((line) => line.line)).toEqual([3]);
+          expect(texts(recovered)).toEqual(["before", "after"]);
+          await recovered.close();
+        }),
+      );
+
+      it(
         "allows one writer per session until it closes",
         withRepo(async ({ repo, sibling }) => {
           const session = await repo.create({ id: "one-writer" });

@@ -28,19 +28,39 @@ export function sessionFileName(timestamp: string, id: string): string {
   return `${timestamp.replace(/[:.]/g, "-")}_${id}.jsonl`;
 }
 
+/**
+ * The session id a file name encodes: what follows the first "_" up to ".jsonl". The time part never
+ * holds a "_" (pi's and ours: ISO time with ":" and "." replaced by "-"), so `…_team_1.jsonl` is
+ * session `team_1` and never session `1`.
+ *
+ * Contract: pure, never throws; `undefined` for a name that is not `<time>_<id>.jsonl`.
+ * @example sessionIdOfFileName("2025-12-09T00-53-29-825Z_team_1.jsonl") // "team_1"
+ */
+export function sessionIdOfFileName(name: string): string | undefined {
+  const separator = name.indexOf("_");
+  if (separator <= 0 || !name.endsWith(".jsonl")) return undefined;
+  const id = name.slice(separator + 1, -".jsonl".length);
+  return id.length > 0 ? id : undefined;
+}
+
 /** Wraps an fs failure as `SessionError("storage")`. */
 export function storageError(action: string, error: unknown): SessionError {
   if (error instanceof SessionError) return error;
   return new SessionError("storage", `${action}: ${(error as Error).message}`, { cause: error });
 }
 
+/** Lists the cwd folders under `root` (full paths). */
+export function listCwdFolders(root: string): string[] {
+  return readdirOrEmpty(root).map((dir) => join(root, dir));
+}
+
 /** Lists `*.jsonl` session files under `root` (all cwd folders, or the one given). */
 export function listSessionFiles(root: string, cwdDir?: string): string[] {
-  const dirs = cwdDir !== undefined ? [cwdDir] : readdirOrEmpty(root);
+  const dirs = cwdDir !== undefined ? [join(root, cwdDir)] : listCwdFolders(root);
   const files: string[] = [];
   for (const dir of dirs) {
-    for (const name of readdirOrEmpty(join(root, dir))) {
-      if (name.endsWith(".jsonl")) files.push(join(root, dir, name));
+    for (const name of readdirOrEmpty(dir)) {
+      if (name.endsWith(".jsonl")) files.push(join(dir, name));
     }
   }
   return files;
@@ -85,12 +105,36 @@ export function readFirstLine(fd: number): string {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+const TEMP_SUFFIX = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * A fresh temporary name beside `path`: `<path>.tmp-<pid>-<8 hex>`. Every temporary file and folder of
+ * the JSONL repo is named so, which lets {@link tempOwnerPid} tell the litter of dead processes.
+ *
+ * Contract: pure apart from randomness, never throws.
+ * @example tempPathOf("/s/a.jsonl") // "/s/a.jsonl.tmp-4242-9f3c01ab"
+ */
+export function tempPathOf(path: string): string {
+  return `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * The pid that made a temporary name of {@link tempPathOf}, `undefined` for any other name.
+ *
+ * Contract: pure, never throws.
+ * @example tempOwnerPid("a.jsonl.lock.tmp-4242-9f3c01ab") // 4242
+ */
+export function tempOwnerPid(name: string): number | undefined {
+  const match = TEMP_SUFFIX.exec(name);
+  return match === null ? undefined : Number(match[1]);
+}
+
 /**
  * Writes `text` to `path` atomically: a temp file beside it, fsync'd when `durability` is "fsync",
  * then renamed over `path` (and the directory fsync'd). Readers see the old file or the new one.
  */
 export function writeFileAtomic(path: string, text: string | Buffer, durability: Durability): void {
-  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const temp = tempPathOf(path);
   try {
     const fd = openSync(temp, "wx");
     try {

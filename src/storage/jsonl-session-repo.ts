@@ -12,18 +12,21 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { SessionError } from "../types/session-error.js";
 import type { RecoveredLine, SessionHeader } from "./entries.js";
-import { acquireLock, liveLockHolder, lockPathOf } from "./file-lock.js";
+import { acquireLock } from "./file-lock.js";
 import { forkHeader, selectForkEntries } from "./fork.js";
 import { assertValidCwd, assertValidSessionId, createSessionId } from "./ids.js";
 import {
   type Durability,
   encodeCwd,
+  listCwdFolders,
   listSessionFiles,
   readFirstLine,
   sessionFileName,
+  sessionIdOfFileName,
   storageError,
   writeFileAtomic,
 } from "./jsonl-files.js";
+import { folderLitter, removeLitter, sessionLitter } from "./jsonl-litter.js";
 import { JsonlFileSink } from "./jsonl-sink.js";
 import { migrateHeader } from "./migrate.js";
 import { Session } from "./session.js";
@@ -80,6 +83,7 @@ export class JsonlSessionRepo implements SessionRepo {
     const path = this.requireFile(id);
     const release = acquireLock(path, id);
     try {
+      removeLitter(sessionLitter(path));
       const { parsed, text } = this.read(path, options);
       const recovered = this.repair(path, parsed, text);
       const fd = openSync(path, "a");
@@ -107,17 +111,34 @@ export class JsonlSessionRepo implements SessionRepo {
     assertValidSessionId(id);
     const path = this.findFile(id);
     if (path === undefined) return;
-    if (liveLockHolder(path) !== undefined) {
-      throw new SessionError("locked", `Session "${id}" is open for writing; close it before deleting.`);
-    }
-    for (const file of [path, lockPathOf(path), listIndexPathOf(path)]) {
-      try {
-        unlinkSync(file);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-          throw storageError(`Cannot delete ${file}`, error);
+    const release = acquireLock(path, id); // `locked` while a writer has it open
+    try {
+      for (const file of [path, listIndexPathOf(path)]) {
+        try {
+          unlinkSync(file);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+            throw storageError(`Cannot delete ${file}`, error);
+        }
       }
+      removeLitter(sessionLitter(path));
+    } finally {
+      release();
     }
+  }
+
+  /**
+   * Finds the litter that processes killed mid-write left in the repo — temporary files, lock-staging
+   * folders, locks of session files never written — and removes it unless `dryRun`. `open` already
+   * removes the litter of the session it opens; this sweeps every folder (e.g. after a crashed `fork`).
+   *
+   * Contract: async; never touches a session file, its `.corrupt-*` copies or a lock a live process
+   * holds; rejects with `SessionError("storage")` only when the repo cannot be read.
+   * @example const removed = await repo.removeLitter(); // paths removed
+   */
+  async removeLitter(options: { dryRun?: boolean } = {}): Promise<string[]> {
+    const dryRun = options.dryRun ?? false;
+    return listCwdFolders(this.root).flatMap((dir) => folderLitter(dir, { dryRun }));
   }
 
   async fork(sourceId: string, options: ForkSessionOptions = {}): Promise<Session> {
@@ -232,9 +253,9 @@ export class JsonlSessionRepo implements SessionRepo {
     }
   }
 
+  /** The file of session `id`: the one whose name encodes exactly that id. */
   private findFile(id: string): string | undefined {
-    const suffix = `_${id}.jsonl`;
-    return listSessionFiles(this.root).find((path) => basename(path).endsWith(suffix));
+    return listSessionFiles(this.root).find((path) => sessionIdOfFileName(basename(path)) === id);
   }
 
   private requireFile(id: string): string {

@@ -1,5 +1,6 @@
 import { SessionError } from "../types/session-error.js";
 import type { RecoveredLine, SessionEntry, SessionHeader } from "./entries.js";
+import { entryFieldsProblem } from "./entry-schema.js";
 import { headerVersion, migrateHeader, migrateV1Entries, migrateV2Entries, type RawLine } from "./migrate.js";
 import { SessionTree } from "./session-tree.js";
 
@@ -50,15 +51,13 @@ function fail(line: number, reason: string): SessionError {
   return new SessionError("invalid_entry", `Session file line ${line}: ${reason}.`);
 }
 
-function entryProblem(value: Record<string, unknown>): string | undefined {
+/** Why an entry's envelope (type, id, parentId, timestamp) is unusable, or `undefined`. */
+function envelopeProblem(value: Record<string, unknown>): string | undefined {
   if (typeof value.type !== "string" || !value.type) return "missing entry type";
   if (typeof value.id !== "string" || !value.id) return "missing entry id";
   if (value.parentId !== null && typeof value.parentId !== "string")
     return "parentId must be a string or null";
   if (typeof value.timestamp !== "string") return "missing timestamp";
-  if (value.type === "message" && (typeof value.message !== "object" || value.message === null)) {
-    return "message entry without a message";
-  }
   return undefined;
 }
 
@@ -75,21 +74,33 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 
 /**
  * Inserts checked entries into `tree`: a bad one throws `invalid_entry` naming its line, or with
- * `recover` is listed in `skipped`.
+ * `recover` is listed in `skipped`. An entry skipped only for its fields (a malformed message) keeps
+ * its place in the tree's shape: its children are attached to its parent, so one bad message does not
+ * cost the rest of the conversation.
  */
 function entryAdder(
   tree: SessionTree,
   skipped: RecoveredLine[],
   options: { recover?: boolean },
 ): (line: number, value: Record<string, unknown>) => void {
+  const parentOfSkipped = new Map<string, string | null>();
   return (line, value) => {
-    let problem = entryProblem(value);
+    let problem = envelopeProblem(value);
     if (problem === undefined) {
-      try {
-        tree.insert(value as unknown as SessionEntry);
-        return;
-      } catch (error) {
-        problem = (error as Error).message;
+      const parentId = value.parentId as string | null;
+      const relinked = parentId === null ? undefined : parentOfSkipped.get(parentId);
+      problem = entryFieldsProblem(value);
+      if (problem !== undefined) {
+        const id = value.id as string;
+        if (!tree.has(id)) parentOfSkipped.set(id, relinked === undefined ? parentId : relinked);
+      } else {
+        if (relinked !== undefined) value.parentId = relinked;
+        try {
+          tree.insert(value as unknown as SessionEntry);
+          return;
+        } catch (error) {
+          problem = (error as Error).message;
+        }
       }
     }
     if (!options.recover) throw fail(line, problem);

@@ -3,6 +3,7 @@ import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:f
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SessionError } from "../../src/index.js";
 import { JsonlSessionRepo } from "../../src/node.js";
+import { lockHolder } from "../../src/storage/file-lock.js";
 import { tempRoot, userMessage } from "../support/session-files.js";
 
 let root: string;
@@ -95,7 +96,7 @@ describe("JSONL recovery", () => {
       await exited;
     }
     const taken = await repo.open("s");
-    expect(readFileSync(`${path}.lock`, "utf8")).toBe(String(process.pid));
+    expect(lockHolder(path)).toBe(process.pid);
     await taken.close();
   });
 
