@@ -19,11 +19,11 @@ const agent = new Agent({
   ]),
   tools: [add],
 });
-agent.events$.subscribe(
-  (e) =>
-    e.type === "message_update" &&
-    e.assistantMessageEvent.type === "text_delta" &&
-    process.stdout.write(e.assistantMessageEvent.delta),
-);
+agent.events$.subscribe((e) => {
+  if (e.type === "message_update" && e.assistantMessageEvent.type === "text_delta") {
+    process.stdout.write(e.assistantMessageEvent.delta);
+  }
+  if (e.type === "agent_end") process.stdout.write("\n");
+});
 await agent.prompt("What is 2 + 3?");
 console.log(agent.state.messages.length); // user, assistant (tool call), toolResult, assistant

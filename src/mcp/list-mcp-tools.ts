@@ -1,7 +1,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { McpError, type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { mcpSdk } from "./mcp-sdk.js";
 
 /** A tool a server listed that cannot be used: who it is and why. */
 export interface UnusableMcpTool {
@@ -47,13 +48,13 @@ export async function listMcpTools(client: Client, options: RequestOptions): Pro
     try {
       page = await client.listTools(params, options);
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof mcpSdk.McpError) throw error;
       // The answer came but does not match the SDK's schema: read it again, one tool at a time.
       page = await client.request({ method: "tools/list", params }, uncheckedPage, options);
     }
     for (const raw of page.tools) {
       listed++;
-      const checked = ToolSchema.safeParse(raw);
+      const checked = mcpSdk.ToolSchema.safeParse(raw);
       if (checked.success) listing.tools.push(checked.data);
       else listing.unusable.push({ tool: toolLabel(raw, listed), reason: reasonOf(raw, checked.error) });
     }

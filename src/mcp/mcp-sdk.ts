@@ -38,4 +38,5 @@ export const mcpSdk = {
   StreamableHTTPClientTransport: streamableHttp.StreamableHTTPClientTransport,
   ErrorCode: types.ErrorCode,
   McpError: types.McpError,
+  ToolSchema: types.ToolSchema,
 };

@@ -273,7 +273,16 @@ describe("an inspector a person can read", () => {
     );
     // Tool call children by tool name and call id; XState's generated invoke ids stay out of sight.
     const actorNames = () => page.$$eval(".actor .name", (names) => names.map((name) => name.textContent));
-    expect(await actorNames()).toEqual([agentName(second.harness), "stream", "echo · call_second", "stream"]);
+    // The agent's own invoked actors (the between-turn callbacks, the model call) keep their names.
+    expect(await actorNames()).toEqual([
+      agentName(second.harness),
+      "turnCallbacks",
+      "stream",
+      "echo · call_second",
+      "turnCallbacks",
+      "stream",
+      "turnCallbacks",
+    ]);
     expect(await page.textContent('[data-testid="child-call_second"] .internal-count')).toBe("+2 internal");
     const log = await page.textContent('[data-testid="event-log"]');
     expect(log).not.toContain("0.toolCall");
@@ -281,13 +290,17 @@ describe("an inspector a person can read", () => {
     await page.screenshot({ path: screenshotPath("inspector-readable-agent.png") });
 
     await page.check('[data-testid="show-internal"]');
+    await page.waitForSelector('.actor .name:text-is("call_second › executing")');
     expect(await actorNames()).toEqual([
       agentName(second.harness),
+      "turnCallbacks",
       "stream",
       "echo · call_second",
-      "call_second › preparing.checkingHook",
+      "call_second › preparing.validating",
       "call_second › executing",
+      "turnCallbacks",
       "stream",
+      "turnCallbacks",
     ]);
     await page.waitForSelector('[data-testid="event-log"] .actor-id:text-is("call_second › executing")');
     await page.uncheck('[data-testid="show-internal"]');
