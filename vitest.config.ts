@@ -8,6 +8,9 @@ const SLOW = [
   "test/cli/cli.test.ts", // the CLI as a child process, one REPL per test
   "test/cli/cli-mcp.test.ts", // the CLI with MCP servers as children
   "test/cli/cli-otel.test.ts", // the CLI exporting to an OTLP receiver
+  "test/cli/cli-approvals.test.ts", // the CLI in a pseudo-terminal, answering approval prompts
+  "test/cli/cli-invalid-session.test.ts", // the CLI on malformed session files
+  "test/storage/jsonl-lock.test.ts", // lock races: rounds of 8 processes taking over a stale lock
   "test/examples/**", // every example as its own process
   "test/harness/resume-after-kill.test.ts", // crash trials: SIGKILLed harness processes
   "test/storage/session-crash.test.ts", // crash trials: SIGKILLed session writers
