@@ -3,15 +3,22 @@ import { type AgentRuntime, bindAgentRuntime } from "../actors/agent-runtime.js"
 import type { AgentMachineContext } from "../loop/agent-context.js";
 import { agentMachine } from "../machines/agent.machine.js";
 import type { ToolCallContext } from "../machines/tool-call.machine.js";
+import {
+  issuesText,
+  migrateV1toV2,
+  persistedAgentMachineSchema,
+  SUPPORTED_AGENT_SNAPSHOT_VERSIONS,
+} from "./persisted-agent-format.js";
 
 export type AgentActor = Actor<typeof agentMachine>;
 
 export const AGENT_SNAPSHOT_FORMAT = "agentchart.agent";
-export const AGENT_SNAPSHOT_VERSION = 1;
+export const AGENT_SNAPSHOT_VERSION = 2;
 
 /** A persisted agent: JSON-safe, versioned; made by `agent.persist()`, read by `Agent.restore`. */
 export interface PersistedAgent {
   format: typeof AGENT_SNAPSHOT_FORMAT;
+  /** 2 since agentchart 0.3.0; version 1 (0.2.0) snapshots are migrated on restore. */
   version: typeof AGENT_SNAPSHOT_VERSION;
   /** XState's persisted snapshot of the agent actor, without its invoked step actors. */
   snapshot: PersistedAgentMachine;
@@ -70,6 +77,10 @@ export interface RestorePlan {
   from: RunStateName | undefined;
   /** Executing calls of `replay: "never"` tools: answered with an interruption result. */
   interrupted: string[];
+  /** Calls in a state whose invoked actor was not persisted (preflight, a `"safe"` execution, `afterToolCall`). */
+  reenter: string[];
+  /** Calls waiting for approval or the client: they ask again. */
+  waiting: string[];
 }
 
 /** State values in the snapshot win, except what the restore options set explicitly. */
@@ -94,12 +105,17 @@ export function restoreAgentActor(
   const from = runStateOf(snapshot.value);
   for (const name of context.toolNames) requireTool(runtime, name);
   const interrupted: string[] = [];
+  const reenter: string[] = [];
+  const waiting: string[] = [];
   for (const [id, child] of Object.entries(snapshot.children)) {
     const callContext = child.snapshot.context as ToolCallContext | undefined;
     if (child.src !== "toolCall" || !callContext?.toolCall)
       throw invalid(`child actor "${id}" is not a tool call`);
     const tool = requireTool(runtime, callContext.toolCall.name);
-    if (child.snapshot.value === "executing" && tool.replay !== "safe") interrupted.push(id);
+    const value = child.snapshot.value;
+    if (value === "executing" && tool.replay !== "safe") interrupted.push(id);
+    else if (value === "awaitingApproval" || value === "awaitingClient") waiting.push(id);
+    else reenter.push(id);
   }
   const restored = {
     ...snapshot,
@@ -111,7 +127,7 @@ export function restoreAgentActor(
     ...(inspect ? { inspect } : {}),
   });
   bindAgentRuntime(actor, runtime);
-  return { actor, plan: { from, interrupted } };
+  return { actor, plan: { from, interrupted, reenter, waiting } };
 }
 
 function parse(input: string | PersistedAgent): PersistedAgent {
@@ -132,23 +148,40 @@ function parse(input: string | PersistedAgent): PersistedAgent {
       "format",
       `Not a persisted agent (expected format "${AGENT_SNAPSHOT_FORMAT}")`,
     );
-  if (candidate.version !== AGENT_SNAPSHOT_VERSION)
+  if (!SUPPORTED_AGENT_SNAPSHOT_VERSIONS.includes(candidate.version as never))
     throw new AgentRestoreError(
       "version",
-      `Unknown persisted agent version ${JSON.stringify(candidate.version)} (this agentchart reads version ${AGENT_SNAPSHOT_VERSION})`,
+      `Unknown persisted agent version ${JSON.stringify(candidate.version)} (this agentchart reads versions ${SUPPORTED_AGENT_SNAPSHOT_VERSIONS.join(", ")})`,
     );
-  const snapshot = candidate.snapshot as Partial<PersistedAgentMachine> | undefined;
-  const context = snapshot?.context as Partial<AgentMachineContext> | undefined;
-  if (snapshot?.status !== "active" || typeof context !== "object" || context === null)
-    throw invalid("the snapshot has no active agent state");
-  for (const key of ["messages", "steering", "followUp", "toolNames"] as const)
-    if (!Array.isArray(context[key])) throw invalid(`context.${key} is not an array`);
-  if (typeof context.model !== "object" || context.model === null) throw invalid("context.model is missing");
-  if (typeof context.settings !== "object" || context.settings === null)
-    throw invalid("context.settings is missing");
-  if (typeof snapshot.children !== "object" || snapshot.children === null)
-    throw invalid("children is missing");
-  return candidate as PersistedAgent;
+  const raw = candidate.snapshot as Record<string, unknown> | undefined;
+  if (typeof raw !== "object" || raw === null) throw invalid("the snapshot is missing");
+  const migrated = (candidate.version as number) === 1 ? migrateV1toV2(raw) : raw;
+  const checked = persistedAgentMachineSchema.safeParse(migrated);
+  if (!checked.success) throw invalid(issuesText(checked.error.issues));
+  const snapshot = migrated as unknown as PersistedAgentMachine;
+  checkConsistency(snapshot);
+  return { format: AGENT_SNAPSHOT_FORMAT, version: AGENT_SNAPSHOT_VERSION, snapshot };
+}
+
+/** What the schema cannot see: the run, its batch and the call actors must agree. */
+function checkConsistency(snapshot: PersistedAgentMachine): void {
+  const context = snapshot.context;
+  const inRun = snapshot.value !== "idle";
+  if (inRun && !context.run)
+    throw invalid(`the agent is in ${JSON.stringify(snapshot.value)} but has no run`);
+  if (snapshot.value === "executingTools" && !context.run?.batch)
+    throw invalid("the agent is executing tools but its run has no tool batch");
+  const batch = context.run?.batch;
+  const calls = new Set(batch?.calls.map((call) => call.id) ?? []);
+  for (const id of Object.keys(snapshot.children))
+    if (snapshot.value !== "executingTools" || !calls.has(id))
+      throw invalid(`child actor "${id}" belongs to no call of the current tool batch`);
+  if (snapshot.value !== "executingTools" || !batch) return;
+  for (const call of batch.calls) {
+    const phase = batch.phases[call.id] ?? "pending";
+    if (phase !== "pending" && phase !== "settled" && !snapshot.children[call.id])
+      throw invalid(`tool call "${call.id}" is ${phase} but its actor is missing`);
+  }
 }
 
 function runStateOf(value: unknown): RunStateName | undefined {

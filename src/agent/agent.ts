@@ -133,8 +133,8 @@ export class Agent {
     if (restored?.plan.from) {
       // After `restore` returns, so that a listener attached right after it sees `agent_resume`.
       this.#beginRun();
-      const { interrupted } = restored.plan;
-      queueMicrotask(() => this.actor.send({ type: "RESUME", interrupted }));
+      const { interrupted, reenter, waiting } = restored.plan;
+      queueMicrotask(() => this.actor.send({ type: "RESUME", interrupted, reenter, waiting }));
     }
   }
 

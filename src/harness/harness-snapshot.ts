@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { issuesText } from "../agent/persisted-agent-format.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
 import type { AgentMessage } from "../types/messages.js";
 import { AgentHarnessError } from "./harness-errors.js";
@@ -18,6 +20,24 @@ export interface PersistedHarness {
   compaction?: { instructions?: string };
   queues: { steering: AgentMessage[]; followUp: AgentMessage[]; nextTurn: AgentMessage[] };
 }
+
+const queuedMessage = z.object({ role: z.string() }).loose();
+
+/** The schema of a persisted harness (version 1); its phases are listed one by one. */
+const persistedHarnessSchema = z
+  .object({
+    format: z.literal(HARNESS_SNAPSHOT_FORMAT),
+    version: z.literal(HARNESS_SNAPSHOT_VERSION),
+    sessionId: z.string().min(1),
+    phase: z.enum(["idle", "turn", "compaction", "branchSummary", "retry"]),
+    compaction: z.object({ instructions: z.string().optional() }).optional(),
+    queues: z.object({
+      steering: z.array(queuedMessage),
+      followUp: z.array(queuedMessage),
+      nextTurn: z.array(queuedMessage),
+    }),
+  })
+  .loose();
 
 /** What a restored harness does first, by the phase it was persisted in. */
 export type HarnessResumeStep = "none" | "compact" | "resume";
@@ -41,14 +61,11 @@ export function parsePersistedHarness(input: string | PersistedHarness): Persist
       "invalid_state",
       `Not a persisted harness of version ${HARNESS_SNAPSHOT_VERSION} (format "${HARNESS_SNAPSHOT_FORMAT}")`,
     );
-  if (
-    typeof candidate.sessionId !== "string" ||
-    typeof candidate.queues !== "object" ||
-    candidate.queues === null
-  )
+  const checked = persistedHarnessSchema.safeParse(candidate);
+  if (!checked.success)
     throw new AgentHarnessError(
       "invalid_state",
-      "Malformed persisted harness: sessionId or queues is missing",
+      `Malformed persisted harness: ${issuesText(checked.error.issues)}`,
     );
   return candidate as PersistedHarness;
 }

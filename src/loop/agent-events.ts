@@ -53,4 +53,11 @@ export type AgentCommand =
    * Sent by `Agent.restore` to a restored actor that was mid-run: re-decides, re-streams or resumes its
    * tool calls. `interrupted` calls (executing, tool `replay: "never"`) get an interruption result.
    */
-  | { type: "RESUME"; interrupted: string[] };
+  | {
+      type: "RESUME";
+      interrupted: string[];
+      /** Calls in a state whose invoked actor was not persisted: they re-enter it. */
+      reenter: string[];
+      /** Calls waiting for approval or the client: they ask again. */
+      waiting: string[];
+    };

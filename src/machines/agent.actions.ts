@@ -89,21 +89,26 @@ export function ackSteeringPoll(
 
 /**
  * After a restore in `executingTools`: calls that were executing with `replay: "never"` get an
- * interruption result; every other spawned call re-enters its state (a `"safe"` call runs again).
+ * interruption result; calls whose state had an invoked actor re-enter it (a `"safe"` call runs
+ * again); calls waiting for approval or the client ask again (only if they still wait: an approval
+ * given right after the restore is not undone).
  */
-export function resumeToolCalls(context: AgentMachineContext, interrupted: string[], enqueue: Enqueue): void {
+export function resumeToolCalls(
+  context: AgentMachineContext,
+  plan: { interrupted: string[]; reenter: string[]; waiting: string[] },
+  enqueue: Enqueue,
+): void {
   let current = context;
   const batch = context.run?.batch;
   if (!batch) return;
   for (const call of batch.calls) {
     const phase = phaseOf(batch, call.id);
     if (phase === "pending" || phase === "settled") continue;
-    if (interrupted.includes(call.id)) {
+    if (plan.interrupted.includes(call.id)) {
       enqueue.stopChild(call.id);
       current = apply(enqueue, steps.recordToolOutcome(current, errorOutcome(call, INTERRUPTED_CALL_TEXT)));
-    } else {
-      enqueue.sendTo(call.id, { type: "RESUME" });
-    }
+    } else if (plan.reenter.includes(call.id)) enqueue.sendTo(call.id, { type: "RESUME" });
+    else if (plan.waiting.includes(call.id)) enqueue.sendTo(call.id, { type: "REANNOUNCE" });
   }
 }
 

@@ -188,7 +188,7 @@ export const agentMachine = setup({
       enqueue.emit({ type: "agent_resume", from }),
     ),
     resumeToolCalls: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === "RESUME") resumeToolCalls(context, event.interrupted, enqueue);
+      if (event.type === "RESUME") resumeToolCalls(context, event, enqueue);
     }),
     enqueueMessage: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === "STEER") enqueue.assign(() => steps.enqueue(context, "steering", event.message));

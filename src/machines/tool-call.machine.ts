@@ -47,7 +47,10 @@ export type ToolCallEvent =
   | { type: "DENY"; reason?: string }
   /** The client's answer to a call of a client tool. */
   | { type: "ANSWER"; result: ToolResult; isError?: boolean }
+  /** After a restore: re-enters a state whose invoked actor was not persisted (preparing, executing, finalizing). */
   | { type: "RESUME" }
+  /** After a restore: a call waiting for a decision or the client announces itself again. */
+  | { type: "REANNOUNCE" }
   | ToolValidatedEvent
   | { type: "REJECTED"; outcome: ToolCallOutcome };
 
@@ -89,7 +92,8 @@ const awaiting =
  * an invoked actor) or `awaitingClient` (a tool without `execute`: the client answers) → `finalizing`
  * (`afterToolCall`, when set) → `settled` (output: the outcome). Every piece of user code runs in an
  * invoked actor, never while a transition is computed; guards read only the context. Nothing here
- * throws, so a call always settles with an outcome. `RESUME` (sent after a restore) re-enters the
+ * throws, so a call always settles with an outcome. After a restore, `RESUME` re-enters a state whose
+ * invoked actor was not persisted and `REANNOUNCE` makes a waiting call ask again; both re-enter the
  * current state.
  */
 export const toolCallMachine = setup({
@@ -199,7 +203,7 @@ export const toolCallMachine = setup({
             outcome: ({ context, event }) => deniedOutcome(context.toolCall, event.reason),
           }),
         },
-        RESUME: { target: "awaitingApproval", reenter: true },
+        REANNOUNCE: { target: "awaitingApproval", reenter: true },
       },
     },
     awaitingClient: {
@@ -220,7 +224,7 @@ export const toolCallMachine = setup({
             }),
           },
         ],
-        RESUME: { target: "awaitingClient", reenter: true },
+        REANNOUNCE: { target: "awaitingClient", reenter: true },
       },
     },
     executing: {

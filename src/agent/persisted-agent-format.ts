@@ -1,0 +1,183 @@
+import { z } from "zod";
+
+// The persisted agent format (`agentchart.agent`) as a contract: a zod schema of what `persist()`
+// writes, the state values it may hold listed one by one, and a migration for every older version.
+// Renaming a state of `agentMachine` or `toolCallMachine`, or changing the context's shape, is a
+// version bump here with a migration of the versions before it (test/agent/persisted-format.test.ts
+// restores the snapshots 0.2.0 wrote, in test/fixtures/persisted/0.2.0/).
+
+/** The versions this agentchart reads; the last one is what it writes. */
+export const SUPPORTED_AGENT_SNAPSHOT_VERSIONS = [1, 2] as const;
+
+/** Every state value of the agent actor a snapshot may hold (version 2). */
+export const AGENT_STATE_VALUES = [
+  "idle",
+  { preparingTurn: "deciding" },
+  { preparingTurn: "injecting" },
+  "streaming",
+  "executingTools",
+] as const;
+
+/** Every state value of a tool-call child a snapshot may hold (version 2); `settled` calls are not kept. */
+export const TOOL_CALL_STATE_VALUES = [
+  { preparing: "validating" },
+  { preparing: "checkingHook" },
+  { preparing: "ready" },
+  "awaitingApproval",
+  "awaitingClient",
+  "executing",
+  "finalizing",
+] as const;
+
+const stateValue = (values: readonly (string | Record<string, string>)[]) =>
+  z.union(
+    values.map((value) =>
+      typeof value === "string"
+        ? z.literal(value)
+        : z.object(Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, z.literal(inner)]))),
+    ) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
+  );
+
+const message = z
+  .object({ role: z.string() })
+  .loose()
+  .refine((m) => m.role !== "assistant" || Array.isArray((m as { content?: unknown }).content), {
+    message: "an assistant message needs a content array",
+  });
+
+const toolCall = z.object({ type: z.literal("toolCall"), id: z.string(), name: z.string() }).loose();
+
+const toolCallContext = z
+  .object({
+    toolCall,
+    assistantMessage: message,
+    idempotencyKey: z.string(),
+    approved: z.boolean().optional(),
+    needsApproval: z.boolean(),
+    client: z.boolean(),
+    afterHook: z.boolean(),
+  })
+  .loose();
+
+const toolBatch = z
+  .object({
+    message,
+    calls: z.array(toolCall),
+    sequential: z.boolean(),
+    phases: z.record(z.string(), z.enum(["pending", "preparing", "prepared", "executing", "settled"])),
+    outcomes: z.record(z.string(), z.unknown()),
+    results: z.array(message),
+    pollingSteering: z.boolean(),
+    approved: z.array(z.string()),
+  })
+  .loose();
+
+const runState = z
+  .object({
+    newMessages: z.array(message),
+    inbox: z.array(z.object({ message }).loose()),
+    turns: z.number(),
+    turnOpen: z.boolean(),
+    batch: toolBatch.optional(),
+    toolsWantReply: z.boolean(),
+    steeringSpent: z.boolean(),
+    failure: z.string().optional(),
+  })
+  .loose();
+
+const agentContext = z
+  .object({
+    agentId: z.string(),
+    systemPrompt: z.string(),
+    model: z.object({ id: z.string() }).loose(),
+    thinkingLevel: z.string(),
+    toolNames: z.array(z.string()),
+    messages: z.array(message),
+    steering: z.array(message),
+    followUp: z.array(message),
+    settings: z.object({ toolExecution: z.string(), steering: z.string() }).loose(),
+    streamOptions: z.record(z.string(), z.unknown()),
+    run: runState.optional(),
+  })
+  .loose();
+
+const child = z
+  .object({
+    src: z.literal("toolCall"),
+    snapshot: z
+      .object({
+        status: z.literal("active"),
+        value: stateValue(TOOL_CALL_STATE_VALUES),
+        context: toolCallContext,
+      })
+      .loose(),
+  })
+  .loose();
+
+/** The schema of a version-2 persisted agent's `snapshot` (XState's persisted snapshot, step actors left out). */
+export const persistedAgentMachineSchema = z
+  .object({
+    status: z.literal("active"),
+    value: stateValue(AGENT_STATE_VALUES),
+    context: agentContext,
+    children: z.record(z.string(), child),
+  })
+  .loose();
+
+/** A readable list of what a zod check found: `path: message` per issue. */
+export function issuesText(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Version 1 (agentchart 0.2.0) → 2: `preparingTurn.awaitingCallbacks` became `preparingTurn.deciding`
+ * (the callbacks run in an actor the restore re-invokes); the run gained `failure`, tool batches
+ * `approved`; tool-call children gained `client` and `afterHook` (true: the finalizing actor is a no-op
+ * when no hook is set) and their `finalizing.*` sub-states became one `finalizing`.
+ *
+ * Contract: pure; returns a new object; never throws (a malformed input is left to the schema).
+ */
+export function migrateV1toV2(snapshot: Json): Json {
+  const value = snapshot.value as unknown;
+  const migratedValue =
+    typeof value === "object" && value !== null && (value as Json).preparingTurn === "awaitingCallbacks"
+      ? { preparingTurn: "deciding" }
+      : value;
+  const context = (snapshot.context ?? {}) as Json;
+  const run = context.run as Json | undefined;
+  const batch = run?.batch as Json | undefined;
+  const children: Json = {};
+  for (const [id, entry] of Object.entries((snapshot.children ?? {}) as Record<string, Json>)) {
+    const childSnapshot = (entry.snapshot ?? {}) as Json;
+    const childValue = childSnapshot.value;
+    children[id] = {
+      ...entry,
+      snapshot: {
+        ...childSnapshot,
+        value:
+          typeof childValue === "object" && childValue !== null && "finalizing" in childValue
+            ? "finalizing"
+            : childValue,
+        context: { client: false, afterHook: true, ...((childSnapshot.context ?? {}) as Json) },
+      },
+    };
+  }
+  return {
+    ...snapshot,
+    value: migratedValue,
+    context: {
+      ...context,
+      run: run && {
+        failure: undefined,
+        ...run,
+        batch: batch && { approved: [], ...batch },
+      },
+    },
+    children,
+  };
+}
