@@ -16,6 +16,7 @@ const SLOW = [
   "test/storage/session-crash.test.ts", // crash trials: SIGKILLed session writers
   "test/inspector/inspector.e2e.test.ts", // headless Chromium
   "test/mcp/reference-servers.test.ts", // the official MCP reference servers
+  "test/mcp/mcp-stdio.test.ts", // an SDK-written MCP server as a child process per test
   "test/packaging/**", // npm pack + npm install
   "test/docs/doc-snippets.test.ts", // builds the package, type-checks and runs the doc snippets
 ];

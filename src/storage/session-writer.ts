@@ -96,7 +96,10 @@ export class SessionWriter {
   }
 
   #enqueue(write: QueuedWrite): void {
-    if (this.#failure !== undefined) return write.settle(this.#failure);
+    if (this.#failure !== undefined) {
+      write.settle(this.#failure);
+      return;
+    }
     if (this.#closeRequested) {
       // Text after close is refused; a flush marker reports that everything before it was written.
       if (write.text !== undefined)
