@@ -17,7 +17,7 @@ import {
 import { DIAGRAM_MARGIN, SMALLEST_FONT_SIZE } from "../../src/inspector/page/state-diagram.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
-import { type ChromiumBinary, chromiumBinary } from "../support/chromium.js";
+import { type ChromiumBinary, chromiumBinary, HEADLESS_CHROMIUM_FLAGS } from "../support/chromium.js";
 import { type DiagramBoxes, diagramFaults } from "../support/diagram-geometry.js";
 import { fakeLoopMachine } from "../support/fake-loop.machine.js";
 import { createHarness } from "../support/harness-support.js";
@@ -25,18 +25,6 @@ import { deferred, echoTool, emptyContext, testModel, user } from "../support/lo
 
 // A browser, ELK layouts and screenshots on a shared 2-core machine: generous timeouts under load.
 vi.setConfig({ testTimeout: 60_000 });
-
-/** Flags for a quiet headless run; the binary comes from `chromiumBinary()` (CHROMIUM_PATH overrides). */
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 let browser: BrowserContext | undefined;
 const servers: InspectorServer[] = [];
@@ -61,7 +49,7 @@ beforeAll(async () => {
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: binary.executablePath,
     env: binary.env,
-    args: CHROMIUM_FLAGS,
+    args: HEADLESS_CHROMIUM_FLAGS,
     viewport: { width: 1400, height: 900 },
   });
 });
