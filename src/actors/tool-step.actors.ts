@@ -10,6 +10,7 @@ import {
 import { errorOutcome } from "../loop/tool-outcome.js";
 import { errorText } from "../types/error-text.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
+import type { AgentTool } from "../types/tool.js";
 import { agentContextOf, agentEmitter, runtimeOf } from "./agent-runtime.js";
 
 /** Input of the tool step actors: the call's data (the runtime is found through the agent actor). */
@@ -35,19 +36,12 @@ export const validateToolCallActor = fromCallback<{ type: "NONE" }, { toolCall: 
       sendBack({ type: "REJECTED", outcome: validated.outcome });
       return;
     }
-    let needsApproval: boolean;
-    try {
-      needsApproval = requiresApprovalOf(tool, validated.args);
-    } catch (error) {
-      sendBack({
-        type: "REJECTED",
-        outcome: errorOutcome(
-          toolCall,
-          `requiresApproval of tool "${toolCall.name}" failed: ${errorText(error)}`,
-        ),
-      });
+    const approval = approvalOf(tool, toolCall, validated.args);
+    if (approval.outcome) {
+      sendBack({ type: "REJECTED", outcome: approval.outcome });
       return;
     }
+    const needsApproval = approval.needsApproval;
     sendBack({
       type: "VALIDATED",
       args: validated.args,
@@ -73,16 +67,22 @@ export const beforeToolCallActor = fromPromise<
     signal,
   );
   if (outcome) return { outcome, needsApproval: false };
-  try {
-    return {
-      outcome: undefined,
-      needsApproval: requiresApprovalOf(runtime.tools.get(input.toolCall.name), input.args),
-    };
-  } catch (error) {
-    const text = `requiresApproval of tool "${input.toolCall.name}" failed: ${errorText(error)}`;
-    return { outcome: errorOutcome(input.toolCall, text), needsApproval: false };
-  }
+  return approvalOf(runtime.tools.get(input.toolCall.name), input.toolCall, input.args);
 });
+
+/** Whether the call waits for approval; a throwing `requiresApproval` is the call's error outcome. */
+function approvalOf(
+  tool: AgentTool | undefined,
+  toolCall: ToolCall,
+  args: unknown,
+): { outcome: ToolCallOutcome | undefined; needsApproval: boolean } {
+  try {
+    return { outcome: undefined, needsApproval: requiresApprovalOf(tool, args) };
+  } catch (error) {
+    const text = `requiresApproval of tool "${toolCall.name}" failed: ${errorText(error)}`;
+    return { outcome: errorOutcome(toolCall, text), needsApproval: false };
+  }
+}
 
 /** Invoked in `executing`: runs the tool; its signal fires when the call is stopped (abort, skip). */
 export const executeToolActor = fromPromise<ToolCallOutcome, ToolStepInput>(({ input, self, signal }) => {

@@ -115,6 +115,10 @@ export const toolCallMachine = setup({
     ),
     requestApproval: sendParent(awaiting("TOOL_AWAITING_APPROVAL")),
     requestClient: sendParent(awaiting("TOOL_AWAITING_CLIENT")),
+    recordAnswer: assign({
+      outcome: ({ context, event }) =>
+        event.type === "ANSWER" ? clientAnswerOutcome(context.toolCall, event) : context.outcome,
+    }),
     recordValidation: assign(({ event }) => {
       const validated = event as ToolValidatedEvent;
       return {
@@ -210,19 +214,8 @@ export const toolCallMachine = setup({
       entry: "requestClient",
       on: {
         ANSWER: [
-          {
-            guard: "afterHook",
-            target: "finalizing",
-            actions: assign({
-              outcome: ({ context, event }) => clientAnswerOutcome(context.toolCall, event),
-            }),
-          },
-          {
-            target: "settled",
-            actions: assign({
-              outcome: ({ context, event }) => clientAnswerOutcome(context.toolCall, event),
-            }),
-          },
+          { guard: "afterHook", target: "finalizing", actions: "recordAnswer" },
+          { target: "settled", actions: "recordAnswer" },
         ],
         REANNOUNCE: { target: "awaitingClient", reenter: true },
       },

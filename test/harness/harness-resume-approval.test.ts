@@ -27,20 +27,26 @@ function waitForEvent(harness: AgentHarness, type: HarnessEvent["type"]) {
   });
 }
 
+/** A harness on a fresh memory session whose `refund` call of `order` waits for approval. */
+async function harnessAwaitingRefund(effects: string, order: string) {
+  const repo = new MemorySessionRepo();
+  const session = await repo.create({ cwd: "/shop" });
+  const first = new AgentHarness({
+    session,
+    model: refundModel,
+    tools: [refundTool(effects)],
+    streamFn: scriptedModel([{ toolCalls: [{ id: "r1", name: "refund", arguments: { order } }] }]),
+  });
+  const asked = waitForEvent(first, "tool_approval_request");
+  void first.prompt(`Refund order ${order}`).catch(() => {});
+  await asked;
+  return { repo, session, first };
+}
+
 describe("a harness persisted while a call waits for approval", () => {
   it("restores still waiting, asks again, and runs the call once when approved on the harness", async () => {
     const effects = join(scratch, "in-process.log");
-    const repo = new MemorySessionRepo();
-    const session = await repo.create({ cwd: "/shop" });
-    const first = new AgentHarness({
-      session,
-      model: refundModel,
-      tools: [refundTool(effects)],
-      streamFn: scriptedModel([{ toolCalls: [{ id: "r1", name: "refund", arguments: { order: "A-17" } }] }]),
-    });
-    const asked = waitForEvent(first, "tool_approval_request");
-    void first.prompt("Refund order A-17").catch(() => {});
-    await asked;
+    const { repo, session, first } = await harnessAwaitingRefund(effects, "A-17");
     expect(first.awaitingApproval).toEqual([
       { toolCallId: "r1", toolName: "refund", args: { order: "A-17" } },
     ]);
@@ -88,17 +94,7 @@ describe("a harness persisted while a call waits for approval", () => {
 
   it("a denial on the restored harness answers the call with the one denial text", async () => {
     const effects = join(scratch, "denied.log");
-    const repo = new MemorySessionRepo();
-    const session = await repo.create({ cwd: "/shop" });
-    const first = new AgentHarness({
-      session,
-      model: refundModel,
-      tools: [refundTool(effects)],
-      streamFn: scriptedModel([{ toolCalls: [{ id: "r1", name: "refund", arguments: { order: "B-2" } }] }]),
-    });
-    const asked = waitForEvent(first, "tool_approval_request");
-    void first.prompt("Refund order B-2").catch(() => {});
-    await asked;
+    const { session, first } = await harnessAwaitingRefund(effects, "B-2");
     await session.flush();
     const saved = first.persist();
     const { harness, resumed } = AgentHarness.restore(saved, {
