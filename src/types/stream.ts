@@ -29,11 +29,28 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/**
+ * The typed output a reply must carry as JSON text (see docs/output-and-guardrails.md): the agent sets
+ * it on a request when a run expects typed output and no tools are active. A provider asks the server
+ * for the schema (Chat Completions `response_format`, Responses `text.format`), or, for servers that
+ * reject that, describes the schema in the instructions.
+ */
+export interface OutputRequest {
+  /** The schema's name for the server (`[A-Za-z0-9_-]`, ≤ 64 characters). */
+  name: string;
+  /** JSON Schema of the value (from `z.toJSONSchema`). */
+  schema: Record<string, unknown>;
+  /** Whether the schema satisfies OpenAI's strict mode (every property required, no extra keys). */
+  strict: boolean;
+}
+
 /** What a StreamFn sends to the model. Read-only: `messages` may be the agent's own transcript array. */
 export interface LlmContext {
   systemPrompt: string;
   messages: Message[];
   tools: ToolSpec[];
+  /** The reply must be JSON text matching this schema (absent: any reply). */
+  output?: OutputRequest;
 }
 
 /** Options passed to every StreamFn call. Never persisted (they may hold API keys). */
