@@ -2,13 +2,15 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
+import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from "openai/resources/shared";
 import type { StopReason } from "../../types/messages.js";
 import type { Model } from "../../types/model.js";
-import type { LlmContext, StreamOptions } from "../../types/stream.js";
+import type { LlmContext, OutputRequest, StreamOptions } from "../../types/stream.js";
 import { toChatMessages, toChatTools } from "./convert-messages.js";
 import { ServerStreamError } from "./errors.js";
 import { quoteTruncated } from "./event-stream.js";
 import type { PartialMessageBuilder } from "./partial-message.js";
+import { type StructuredOutputMode, schemaForServer, systemPromptWithOutput } from "./structured-output.js";
 import { usageFromTokens } from "./usage.js";
 import { type ChunkHandler, reasoningEffort, type WireProtocol } from "./wire-protocol.js";
 
@@ -28,24 +30,53 @@ export const chatCompletionsProtocol: WireProtocol<ChatCompletionChunk> = {
   createHandler: (builder, model) => new ChatChunkHandler(builder, model),
 };
 
-/** The streaming request body for one reply. Usage is requested with `stream_options`. */
+/**
+ * The streaming request body for one reply. Usage is requested with `stream_options`. A context
+ * with `output` gets `response_format` as `outputMode` says (see `StructuredOutputMode`); in the
+ * modes that describe the schema in words, that description ends the system message.
+ */
 export function buildChatPayload(
   model: Model,
   context: LlmContext,
   options: StreamOptions,
+  outputMode: StructuredOutputMode,
 ): Record<string, unknown> {
+  const systemPrompt = systemPromptWithOutput(context, outputMode);
   const payload: Record<string, unknown> = {
     model: model.id,
-    messages: toChatMessages(model, context),
+    messages: toChatMessages(
+      model,
+      systemPrompt === context.systemPrompt ? context : { ...context, systemPrompt },
+    ),
     stream: true,
     stream_options: { include_usage: true },
   };
   if (context.tools.length > 0) payload.tools = toChatTools(context.tools);
+  const responseFormat = context.output && chatResponseFormat(context.output, outputMode);
+  if (responseFormat) payload.response_format = responseFormat;
   if (options.maxTokens !== undefined) payload.max_completion_tokens = options.maxTokens;
   if (options.temperature !== undefined) payload.temperature = options.temperature;
   const effort = reasoningEffort(model, options);
   if (effort !== undefined) payload.reasoning_effort = effort;
   return payload;
+}
+
+/** Chat `response_format` for `output` in `mode`; none in `"instructions"` mode. */
+function chatResponseFormat(
+  output: OutputRequest,
+  mode: StructuredOutputMode,
+): ResponseFormatJSONSchema | ResponseFormatJSONObject | undefined {
+  switch (mode) {
+    case "json_schema":
+      return {
+        type: "json_schema",
+        json_schema: { name: output.name, schema: schemaForServer(output.schema), strict: output.strict },
+      };
+    case "json_object":
+      return { type: "json_object" };
+    case "instructions":
+      return undefined;
+  }
 }
 
 /** A chunk's fields as read here; everything is checked, since servers send all kinds of shapes. */

@@ -5,6 +5,7 @@ import type { AssistantMessageEvent, LlmContext, StreamOptions } from "../../typ
 import { chatCompletionsProtocol } from "./chat-completions.js";
 import { responsesProtocol } from "./responses.js";
 import { runStream } from "./run-stream.js";
+import { StructuredOutputModes } from "./structured-output.js";
 import type { WireProtocol } from "./wire-protocol.js";
 
 /** Options of the `openai()` provider factory. */
@@ -31,6 +32,16 @@ export interface OpenAIProviderOptions {
   timeoutMs?: number;
   /** Headers sent with every request. */
   defaultHeaders?: Record<string, string>;
+  /**
+   * How a request whose context has `output` asks for the typed value (docs/providers.md, "Typed
+   * output"): `"json_schema"` (default) gives the server the schema (Chat `response_format`,
+   * Responses `text.format`); `"json_object"` asks for any JSON object and describes the schema at
+   * the end of the system prompt; `"instructions"` only describes it there, for servers that take
+   * neither. A server that rejects the requested format (an HTTP error naming `response_format`,
+   * `text.format`, `json_schema` or `json_object` as unsupported) is asked once more in
+   * `"instructions"` mode, and gets that mode for that model for the rest of this StreamFn's life.
+   */
+  structuredOutput?: "json_schema" | "json_object" | "instructions";
 }
 
 /**
@@ -73,6 +84,7 @@ export const PLACEHOLDER_API_KEY = "not-needed";
  */
 export function openai(providerOptions: OpenAIProviderOptions = {}): OpenAIStreamFn {
   const clients = new Map<string, OpenAI>();
+  const outputModes = new StructuredOutputModes(providerOptions.structuredOutput ?? "json_schema");
   const defaultProtocol = providerOptions.api === "responses" ? responsesProtocol : chatCompletionsProtocol;
   /** The model's own protocol when its `api` names one, else the factory's. */
   const protocolFor = (model: Model) =>
@@ -118,6 +130,7 @@ export function openai(providerOptions: OpenAIProviderOptions = {}): OpenAIStrea
         idleTimeoutMs: timeoutMs,
         maxRetries: options.maxRetries ?? providerOptions.maxRetries,
         timeoutMs,
+        outputModes,
       },
       model,
       context,

@@ -2,11 +2,13 @@ import type {
   Response,
   ResponseCreateParamsStreaming,
   ResponseStreamEvent,
+  ResponseTextConfig,
 } from "openai/resources/responses/responses";
 import type { Model } from "../../types/model.js";
-import type { LlmContext, StreamOptions } from "../../types/stream.js";
+import type { LlmContext, OutputRequest, StreamOptions } from "../../types/stream.js";
 import { toResponsesInput, toResponsesTools } from "./convert-responses-input.js";
 import type { PartialMessageBuilder } from "./partial-message.js";
+import { type StructuredOutputMode, schemaForServer, systemPromptWithOutput } from "./structured-output.js";
 import { usageFromTokens } from "./usage.js";
 import { type ChunkHandler, reasoningEffort, type WireProtocol } from "./wire-protocol.js";
 
@@ -21,12 +23,15 @@ export const responsesProtocol: WireProtocol<ResponseStreamEvent> = {
 
 /**
  * The streaming request body for one reply. The system prompt goes in `instructions`; reasoning
- * models get `reasoning: {effort, summary: "auto"}` so their summaries stream as thinking.
+ * models get `reasoning: {effort, summary: "auto"}` so their summaries stream as thinking. A context
+ * with `output` gets `text.format` as `outputMode` says (see `StructuredOutputMode`); in the modes
+ * that describe the schema in words, that description ends the `instructions`.
  */
 export function buildResponsesPayload(
   model: Model,
   context: LlmContext,
   options: StreamOptions,
+  outputMode: StructuredOutputMode,
 ): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     model: model.id,
@@ -34,13 +39,38 @@ export function buildResponsesPayload(
     stream: true,
     store: false,
   };
-  if (context.systemPrompt !== "") payload.instructions = context.systemPrompt;
+  const instructions = systemPromptWithOutput(context, outputMode);
+  if (instructions !== "") payload.instructions = instructions;
   if (context.tools.length > 0) payload.tools = toResponsesTools(context.tools);
+  const text = context.output && responsesTextFormat(context.output, outputMode);
+  if (text) payload.text = text;
   if (options.maxTokens !== undefined) payload.max_output_tokens = options.maxTokens;
   if (options.temperature !== undefined) payload.temperature = options.temperature;
   const effort = reasoningEffort(model, options);
   if (effort !== undefined) payload.reasoning = { effort, summary: "auto" };
   return payload;
+}
+
+/** Responses `text` (its `format`) for `output` in `mode`; none in `"instructions"` mode. */
+function responsesTextFormat(
+  output: OutputRequest,
+  mode: StructuredOutputMode,
+): ResponseTextConfig | undefined {
+  switch (mode) {
+    case "json_schema":
+      return {
+        format: {
+          type: "json_schema",
+          name: output.name,
+          schema: schemaForServer(output.schema),
+          strict: output.strict,
+        },
+      };
+    case "json_object":
+      return { format: { type: "json_object" } };
+    case "instructions":
+      return undefined;
+  }
 }
 
 class ResponsesEventHandler implements ChunkHandler<ResponseStreamEvent> {

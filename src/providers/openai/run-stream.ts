@@ -5,6 +5,11 @@ import { describeError, ServerStreamError } from "./errors.js";
 import { decodeEventStream } from "./event-stream.js";
 import { PartialMessageBuilder } from "./partial-message.js";
 import { sendWithRetries } from "./request-retry.js";
+import {
+  isOutputFormatRejection,
+  type StructuredOutputMode,
+  type StructuredOutputModes,
+} from "./structured-output.js";
 import type { RequestOptions, WireProtocol } from "./wire-protocol.js";
 
 /** Settings of one streamed request, resolved from the factory options and the call's options. */
@@ -18,6 +23,8 @@ export interface StreamSettings {
   idleTimeoutMs: number | undefined;
   maxRetries: number | undefined;
   timeoutMs: number | undefined;
+  /** How `LlmContext.output` is asked for, per server and model (shared by the StreamFn's calls). */
+  outputModes: StructuredOutputModes;
 }
 
 /**
@@ -42,19 +49,29 @@ export async function* runStream<TChunk>(
   try {
     const client = settings.client();
     watchdog = new IdleWatchdog(controller, settings.idleTimeoutMs ?? client.timeout);
-    let body: unknown = protocol.buildPayload(model, context, options);
-    if (options.onPayload) {
-      const replaced = await options.onPayload(body, model);
-      if (replaced !== undefined) body = replaced;
-    }
-    controller.signal.throwIfAborted();
     const requestOptions: RequestOptions = { signal: controller.signal, maxRetries: 0 };
     if (settings.timeoutMs !== undefined) requestOptions.timeout = settings.timeoutMs;
     if (options.headers) requestOptions.headers = options.headers;
-    const response = await sendWithRetries(
-      () => protocol.request(client, body, requestOptions).asResponse(),
-      settings.maxRetries ?? client.maxRetries,
+    const send = async (outputMode: StructuredOutputMode): Promise<Response> => {
+      let body: unknown = protocol.buildPayload(model, context, options, outputMode);
+      if (options.onPayload) {
+        const replaced = await options.onPayload(body, model);
+        if (replaced !== undefined) body = replaced;
+      }
+      controller.signal.throwIfAborted();
+      return sendWithRetries(
+        () => protocol.request(client, body, requestOptions).asResponse(),
+        settings.maxRetries ?? client.maxRetries,
+        client.baseURL,
+        controller.signal,
+      );
+    };
+    const response = await sendWithOutputFallback(
+      send,
+      settings.outputModes,
       client.baseURL,
+      model,
+      context,
       controller.signal,
     );
     if (options.onResponse) await options.onResponse(responseInfo(response), model);
@@ -84,6 +101,36 @@ export async function* runStream<TChunk>(
   }
   const events = builder.takeEvents();
   for (let i = 0; i < events.length; i++) yield events[i]!;
+}
+
+/**
+ * Sends the request in the output mode `outputModes` holds for this server and model. When the
+ * context asks for output and the server rejects the requested format itself
+ * (`isOutputFormatRejection`), the rejection is remembered and the request is sent once more, built
+ * in `"instructions"` mode; not after an abort. Rejects with the last attempt's error.
+ */
+async function sendWithOutputFallback(
+  send: (outputMode: StructuredOutputMode) => Promise<Response>,
+  outputModes: StructuredOutputModes,
+  baseURL: string,
+  model: Model,
+  context: LlmContext,
+  signal: AbortSignal,
+): Promise<Response> {
+  const outputMode =
+    context.output === undefined ? outputModes.configured : outputModes.modeFor(baseURL, model);
+  try {
+    return await send(outputMode);
+  } catch (error) {
+    const retryable =
+      context.output !== undefined &&
+      outputMode !== "instructions" &&
+      !signal.aborted &&
+      isOutputFormatRejection(error);
+    if (!retryable) throw error;
+    outputModes.fallBack(baseURL, model);
+    return send("instructions");
+  }
 }
 
 function failAfterAbort(

@@ -3,6 +3,7 @@ import type { APIPromise } from "openai";
 import type { Model } from "../../types/model.js";
 import type { LlmContext, StreamOptions } from "../../types/stream.js";
 import type { PartialMessageBuilder } from "./partial-message.js";
+import type { StructuredOutputMode } from "./structured-output.js";
 
 /** The per-request SDK options this provider sets (a subset of the SDK's `RequestOptions`). */
 export interface RequestOptions {
@@ -30,8 +31,13 @@ export interface ChunkHandler<TChunk> {
 export interface WireProtocol<TChunk> {
   /** `AssistantMessage.api` of replies produced with this protocol. */
   readonly api: "openai-chat" | "openai-responses";
-  /** The request body (before `onPayload`). */
-  buildPayload(model: Model, context: LlmContext, options: StreamOptions): Record<string, unknown>;
+  /** The request body (before `onPayload`); `outputMode` says how a context's `output` is asked for. */
+  buildPayload(
+    model: Model,
+    context: LlmContext,
+    options: StreamOptions,
+    outputMode: StructuredOutputMode,
+  ): Record<string, unknown>;
   /** Starts the streaming request (one attempt); the body is whatever `onPayload` left. */
   request(client: OpenAI, body: unknown, requestOptions: RequestOptions): APIPromise<unknown>;
   createHandler(builder: PartialMessageBuilder, model: Model): ChunkHandler<TChunk>;
