@@ -93,6 +93,15 @@ describe("isOutputFormatRejection", () => {
       },
     };
     expect(isOutputFormatRejection(httpError(400, conversion))).toBe(false);
+    const xgrammar = {
+      error: {
+        message: "The provided JSON schema contains features not supported by xgrammar.",
+        type: "BadRequestError",
+        param: null,
+        code: 400,
+      },
+    };
+    expect(isOutputFormatRejection(httpError(400, xgrammar))).toBe(false);
     expect(isOutputFormatRejection(httpError(400, { error: { message: "model 'x' not found" } }))).toBe(
       false,
     );

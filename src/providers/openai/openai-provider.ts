@@ -72,7 +72,10 @@ export const PLACEHOLDER_API_KEY = "not-needed";
  * malformed does not fail the reply: it ends with `arguments: {}` and `invalidArguments` (see
  * `ToolCall`), and the loop answers it with an error result. `toolcall_delta` events carry the
  * arguments parsed so far in `partial.content[contentIndex].arguments`. Per-call `options.apiKey`,
- * `options.maxRetries`, `options.timeoutMs` and `options.headers` override the factory's.
+ * `options.maxRetries`, `options.timeoutMs` and `options.headers` override the factory's. A context
+ * with `output` asks for JSON text matching its schema, as `providerOptions.structuredOutput` says
+ * (default: the schema as `response_format` / `text.format`, falling back to instructions for a
+ * server that refuses it).
  *
  * ```ts
  * import { openai } from "agentchart/openai";
