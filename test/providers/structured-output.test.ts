@@ -109,6 +109,7 @@ describe("isOutputFormatRejection", () => {
     const body = errorBody("openai-json-schema-unsupported.txt");
     expect(isOutputFormatRejection(httpError(503, body))).toBe(false);
     expect(isOutputFormatRejection(httpError(429, body))).toBe(false);
+    expect(isOutputFormatRejection(httpError(422, body))).toBe(false);
     expect(isOutputFormatRejection(new Error("response_format is not supported"))).toBe(false);
   });
 });

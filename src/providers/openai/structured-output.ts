@@ -62,18 +62,17 @@ export function systemPromptWithOutput(context: LlmContext, mode: StructuredOutp
 }
 
 /** HTTP statuses a server answers an unsupported format with (500: llama.cpp builds before September 2024). */
-const REJECTION_STATUSES = new Set([400, 422, 500]);
+const REJECTION_STATUSES = new Set([400, 500]);
 /** The request fields a format rejection names. */
 const FORMAT_FIELD = /response_format|text\.format|json_schema|json_object/i;
-/** Wordings of "this format is not accepted here", as OpenAI, LM Studio, llama.cpp and pydantic servers put it. */
-const REJECTION =
-  /not supported|unsupported|must be|supported values|input should be|unknown variant|not implemented|invalid parameter|invalid value/i;
+/** Wordings of "this format is not accepted here", as OpenAI, LM Studio and llama.cpp put it. */
+const REJECTION = /not supported|unsupported|must be|supported values|invalid parameter|invalid value/i;
 /** A schema the server understood the format of but could not use: the schema must change, not the mode. */
 const SCHEMA_PROBLEM = /invalid schema|schema conversion/i;
 
 /**
  * True when `error` is the server refusing the requested output format itself (not the schema):
- * an HTTP 400, 422 or 500 whose message names `response_format`, `text.format`, `json_schema` or
+ * an HTTP 400 or 500 whose message names `response_format`, `text.format`, `json_schema` or
  * `json_object` and says it is unsupported, e.g. OpenAI's "Invalid parameter: 'response_format' of
  * type 'json_schema' is not supported with this model." or LM Studio's "'response_format.type' must be
  * 'json_schema' or 'text'". A schema the server cannot use ("Invalid schema for response_format …",
