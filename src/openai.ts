@@ -8,3 +8,4 @@ export {
   openai,
   PLACEHOLDER_API_KEY,
 } from "./providers/openai/openai-provider.js";
+export type { StructuredOutputMode } from "./providers/openai/structured-output.js";

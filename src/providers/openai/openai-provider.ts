@@ -5,7 +5,7 @@ import type { AssistantMessageEvent, LlmContext, StreamOptions } from "../../typ
 import { chatCompletionsProtocol } from "./chat-completions.js";
 import { responsesProtocol } from "./responses.js";
 import { runStream } from "./run-stream.js";
-import { StructuredOutputModes } from "./structured-output.js";
+import { type StructuredOutputMode, StructuredOutputModes } from "./structured-output.js";
 import type { WireProtocol } from "./wire-protocol.js";
 
 /** Options of the `openai()` provider factory. */
@@ -41,7 +41,7 @@ export interface OpenAIProviderOptions {
    * `text.format`, `json_schema` or `json_object` as unsupported) is asked once more in
    * `"instructions"` mode, and gets that mode for that model for the rest of this StreamFn's life.
    */
-  structuredOutput?: "json_schema" | "json_object" | "instructions";
+  structuredOutput?: StructuredOutputMode;
 }
 
 /**
