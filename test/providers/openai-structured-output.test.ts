@@ -195,6 +195,21 @@ describe("openai provider: typed output in json_object and instructions modes", 
     expect(body.instructions).toBe(instructed);
   });
 
+  it("json_object with a schema whose root is not an object sends the instructions alone", async () => {
+    server.enqueue(chatJsonReply());
+    const tags: OutputRequest = {
+      name: "tags",
+      schema: z.toJSONSchema(z.array(z.string())) as Record<string, unknown>,
+      strict: false,
+    };
+    await collectEvents(
+      openai({ baseURL: server.baseURL, structuredOutput: "json_object" })(chat, withOutput(tags), {}),
+    );
+    const { body } = server.requests[0]!;
+    expect(body).not.toHaveProperty("response_format");
+    expect(body.messages[0].content).toBe(`You are terse.\n\n${outputInstructions(tags)}`);
+  });
+
   it("instructions: no response_format or text, the schema described in the system message / instructions", async () => {
     server.enqueue(chatJsonReply(), responsesJsonReply());
     const streamFn = openai({ baseURL: server.baseURL, structuredOutput: "instructions" });

@@ -3,6 +3,7 @@ import { APIError } from "openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  effectiveOutputMode,
   isOutputFormatRejection,
   outputInstructions,
   StructuredOutputModes,
@@ -59,6 +60,20 @@ describe("outputInstructions and systemPromptWithOutput", () => {
     expect(systemPromptWithOutput(withOutput, "json_schema")).toBe("You are terse.");
     expect(systemPromptWithOutput(context(), "instructions")).toBe("You are terse.");
     expect(systemPromptWithOutput({ ...withOutput, systemPrompt: "" }, "instructions")).toBe(instructions);
+  });
+});
+
+describe("effectiveOutputMode", () => {
+  it("asks for a non-object root with instructions instead of JSON mode, and keeps every other mode", () => {
+    const tags = {
+      name: "tags",
+      schema: z.toJSONSchema(z.array(z.string())) as Record<string, unknown>,
+      strict: false,
+    };
+    expect(effectiveOutputMode(tags, "json_object")).toBe("instructions");
+    expect(effectiveOutputMode(tags, "json_schema")).toBe("json_schema");
+    expect(effectiveOutputMode(weather, "json_object")).toBe("json_object");
+    expect(effectiveOutputMode(weather, "instructions")).toBe("instructions");
   });
 });
 

@@ -10,7 +10,12 @@ import { toChatMessages, toChatTools } from "./convert-messages.js";
 import { ServerStreamError } from "./errors.js";
 import { quoteTruncated } from "./event-stream.js";
 import type { PartialMessageBuilder } from "./partial-message.js";
-import { type StructuredOutputMode, schemaForServer, systemPromptWithOutput } from "./structured-output.js";
+import {
+  effectiveOutputMode,
+  type StructuredOutputMode,
+  schemaForServer,
+  systemPromptWithOutput,
+} from "./structured-output.js";
 import { usageFromTokens } from "./usage.js";
 import { type ChunkHandler, reasoningEffort, type WireProtocol } from "./wire-protocol.js";
 
@@ -61,12 +66,12 @@ export function buildChatPayload(
   return payload;
 }
 
-/** Chat `response_format` for `output` in `mode`; none in `"instructions"` mode. */
+/** Chat `response_format` for `output` in `mode` (see `effectiveOutputMode`); none in `"instructions"` mode. */
 function chatResponseFormat(
   output: OutputRequest,
   mode: StructuredOutputMode,
 ): ResponseFormatJSONSchema | ResponseFormatJSONObject | undefined {
-  switch (mode) {
+  switch (effectiveOutputMode(output, mode)) {
     case "json_schema":
       return {
         type: "json_schema",

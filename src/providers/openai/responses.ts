@@ -8,7 +8,12 @@ import type { Model } from "../../types/model.js";
 import type { LlmContext, OutputRequest, StreamOptions } from "../../types/stream.js";
 import { toResponsesInput, toResponsesTools } from "./convert-responses-input.js";
 import type { PartialMessageBuilder } from "./partial-message.js";
-import { type StructuredOutputMode, schemaForServer, systemPromptWithOutput } from "./structured-output.js";
+import {
+  effectiveOutputMode,
+  type StructuredOutputMode,
+  schemaForServer,
+  systemPromptWithOutput,
+} from "./structured-output.js";
 import { usageFromTokens } from "./usage.js";
 import { type ChunkHandler, reasoningEffort, type WireProtocol } from "./wire-protocol.js";
 
@@ -51,12 +56,12 @@ export function buildResponsesPayload(
   return payload;
 }
 
-/** Responses `text` (its `format`) for `output` in `mode`; none in `"instructions"` mode. */
+/** Responses `text` (its `format`) for `output` in `mode` (see `effectiveOutputMode`); none in `"instructions"` mode. */
 function responsesTextFormat(
   output: OutputRequest,
   mode: StructuredOutputMode,
 ): ResponseTextConfig | undefined {
-  switch (mode) {
+  switch (effectiveOutputMode(output, mode)) {
     case "json_schema":
       return {
         format: {

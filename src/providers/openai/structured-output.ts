@@ -29,6 +29,19 @@ export function schemaForServer(schema: Record<string, unknown>): Record<string,
 }
 
 /**
+ * The mode a request for `output` is actually built in: `mode`, except that `"json_object"` becomes
+ * `"instructions"` for a schema whose root is not an object (`type: "object"`), since JSON mode would
+ * force an object the value cannot be. Contract: pure, never throws.
+ *
+ * ```ts
+ * effectiveOutputMode({ name: "tags", schema: { type: "array" }, strict: false }, "json_object"); // "instructions"
+ * ```
+ */
+export function effectiveOutputMode(output: OutputRequest, mode: StructuredOutputMode): StructuredOutputMode {
+  return mode === "json_object" && output.schema.type !== "object" ? "instructions" : mode;
+}
+
+/**
  * The instruction appended to the system prompt when the schema is not (only) enforced by the
  * server: what to answer, that nothing else may surround it, and the schema as compact JSON.
  * Contract: pure, never throws.
