@@ -15,7 +15,7 @@ export { AGENTCHART_BUILD };
 import { emitAnswer, FAUX_MODEL, type Script, TOOL_NAMES } from "./faux.js";
 
 export interface BenchAgent {
-  prompt(text: string): Promise<void>;
+  prompt(text: string): Promise<unknown>;
   messageCount(): number;
 }
 
@@ -133,7 +133,7 @@ interface PiModules {
   Agent: new (
     options: any,
   ) => {
-    prompt(text: string): Promise<void>;
+    prompt(text: string): Promise<unknown>;
     subscribe(listener: (event: any) => unknown): () => void;
     state: { messages: unknown[] };
   };

@@ -1,6 +1,8 @@
 import type { AnyActorRef } from "xstate";
+import type { z } from "zod";
 import type { AgentMachineContext } from "../loop/agent-context.js";
 import type { AgentEvent } from "../types/events.js";
+import type { Guardrail, GuardrailNames, Guardrails } from "../types/guardrail.js";
 import type { AgentCallbacks, AgentContext } from "../types/loop.js";
 import type { AgentTool } from "../types/tool.js";
 import { emitterOf, parentOf } from "../xstate/internals.js";
@@ -14,17 +16,34 @@ export interface AgentRuntime {
   tools: Map<string, AgentTool>;
   /** The current run's controller: aborted by `ABORT` (or at once by `Agent.abort()`). */
   controller: AbortController;
+  /** Guardrail implementations; the context names them (`guardrailNamesOf`). */
+  guardrails: { input: Guardrail[]; output: Guardrail[] };
+  /** The zod schema of the current run's typed output (the context holds its JSON Schema). */
+  outputSchema?: z.ZodType;
 }
 
-/** Creates a runtime for `callbacks` and `tools`. */
+/** Creates a runtime for `callbacks`, `tools` and `guardrails`. */
 export function createAgentRuntime(
   callbacks: AgentCallbacks,
   tools: readonly AgentTool[] = [],
+  guardrails: Guardrails = {},
 ): AgentRuntime {
   return {
     callbacks,
     tools: new Map(tools.map((tool) => [tool.name, tool])),
     controller: new AbortController(),
+    guardrails: { input: [...(guardrails.input ?? [])], output: [...(guardrails.output ?? [])] },
+  };
+}
+
+/** The runtime's guardrails as data, for the machine's context. */
+export function guardrailNamesOf(runtime: AgentRuntime): GuardrailNames {
+  return {
+    input: runtime.guardrails.input.map((guardrail) => ({
+      name: guardrail.name,
+      mode: guardrail.mode ?? "blocking",
+    })),
+    output: runtime.guardrails.output.map((guardrail) => guardrail.name),
   };
 }
 

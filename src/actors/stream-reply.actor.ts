@@ -1,14 +1,18 @@
+import { Allow, parse as parsePartialJson } from "partial-json";
 import { from, type Subscription } from "rxjs";
 import { fromPromise } from "xstate";
 import { defaultConvertToLlm, failedAssistantMessage } from "../loop/messages.js";
 import { toToolSpec } from "../tools/define-tool.js";
 import { errorText } from "../types/error-text.js";
+import type { AgentEvent } from "../types/events.js";
 import type { AgentEventSink } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
-import type { AssistantMessageEvent, StreamOptions } from "../types/stream.js";
+import { FINAL_ANSWER_TOOL } from "../types/output.js";
+import type { AssistantMessageEvent, OutputRequest, StreamOptions, ToolSpec } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
 import { type AgentCallbacks, activeTools, agentEmitter, runtimeOf } from "./agent-runtime.js";
+import { type GuardrailOutcome, inputCheckContext, runGuardrails } from "./guardrails.actor.js";
 
 export interface StreamReplyInput {
   callbacks: AgentCallbacks;
@@ -22,6 +26,32 @@ export interface StreamReplyInput {
   /** The run's signal: aborting it ends the reply at once with the partial content. */
   signal: AbortSignal;
   sink: AgentEventSink;
+  /** The typed output the reply should carry (`output_delta` events go to the sink). */
+  output?: ReplyOutput;
+}
+
+/** The typed output asked of one reply: by response format, or by the final-answer tool. */
+export interface ReplyOutput {
+  request: OutputRequest;
+  /** Offer the final-answer tool (tools are active) instead of asking for a response format. */
+  viaTool: boolean;
+  /** The final-answer tool takes a non-object schema as its `value` argument. */
+  wrapped: boolean;
+}
+
+const FINAL_ANSWER_DESCRIPTION =
+  "Give the final answer of the task, once you are done: its arguments are the answer. Call it alone, as the last call.";
+
+/** The final-answer tool's spec for `output` (a non-object schema becomes its `value` argument). */
+export function finalAnswerSpec(output: ReplyOutput): ToolSpec {
+  const schema = output.request.schema;
+  return {
+    name: FINAL_ANSWER_TOOL,
+    description: FINAL_ANSWER_DESCRIPTION,
+    parameters: output.wrapped
+      ? { type: "object", properties: { value: schema }, required: ["value"], additionalProperties: false }
+      : schema,
+  };
 }
 
 export interface StreamReplyOutput {
@@ -92,6 +122,7 @@ export function streamReply(input: StreamReplyInput): Promise<StreamReplyOutput>
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
 
+    const showOutput = input.output && outputDeltas(input.output, sink);
     const markStarted = (message: AssistantMessage) => {
       partial = message;
       if (started) return;
@@ -123,6 +154,7 @@ export function streamReply(input: StreamReplyInput): Promise<StreamReplyOutput>
             message: partial as AssistantMessage,
             assistantMessageEvent: event,
           });
+          showOutput?.(event);
       }
     };
 
@@ -134,9 +166,17 @@ export function streamReply(input: StreamReplyInput): Promise<StreamReplyOutput>
         ? await callbacks.convertToLlm(transformed)
         : defaultConvertToLlm(transformed);
       if (settled) return;
+      const tools = input.tools.map(toToolSpec);
+      const output = input.output;
+      if (output?.viaTool) tools.push(finalAnswerSpec(output));
       const source = await callbacks.streamFn(
         model,
-        { systemPrompt: input.systemPrompt, messages, tools: input.tools.map(toToolSpec) },
+        {
+          systemPrompt: input.systemPrompt,
+          messages,
+          tools,
+          ...(output && !output.viaTool ? { output: output.request } : {}),
+        },
         streamOptionsOf(input.streamOptions, callbacks, input.thinkingLevel, signal),
       );
       if (settled) return;
@@ -148,6 +188,51 @@ export function streamReply(input: StreamReplyInput): Promise<StreamReplyOutput>
       if (settled) subscription.unsubscribe();
     })().catch((error: unknown) => fail("error", errorText(error)));
   });
+}
+
+/**
+ * Emits `output_delta` with the value parsed so far from the reply's JSON text (response format) or
+ * the final-answer call's arguments (tool), whenever it changed. The text is parsed again once it has
+ * grown by an eighth since the last parse (at once while short) and when the block ends, so a long
+ * output costs O(length) in all, not a parse of the whole text per delta.
+ */
+function outputDeltas(output: ReplyOutput, sink: AgentEventSink): (event: AssistantMessageEvent) => void {
+  let text = "";
+  let parsedAt = 0;
+  let last = "";
+  const due = () => {
+    if (text.length - parsedAt < parsedAt / 8) return false;
+    parsedAt = text.length;
+    return true;
+  };
+  const show = (partial: unknown) => {
+    if (partial === undefined) return;
+    const json = JSON.stringify(partial);
+    if (json === last) return;
+    last = json;
+    sink({ type: "output_delta", partial });
+  };
+  return (event) => {
+    if (output.viaTool) {
+      if (event.type !== "toolcall_delta" && event.type !== "toolcall_end") return;
+      const block = event.partial.content[event.contentIndex];
+      if (block?.type !== "toolCall" || block.name !== FINAL_ANSWER_TOOL) return;
+      if (event.type === "toolcall_delta") text += event.delta;
+      if (event.type === "toolcall_delta" && !due()) return;
+      const args = block.arguments as Record<string, unknown>;
+      show(output.wrapped ? args.value : args);
+      return;
+    }
+    if (event.type === "text_delta") text += event.delta;
+    if (event.type !== "text_end" && (event.type !== "text_delta" || !due())) return;
+    const body = text.startsWith("```") ? text.slice(text.indexOf("\n") + 1 || text.length) : text;
+    if (body.trim() === "") return;
+    try {
+      show(parsePartialJson(body, Allow.ALL));
+    } catch {
+      // Not JSON (yet): nothing to show.
+    }
+  };
 }
 
 function isAssistantMessage(value: unknown): value is AssistantMessage {
@@ -168,26 +253,68 @@ export interface StreamRequest {
   toolNames: string[];
   streamOptions: Partial<Record<string, unknown>>;
   toolExecution: "parallel" | "sequential";
+  /** Hold every event of the reply for the output guardrails (they are handed over with the reply). */
+  hold: boolean;
+  /** Check these prompt messages with the parallel input guardrails beside the model call. */
+  inputCheck?: AgentMessage[];
+  output?: ReplyOutput;
 }
 
 /** What the stream actor hands the agent: the reply, and whether its tool calls must run one by one. */
 export interface StreamedReply extends StreamReplyOutput {
   /** Configured sequential, or a called tool has `executionMode: "sequential"`. */
   sequential: boolean;
+  /** Its events are held for the output guardrails (`takeHeldEvents`); none reached a listener. */
+  held: boolean;
+  /** A parallel input guardrail tripped: the model call was cut and nothing of it was released. */
+  inputTrip?: GuardrailOutcome;
+}
+
+// The events of held replies, by reply: the machine releases them once the output guardrails passed.
+const heldEvents = new WeakMap<AssistantMessage, AgentEvent[]>();
+
+/** Takes the held events of `reply` (empty when there are none, e.g. after a restore). */
+export function takeHeldEvents(reply: AssistantMessage): AgentEvent[] {
+  const events = heldEvents.get(reply) ?? [];
+  heldEvents.delete(reply);
+  return events;
 }
 
 /**
  * The stream actor invoked by the `streaming` state: takes the request as data, finds the StreamFn,
  * the callbacks, the tools and the run's signal in the agent's runtime, and emits deltas straight to
- * the agent's `actor.on` listeners. Its own signal fires only when the agent actor is stopped from
- * outside mid-reply: that ends the run, so it aborts the run's controller, whose signal the reply and
- * the StreamFn follow.
+ * the agent's `actor.on` listeners — or, while held, keeps them for `takeHeldEvents`. Parallel input
+ * guardrails run beside the model call; its events wait until they pass, and a trip cuts the call.
+ * Its own signal fires only when the agent actor is stopped from outside mid-reply: that ends the
+ * run, so it aborts the run's controller, whose signal the reply and the StreamFn follow.
  */
 export const streamReplyActor = fromPromise<StreamedReply, StreamRequest>(async ({ input, self, signal }) => {
   const runtime = runtimeOf(self);
   const controller = runtime.controller;
   signal.addEventListener("abort", () => controller.abort(), { once: true });
   const tools = activeTools(runtime, input.toolNames);
+  const emit = agentEmitter(self);
+  const held: AgentEvent[] = [];
+  let live = !input.hold && !input.inputCheck;
+  const sink: AgentEventSink = (event) => (live ? emit(event) : held.push(event));
+  let inputTrip: GuardrailOutcome | undefined;
+  let cut: AbortController | undefined;
+  let check: Promise<void> | undefined;
+  if (input.inputCheck) {
+    const parallel = runtime.guardrails.input.filter((guardrail) => guardrail.mode === "parallel");
+    cut = new AbortController();
+    check = runGuardrails(parallel, inputCheckContext(self, input.inputCheck), controller.signal).then(
+      (outcome) => {
+        if (outcome.trip) {
+          inputTrip = outcome;
+          cut!.abort();
+        } else if (!input.hold) {
+          live = true;
+          for (const event of held.splice(0)) emit(event);
+        }
+      },
+    );
+  }
   const reply = await streamReply({
     callbacks: runtime.callbacks,
     model: input.model,
@@ -196,13 +323,17 @@ export const streamReplyActor = fromPromise<StreamedReply, StreamRequest>(async 
     messages: input.messages,
     tools,
     streamOptions: input.streamOptions,
-    signal: controller.signal,
-    sink: agentEmitter(self),
+    signal: cut ? AbortSignal.any([controller.signal, cut.signal]) : controller.signal,
+    sink,
+    ...(input.output ? { output: input.output } : {}),
   });
+  await check;
+  if (inputTrip) return { ...reply, started: false, sequential: false, held: false, inputTrip };
+  if (!live) heldEvents.set(reply.message, held);
   const sequential =
     input.toolExecution === "sequential" ||
     reply.message.content.some(
       (block) => block.type === "toolCall" && runtime.tools.get(block.name)?.executionMode === "sequential",
     );
-  return { ...reply, sequential };
+  return { ...reply, sequential, held: !live };
 });

@@ -1,11 +1,12 @@
 import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
-import { type AgentRuntime, bindAgentRuntime } from "../actors/agent-runtime.js";
+import { type AgentRuntime, bindAgentRuntime, guardrailNamesOf } from "../actors/agent-runtime.js";
 import type { AgentMachineContext } from "../loop/agent-context.js";
 import { agentMachine } from "../machines/agent.machine.js";
 import type { ToolCallContext } from "../machines/tool-call.machine.js";
 import {
   issuesText,
   migrateV1toV2,
+  migrateV2toV3,
   persistedAgentMachineSchema,
   SUPPORTED_AGENT_SNAPSHOT_VERSIONS,
 } from "./persisted-agent-format.js";
@@ -13,12 +14,12 @@ import {
 export type AgentActor = Actor<typeof agentMachine>;
 
 export const AGENT_SNAPSHOT_FORMAT = "agentchart.agent";
-export const AGENT_SNAPSHOT_VERSION = 2;
+export const AGENT_SNAPSHOT_VERSION = 3;
 
 /** A persisted agent: JSON-safe, versioned; made by `agent.persist()`, read by `Agent.restore`. */
 export interface PersistedAgent {
   format: typeof AGENT_SNAPSHOT_FORMAT;
-  /** 2 since agentchart 0.3.0; version 1 (0.2.0) snapshots are migrated on restore. */
+  /** 3 since agentchart 0.3.0; versions 1 (0.2.0) and 2 are migrated on restore. */
   version: typeof AGENT_SNAPSHOT_VERSION;
   /** XState's persisted snapshot of the agent actor, without its invoked step actors. */
   snapshot: PersistedAgentMachine;
@@ -69,7 +70,7 @@ export function persistAgent(actor: AgentActor): PersistedAgent {
   };
 }
 
-const RUN_STATES = ["preparingTurn", "streaming", "executingTools"] as const;
+const RUN_STATES = ["preparingTurn", "streaming", "validatingOutput", "executingTools"] as const;
 export type RunStateName = (typeof RUN_STATES)[number];
 
 /** What a restored actor must do once started: nothing (idle), or `RESUME` from a run state. */
@@ -117,9 +118,10 @@ export function restoreAgentActor(
     else if (value === "awaitingApproval" || value === "awaitingClient") waiting.push(id);
     else reenter.push(id);
   }
+  // Guardrails are functions: the restore options supply them, and the context names those.
   const restored = {
     ...snapshot,
-    context: { ...context, ...definedOnly(overrides) },
+    context: { ...context, ...definedOnly(overrides), guardrails: guardrailNamesOf(runtime) },
   };
   const actor = createActor(agentMachine, {
     snapshot: restored as never,
@@ -155,7 +157,8 @@ function parse(input: string | PersistedAgent): PersistedAgent {
     );
   const raw = candidate.snapshot as Record<string, unknown> | undefined;
   if (typeof raw !== "object" || raw === null) throw invalid("the snapshot is missing");
-  const migrated = (candidate.version as number) === 1 ? migrateV1toV2(raw) : raw;
+  const version = candidate.version as number;
+  const migrated = version === 3 ? raw : migrateV2toV3(version === 1 ? migrateV1toV2(raw) : raw);
   const checked = persistedAgentMachineSchema.safeParse(migrated);
   if (!checked.success) throw invalid(issuesText(checked.error.issues));
   const snapshot = migrated as unknown as PersistedAgentMachine;

@@ -1,5 +1,6 @@
 import { Observable, Subject } from "rxjs";
 import { createActor } from "xstate";
+import type { z } from "zod";
 import { type AgentRuntime, activeTools, createAgentRuntime } from "../actors/agent-runtime.js";
 import type { AgentMachineContext, PersistableStreamOptions, QueueMode } from "../loop/agent-context.js";
 import { isPromiseLike } from "../loop/maybe-async.js";
@@ -9,9 +10,16 @@ import { agentMachine } from "../machines/agent.machine.js";
 import type { ToolCallContext } from "../machines/tool-call.machine.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
+import type { Guardrails } from "../types/guardrail.js";
 import type { AgentCallbacks, AgentLoopConfig, SteeringPolicy } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { Model, ModelInput, ThinkingLevel } from "../types/model.js";
+import {
+  FINAL_ANSWER_TOOL,
+  OutputValidationError,
+  type RunOutputState,
+  type RunResult,
+} from "../types/output.js";
 import { resolveModel } from "../types/resolve-model.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import {
@@ -27,12 +35,13 @@ import {
   reduceLiveProgress,
   type WaitingToolCall,
 } from "./agent-state.js";
+import { outputStateOf } from "./output-schema.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
 
 /** Options of `new Agent(...)`: the initial state, the callbacks and runtime stream options. */
-export interface AgentOptions
+export interface AgentOptions<TOutput = unknown>
   extends AgentCallbacks,
     Pick<AgentLoopConfig, "toolExecution" | "steering" | "maxTurns" | "inspect"> {
   /** A Model, a record with at least `id`, or a catalogue id such as "gpt-4.1-mini" (see `resolveModel`). */
@@ -47,10 +56,28 @@ export interface AgentOptions
   followUpMode?: QueueMode;
   /** Receives errors thrown by listeners (default: `console.error`). Never crashes the process. */
   onListenerError?: (error: unknown, event: AgentEvent) => void;
+  /**
+   * The typed output of every run (a prompt's own `output` wins): `prompt()` resolves with the value
+   * validated by this zod schema (see docs/output-and-guardrails.md).
+   */
+  output?: z.ZodType<TOutput>;
+  /** Replies that fail validation which the run asks the model to repair before it fails (default 2). */
+  maxOutputRepairs?: number;
+  /** Checks of each prompt (input) and of each reply before it is released (output). */
+  guardrails?: Guardrails;
+}
+
+/** Options of `agent.prompt(…)`. */
+export interface PromptOptions<TOutput = unknown> {
+  images?: ImageContent[];
+  /** The typed output of this run (default: the agent's `output`). */
+  output?: z.ZodType<TOutput>;
+  /** As the agent option, for this run. */
+  maxOutputRepairs?: number;
 }
 
 /** Options of `Agent.restore`: as for the constructor; state values set here override the snapshot's. */
-export type AgentRestoreOptions = Omit<AgentOptions, "model"> & { model?: Model };
+export type AgentRestoreOptions<TOutput = unknown> = Omit<AgentOptions<TOutput>, "model"> & { model?: Model };
 
 const BUSY_PROMPT =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
@@ -68,8 +95,8 @@ const PERSISTED_STREAM_OPTIONS = [
 ] as const;
 
 interface Run {
-  finished: Promise<void>;
-  finish: () => void;
+  finished: Promise<RunResult>;
+  finish: (result: RunResult) => void;
 }
 
 /** Set by `Agent.restore` for the constructor it calls. */
@@ -89,10 +116,10 @@ let restoring: { actor: AgentActor; runtime: AgentRuntime; plan: RestorePlan } |
  * const again = Agent.restore(saved, { streamFn });
  * ```
  */
-export class Agent {
+export class Agent<TOutput = unknown> {
   /** The agent's actor (`agentMachine`), started; drive it with events or read its snapshot. */
   readonly actor: AgentActor;
-  readonly #options: AgentOptions | AgentRestoreOptions;
+  readonly #options: AgentOptions<TOutput> | AgentRestoreOptions<TOutput>;
   readonly #runtime: AgentRuntime;
   readonly #events = new Subject<AgentEvent>();
   readonly #stateChanges = new Subject<void>();
@@ -105,7 +132,7 @@ export class Agent {
     value: { steering: [], followUp: [] },
   };
 
-  constructor(options: AgentOptions) {
+  constructor(options: AgentOptions<TOutput>) {
     this.#options = options;
     const restored = restoring;
     restoring = undefined;
@@ -113,7 +140,8 @@ export class Agent {
       this.#runtime = restored.runtime;
       this.actor = restored.actor;
     } else {
-      this.#runtime = createAgentRuntime(options, options.tools);
+      if (options.output) outputStateOf(options.output, options.maxOutputRepairs); // fails early
+      this.#runtime = createAgentRuntime(options, options.tools, options.guardrails);
       this.actor = createActor(agentMachine, {
         input: {
           runtime: this.#runtime,
@@ -145,8 +173,12 @@ export class Agent {
    * each state resumes); one waiting for approval waits. Throws `AgentRestoreError` (nothing is built)
    * for a snapshot that does not parse, another version, or a tool the options do not supply.
    */
-  static restore(snapshot: string | PersistedAgent, options: AgentRestoreOptions): Agent {
-    const runtime = createAgentRuntime(options, options.tools);
+  static restore<TOutput = unknown>(
+    snapshot: string | PersistedAgent,
+    options: AgentRestoreOptions<TOutput>,
+  ): Agent<TOutput> {
+    const runtime = createAgentRuntime(options, options.tools, options.guardrails);
+    if (options.output) runtime.outputSchema = options.output;
     const overrides = {
       model: options.model,
       systemPrompt: options.systemPrompt,
@@ -156,7 +188,7 @@ export class Agent {
     const { actor, plan } = restoreAgentActor(snapshot, runtime, overrides, options.inspect);
     restoring = { actor, runtime, plan };
     try {
-      return new Agent(options as AgentOptions);
+      return new Agent<TOutput>(options as AgentOptions<TOutput>);
     } finally {
       restoring = undefined;
     }
@@ -292,13 +324,24 @@ export class Agent {
   }
 
   /**
-   * Starts a run with a prompt; resolves after `agent_end` and its async listeners. Rejects while a run
-   * is active. Provider and tool failures do not reject: they end up in the transcript.
+   * Starts a run with a prompt; resolves after `agent_end` and its async listeners with the run's
+   * result: `{ output, messages, stopReason, error?, guardrail? }`. With an `output` schema (here or
+   * on the agent) `output` is the validated value, typed from the schema.
+   *
+   * Contract: rejects while a run is active, or for an output schema `z.toJSONSchema` cannot
+   * represent or that clashes with a tool named `final_answer`. Provider and tool failures, output
+   * that never validates and guardrail trips do not reject: they are in the result and the transcript.
+   *
+   * ```ts
+   * const { output } = await agent.prompt("Weather in Paris?", { output: z.object({ celsius: z.number() }) });
+   * ```
    */
-  prompt(
+  prompt<TRunOutput>(
     input: string | AgentMessage | AgentMessage[],
-    options: { images?: ImageContent[] } = {},
-  ): Promise<void> {
+    options: PromptOptions<TRunOutput> & { output: z.ZodType<TRunOutput> },
+  ): Promise<RunResult<TRunOutput>>;
+  prompt(input: string | AgentMessage | AgentMessage[], options?: PromptOptions): Promise<RunResult<TOutput>>;
+  prompt(input: string | AgentMessage | AgentMessage[], options: PromptOptions = {}): Promise<RunResult> {
     if (this.#run) return Promise.reject(new Error(BUSY_PROMPT));
     const messages =
       typeof input === "string"
@@ -306,25 +349,49 @@ export class Agent {
         : Array.isArray(input)
           ? input
           : [input];
+    let output: RunOutputState | undefined;
+    try {
+      output = this.#prepareOutput(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const run = this.#beginRun();
-    this.#send({ type: "PROMPT", messages });
+    this.#send({ type: "PROMPT", messages, ...(output ? { output } : {}) });
     return run.finished;
+  }
+
+  /** The run's output state from the prompt's schema or the agent's (and the schema in the runtime). */
+  #prepareOutput(options: PromptOptions): RunOutputState | undefined {
+    const schema = options.output ?? this.#options.output;
+    this.#runtime.outputSchema = schema;
+    if (!schema) return undefined;
+    if (this.#runtime.tools.has(FINAL_ANSWER_TOOL))
+      throw new Error(
+        `A run with typed output offers the model a "${FINAL_ANSWER_TOOL}" tool: rename the agent's tool of that name`,
+      );
+    return outputStateOf(schema, options.maxOutputRepairs ?? this.#options.maxOutputRepairs);
   }
 
   /**
    * Continues from the transcript: after a user/tool result message, asks the model again; after an
    * assistant message, runs queued steering or follow-up messages. Rejects when there is nothing to do.
    */
-  continue(): Promise<void> {
+  continue(): Promise<RunResult<TOutput>> {
     if (this.#run) return Promise.reject(new Error(BUSY_CONTINUE));
     const context = this.#context;
     const last = context.messages.at(-1) as { role?: string } | undefined;
     if (!last) return Promise.reject(new Error("No messages to continue from"));
     if (last.role === "assistant" && context.steering.length === 0 && context.followUp.length === 0)
       return Promise.reject(new Error("Cannot continue from message role: assistant"));
+    let output: RunOutputState | undefined;
+    try {
+      output = this.#prepareOutput({});
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const run = this.#beginRun();
-    this.#send({ type: "CONTINUE" });
-    return run.finished;
+    this.#send({ type: "CONTINUE", ...(output ? { output } : {}) });
+    return run.finished as Promise<RunResult<TOutput>>;
   }
 
   /**
@@ -343,7 +410,10 @@ export class Agent {
    * await agent.resumeToolCalls(lastReply, { call_1: "pending", call_2: "interrupted" });
    * ```
    */
-  resumeToolCalls(message: AssistantMessage, calls: Record<string, ResumedCallState>): Promise<void> {
+  resumeToolCalls(
+    message: AssistantMessage,
+    calls: Record<string, ResumedCallState>,
+  ): Promise<RunResult<TOutput>> {
     if (this.#run) return Promise.reject(new Error(BUSY_PROMPT));
     const context = this.#context;
     const last = context.messages.findLast((m): m is AssistantMessage => m.role === "assistant");
@@ -365,7 +435,7 @@ export class Agent {
       );
     const run = this.#beginRun();
     this.#send({ type: "RESUME_CALLS", message, calls: { ...calls }, sequential });
-    return run.finished;
+    return run.finished as Promise<RunResult<TOutput>>;
   }
 
   /**
@@ -441,8 +511,8 @@ export class Agent {
   }
 
   #beginRun(): Run {
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => {
+    let finish!: (result: RunResult) => void;
+    const finished = new Promise<RunResult>((resolve) => {
       finish = resolve;
     });
     const run = { finished, finish };
@@ -450,7 +520,7 @@ export class Agent {
     return run;
   }
 
-  async #settle(run: Run): Promise<void> {
+  async #settle(run: Run, result: RunResult): Promise<void> {
     while (this.#listenerWork.length > 0) {
       const work = this.#listenerWork;
       this.#listenerWork = [];
@@ -459,7 +529,7 @@ export class Agent {
     if (this.#run === run) this.#run = undefined;
     this.#progress.pendingToolCalls = new Set();
     this.#publishState();
-    run.finish();
+    run.finish(result);
   }
 
   /** Snapshots are built only when someone watches `state$`. */
@@ -483,7 +553,17 @@ export class Agent {
         this.#report(error, event);
       }
     }
-    if (event.type === "agent_end" && this.#run) void this.#settle(this.#run);
+    if (event.type === "agent_end" && this.#run) void this.#settle(this.#run, this.#resultOf(event));
+  }
+
+  #resultOf(end: Extract<AgentEvent, { type: "agent_end" }>): RunResult {
+    const result: RunResult = { output: end.output, messages: end.messages, stopReason: end.stopReason };
+    if (end.outputFailure)
+      result.error = new OutputValidationError(end.outputFailure.issues, end.outputFailure.raw);
+    else if (end.stopReason === "error")
+      result.error = new Error(this.#context.errorMessage ?? "The run failed");
+    if (end.guardrail) result.guardrail = end.guardrail;
+    return result;
   }
 
   #report(error: unknown, event: AgentEvent): void {

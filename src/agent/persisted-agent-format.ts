@@ -7,18 +7,22 @@ import { z } from "zod";
 // restores the snapshots 0.2.0 wrote, in test/fixtures/persisted/0.2.0/).
 
 /** The versions this agentchart reads; the last one is what it writes. */
-export const SUPPORTED_AGENT_SNAPSHOT_VERSIONS = [1, 2] as const;
+export const SUPPORTED_AGENT_SNAPSHOT_VERSIONS = [1, 2, 3] as const;
 
-/** Every state value of the agent actor a snapshot may hold (version 2). */
+/** Every state value of the agent actor a snapshot may hold (version 3). */
 export const AGENT_STATE_VALUES = [
   "idle",
   { preparingTurn: "deciding" },
   { preparingTurn: "injecting" },
-  "streaming",
+  { preparingTurn: "checkingInput" },
+  { streaming: "released" },
+  { streaming: "held" },
+  { streaming: "checking" },
+  "validatingOutput",
   "executingTools",
 ] as const;
 
-/** Every state value of a tool-call child a snapshot may hold (version 2); `settled` calls are not kept. */
+/** Every state value of a tool-call child a snapshot may hold (versions 2 and 3); `settled` calls are not kept. */
 export const TOOL_CALL_STATE_VALUES = [
   { preparing: "validating" },
   { preparing: "checkingHook" },
@@ -82,6 +86,22 @@ const runState = z
     toolsWantReply: z.boolean(),
     steeringSpent: z.boolean(),
     failure: z.string().optional(),
+    output: z
+      .object({
+        request: z.object({
+          name: z.string(),
+          schema: z.record(z.string(), z.unknown()),
+          strict: z.boolean(),
+        }),
+        wrapped: z.boolean(),
+        maxRepairs: z.number(),
+        repairs: z.number(),
+        accepted: z.boolean(),
+      })
+      .loose()
+      .optional(),
+    inputCheck: z.enum(["blocking", "parallel"]).optional(),
+    heldReply: z.object({ message, sequential: z.boolean() }).optional(),
   })
   .loose();
 
@@ -97,6 +117,10 @@ const agentContext = z
     followUp: z.array(message),
     settings: z.object({ toolExecution: z.string(), steering: z.string() }).loose(),
     streamOptions: z.record(z.string(), z.unknown()),
+    guardrails: z.object({
+      input: z.array(z.object({ name: z.string(), mode: z.enum(["blocking", "parallel"]) })),
+      output: z.array(z.string()),
+    }),
     run: runState.optional(),
   })
   .loose();
@@ -114,7 +138,7 @@ const child = z
   })
   .loose();
 
-/** The schema of a version-2 persisted agent's `snapshot` (XState's persisted snapshot, step actors left out). */
+/** The schema of a version-3 persisted agent's `snapshot` (XState's persisted snapshot, step actors left out). */
 export const persistedAgentMachineSchema = z
   .object({
     status: z.literal("active"),
@@ -179,5 +203,21 @@ export function migrateV1toV2(snapshot: Json): Json {
       },
     },
     children,
+  };
+}
+
+/**
+ * Version 2 (agentchart 0.3.0 before typed output) → 3: `streaming` became a compound state
+ * (`released`, `held`, `checking`; a version-2 stream was always released) and the context gained
+ * `guardrails` (none).
+ *
+ * Contract: pure; returns a new object; never throws (a malformed input is left to the schema).
+ */
+export function migrateV2toV3(snapshot: Json): Json {
+  const context = (snapshot.context ?? {}) as Json;
+  return {
+    ...snapshot,
+    value: snapshot.value === "streaming" ? { streaming: "released" } : snapshot.value,
+    context: { guardrails: { input: [], output: [] }, ...context },
   };
 }

@@ -1,6 +1,8 @@
+import type { GuardrailNames } from "../types/guardrail.js";
 import type { SteeringPolicy } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
+import type { GuardrailTrip, RunOutputState } from "../types/output.js";
 import type { StreamOptions } from "../types/stream.js";
 import type { ToolResult } from "../types/tool.js";
 
@@ -68,6 +70,22 @@ export interface RunState {
   steeringSpent: boolean;
   /** `FAIL` arrived while the reply streamed: the reply ends as an error with this text. */
   failure: string | undefined;
+  /** The typed output this run expects (absent: none). */
+  output?: RunOutputState;
+  /** The input guardrails have not passed yet: how they run (`blocking` before the first model call). */
+  inputCheck?: "blocking" | "parallel";
+  /** A finished reply held back until the output guardrails pass (not yet in the transcript). */
+  heldReply?: HeldReply;
+  /** The guardrail that tripped and ended this run. */
+  tripped?: GuardrailTrip;
+  /** The run was ended by an error or an abort (`FAIL`, `ABORT`, a failed callback). */
+  stopReason?: "error" | "aborted";
+}
+
+/** A reply that streamed while held: the message and how its tool calls must run. */
+export interface HeldReply {
+  message: AssistantMessage;
+  sequential: boolean;
 }
 
 /** Behaviour settings of the agent (plain data, persisted). */
@@ -98,5 +116,7 @@ export interface AgentMachineContext {
   streamOptions: PersistableStreamOptions;
   /** The error of the last failed turn. */
   errorMessage: string | undefined;
+  /** The agent's guardrails by name (implementations in the runtime). */
+  guardrails: GuardrailNames;
   run: RunState | undefined;
 }

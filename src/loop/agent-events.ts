@@ -1,18 +1,19 @@
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
+import type { RunOutputState } from "../types/output.js";
 import type { ToolResult } from "../types/tool.js";
 import type { PersistableStreamOptions, QueueName } from "./agent-context.js";
 import type { ResumedCallState } from "./run-steps.js";
 
 /** The events `agentMachine` accepts from outside: everything the `Agent` class does is one of them. */
 export type AgentCommand =
-  /** Starts a run with new messages (idle only). */
-  | { type: "PROMPT"; messages: AgentMessage[] }
+  /** Starts a run with new messages (idle only); `output`: the typed output the run must give. */
+  | { type: "PROMPT"; messages: AgentMessage[]; output?: RunOutputState }
   /**
    * Starts a run from the transcript (idle only): after a user or tool result message, asks the model
    * again; after an assistant message, runs the next queued steering (or else follow-up) message.
    */
-  | { type: "CONTINUE" }
+  | { type: "CONTINUE"; output?: RunOutputState }
   | { type: "STEER"; message: AgentMessage }
   | { type: "FOLLOW_UP"; message: AgentMessage }
   | { type: "CLEAR_QUEUES"; queue?: QueueName }

@@ -137,6 +137,13 @@ export function planNextTurn(ctx: AgentMachineContext, decision: TurnDecision): 
   }
   const run = next.run!;
   if (decision.stop) return { next: "stop", context: next };
+  // An accepted output ends the run; what the external sources handed over goes back to them.
+  if (run.output?.accepted || run.output?.failure) {
+    const back: InboxMessage[] = (["steering", "followUp"] as const).flatMap((from) =>
+      decision.external[from].map((message) => ({ message, from, external: true })),
+    );
+    return { next: "stop", context: { ...next, run: { ...run, inbox: [...run.inbox, ...back] } } };
+  }
 
   const atStart = run.lastTurn === undefined;
   const steering =

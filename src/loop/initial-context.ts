@@ -1,3 +1,4 @@
+import type { GuardrailNames } from "../types/guardrail.js";
 import type { AgentMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { AgentMachineContext, AgentSettings, PersistableStreamOptions } from "./agent-context.js";
@@ -12,6 +13,7 @@ export interface AgentStart {
   messages?: AgentMessage[];
   settings?: Partial<AgentSettings>;
   streamOptions?: PersistableStreamOptions;
+  guardrails?: GuardrailNames;
 }
 
 /** The context of an idle agent with nothing queued: defaults filled in, the transcript copied. */
@@ -35,6 +37,7 @@ export function initialAgentContext(start: AgentStart): AgentMachineContext {
     },
     streamOptions: { ...start.streamOptions },
     errorMessage: undefined,
+    guardrails: start.guardrails ?? { input: [], output: [] },
     run: undefined,
   };
 }

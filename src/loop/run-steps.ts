@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
+import type { RunOutputState, RunStopReason } from "../types/output.js";
 import type {
   AgentMachineContext,
   InboxMessage,
@@ -45,7 +46,7 @@ export interface StepResult {
  * Messages appended during the step are added to the transcript with one copy, when the result is
  * taken (a transcript is never changed in place: every snapshot keeps its own).
  */
-class Step {
+export class Step {
   readonly events: AgentEvent[] = [];
   context: AgentMachineContext;
   readonly #appended: AgentMessage[] = [];
@@ -90,11 +91,20 @@ class Step {
   }
 }
 
+/** What a run starts with besides its messages. */
+export interface RunStart {
+  /** The typed output the run expects. */
+  output?: RunOutputState;
+  /** Check the prompts with the input guardrails (runs started by a prompt). */
+  checkInput?: boolean;
+}
+
 /** Starts a run: `agent_start`; the prompts wait in the inbox until the first decision injects them. */
 export function beginRun(
   ctx: AgentMachineContext,
   prompts: InboxMessage[],
   steeringSpent: boolean,
+  start: RunStart = {},
 ): StepResult {
   const run: RunState = {
     newMessages: [],
@@ -107,6 +117,9 @@ export function beginRun(
     steeringSpent,
     failure: undefined,
   };
+  if (start.output) run.output = start.output;
+  const input = start.checkInput ? ctx.guardrails.input : [];
+  if (input.length > 0) run.inputCheck = input.some((g) => g.mode === "blocking") ? "blocking" : "parallel";
   return { context: { ...ctx, run, errorMessage: undefined }, events: [{ type: "agent_start" }] };
 }
 
@@ -115,7 +128,7 @@ export function beginRun(
  * message(s) by the queue's mode (which spends the run's first steering drain point), else follow-ups;
  * otherwise the model is asked again. The caller checks that there is something to continue from.
  */
-export function continueRun(ctx: AgentMachineContext): StepResult {
+export function continueRun(ctx: AgentMachineContext, start: RunStart = {}): StepResult {
   const last = ctx.messages.at(-1) as { role?: string } | undefined;
   if (last?.role === "assistant") {
     for (const queue of ["steering", "followUp"] as const) {
@@ -127,10 +140,11 @@ export function continueRun(ctx: AgentMachineContext): StepResult {
         rest,
         taken.map((message) => ({ message, from: queue })),
         queue === "steering",
+        start,
       );
     }
   }
-  return beginRun(ctx, [], false);
+  return beginRun(ctx, [], false, start);
 }
 
 /** Messages of external sources (`getSteeringMessages`…) that an ended run hands back, by queue. */
@@ -150,9 +164,32 @@ export function endRun(ctx: AgentMachineContext): StepResult & { returned: Exter
     if (own.length > 0) step.set({ [queue]: [...own, ...step.context[queue]] });
     if (theirs.length > 0) returned.push({ queue, messages: theirs });
   }
-  step.emit({ type: "agent_end", messages: step.run.newMessages });
+  const run = step.run;
+  const output = run.output;
+  step.emit({
+    type: "agent_end",
+    messages: run.newMessages,
+    stopReason: runStopReason(run),
+    ...(output?.accepted ? { output: output.value } : {}),
+    ...(output?.failure ? { outputFailure: output.failure } : {}),
+    ...(run.tripped ? { guardrail: run.tripped } : {}),
+  });
   step.set({ run: undefined });
   return { ...step.result(), returned };
+}
+
+/**
+ * How a run ended: a guardrail trip, output that never validated, an explicit error or abort, else
+ * the stop reason of the run's last reply (`stop` when it added none).
+ */
+function runStopReason(run: RunState): RunStopReason {
+  if (run.tripped) return "guardrail";
+  if (run.output?.failure) return "error";
+  if (run.stopReason) return run.stopReason;
+  const last = run.newMessages.findLast(
+    (m): m is AssistantMessage => (m as AssistantMessage).role === "assistant",
+  );
+  return last?.stopReason ?? "stop";
 }
 
 /**
@@ -162,6 +199,7 @@ export function endRun(ctx: AgentMachineContext): StepResult & { returned: Exter
  */
 export function failTurn(ctx: AgentMachineContext, reason: "error" | "aborted", text: string): StepResult {
   const step = new Step(ctx);
+  step.setRun({ stopReason: reason });
   const prompts = step.run.inbox.filter((entry) => entry.from === undefined);
   if (reason === "aborted" && !step.run.turnOpen && prompts.length === 0) return step.result();
   step.openTurn();
@@ -186,11 +224,11 @@ export function injectNext(ctx: AgentMachineContext): StepResult {
   return step.result();
 }
 
-function startToolCall(step: Step, call: ToolCall): void {
+export function startToolCall(step: Step, call: ToolCall): void {
   step.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
 }
 
-function endToolCall(step: Step, outcome: ToolCallOutcome): void {
+export function endToolCall(step: Step, outcome: ToolCallOutcome): void {
   let batch = settle(step.run.batch!, outcome);
   step.emit({
     type: "tool_execution_end",
@@ -216,17 +254,22 @@ function endToolCall(step: Step, outcome: ToolCallOutcome): void {
  */
 export function recordReply(
   ctx: AgentMachineContext,
-  reply: { message: AssistantMessage; started: boolean; sequential: boolean },
+  reply: { message: AssistantMessage; started: boolean; sequential: boolean; held?: boolean },
 ): StepResult {
   const step = new Step(ctx);
   const failure = step.run.failure;
   // A reply cut short by `FAIL` is recorded as the error that ended the run.
-  const message: AssistantMessage =
+  let message: AssistantMessage =
     failure === undefined ? reply.message : { ...reply.message, stopReason: "error", errorMessage: failure };
+  // A held reply that failed is never checked nor released: none of its text is kept.
+  const discarded = reply.held === true && isFailed(message);
+  if (discarded) message = { ...message, content: message.content.filter((block) => block.type !== "text") };
   if (failure !== undefined) step.setRun({ failure: undefined });
-  step.append(message, !reply.started);
-  if (message.stopReason === "error" || message.stopReason === "aborted")
-    step.set({ errorMessage: message.errorMessage });
+  // The held reply (released now) and a parallel input check (done with the first reply) are over.
+  if (step.run.heldReply || step.run.inputCheck === "parallel")
+    step.setRun({ heldReply: undefined, inputCheck: undefined });
+  step.append(message, !reply.started || discarded);
+  if (isFailed(message)) step.set({ errorMessage: message.errorMessage });
   const batch = createToolBatch(message, reply.sequential);
   step.setRun({ turns: step.run.turns + 1, batch: batch.calls.length > 0 ? batch : undefined });
   if (batch.calls.length === 0) return step.result();
@@ -247,6 +290,10 @@ export function recordReply(
     endToolCall(step, errorOutcome(call, text));
   }
   return step.result();
+}
+
+function isFailed(message: AssistantMessage): boolean {
+  return message.stopReason === "error" || message.stopReason === "aborted";
 }
 
 /** Ends the turn: the remaining tool results (source order), then `turn_end`. */
@@ -335,7 +382,7 @@ export function setSteeringPoll(ctx: AgentMachineContext, polling: boolean): Age
  * Answers every unsettled call with `text`. Returns the ids of the calls whose actors must be stopped
  * (those that were spawned).
  */
-function settleRemaining(step: Step, text: string): string[] {
+export function settleRemaining(step: Step, text: string): string[] {
   const batch = step.run.batch;
   if (!batch) return [];
   const spawned: string[] = [];
@@ -379,6 +426,7 @@ export function abortToolBatch(
   text: string = ABORTED_CALL_TEXT,
 ): StepResult & { stop: string[] } {
   const step = new Step(ctx);
+  step.setRun({ stopReason: text === ABORTED_CALL_TEXT ? "aborted" : "error" });
   const stop = settleRemaining(step, text);
   return { ...step.result(), stop };
 }

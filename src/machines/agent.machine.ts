@@ -1,6 +1,18 @@
 import { type DoneActorEvent, type ErrorActorEvent, enqueueActions, fromCallback, setup } from "xstate";
-import { type AgentRuntime, bindAgentRuntime } from "../actors/agent-runtime.js";
-import { type StreamedReply, type StreamRequest, streamReplyActor } from "../actors/stream-reply.actor.js";
+import {
+  type AgentRuntime,
+  agentEmitter,
+  bindAgentRuntime,
+  guardrailNamesOf,
+} from "../actors/agent-runtime.js";
+import { type GuardrailCheck, type GuardrailOutcome, guardrailsActor } from "../actors/guardrails.actor.js";
+import {
+  type StreamedReply,
+  type StreamRequest,
+  streamReplyActor,
+  takeHeldEvents,
+} from "../actors/stream-reply.actor.js";
+import { type OutputValidation, validateOutputActor } from "../actors/validate-output.actor.js";
 import type {
   AgentMachineContext,
   AgentSettings,
@@ -9,13 +21,22 @@ import type {
 } from "../loop/agent-context.js";
 import type { AgentCommand } from "../loop/agent-events.js";
 import { type NextTurnPlan, planNextTurn, type TurnDecision } from "../loop/between-turns.js";
+import { tripGuardrail } from "../loop/guardrail-steps.js";
 import { initialAgentContext } from "../loop/initial-context.js";
+import {
+  applyOutputVerdict,
+  type OutputVerdict,
+  outputCandidate,
+  outputViaTool,
+  pendingOutput,
+  validatedReply,
+} from "../loop/output-steps.js";
 import * as steps from "../loop/run-steps.js";
 import { isBatchSettled } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
-import type { AgentMessage } from "../types/messages.js";
+import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import {
   abortRun,
@@ -100,6 +121,8 @@ export const agentMachine = setup({
   actors: {
     streamReply: streamReplyActor,
     toolCall: toolCallMachine,
+    guardrails: guardrailsActor,
+    validateOutput: validateOutputActor,
     turnCallbacks: fromCallback<DecisionEvent, { context: AgentMachineContext }>(
       ({ input, self, sendBack }) => runDecision(self, input.context, sendBack),
     ),
@@ -115,10 +138,12 @@ export const agentMachine = setup({
             context,
             event.messages.map((message) => ({ message })),
             false,
+            { ...(event.output ? { output: event.output } : {}), checkInput: true },
           ),
         );
       else if (event.type === "RESUME_CALLS") apply(enqueue, steps.resumeCalls(context, event));
-      else apply(enqueue, steps.continueRun(context));
+      else if (event.type === "CONTINUE")
+        apply(enqueue, steps.continueRun(context, event.output ? { output: event.output } : {}));
     }),
     applyPlan: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === "DECIDED") enqueue.assign(() => planOf(context, event.decision).context);
@@ -138,6 +163,36 @@ export const agentMachine = setup({
     }),
     recordReply: enqueueActions(({ context, enqueue }, output: StreamedReply) =>
       apply(enqueue, steps.recordReply(context, output)),
+    ),
+    holdReply: enqueueActions(({ context, enqueue }, reply: StreamedReply) =>
+      enqueue.assign(() => ({
+        ...context,
+        run: { ...context.run!, heldReply: { message: reply.message, sequential: reply.sequential } },
+      })),
+    ),
+    releaseHeldEvents: ({ self }, reply: AssistantMessage) => {
+      const emit = agentEmitter(self);
+      for (const event of takeHeldEvents(reply)) emit(event);
+    },
+    dropHeldReply: enqueueActions(({ context, enqueue }) => {
+      if (context.run?.heldReply)
+        enqueue.assign(() => ({ ...context, run: { ...context.run!, heldReply: undefined } }));
+    }),
+    tripGuardrail: enqueueActions(({ context, enqueue }, outcome: GuardrailOutcome) =>
+      apply(
+        enqueue,
+        tripGuardrail(context, outcome.trip!, outcome.replacement, context.run?.heldReply?.message),
+      ),
+    ),
+    inputPassed: enqueueActions(({ context, enqueue }) => {
+      const parallel = context.guardrails.input.some((guardrail) => guardrail.mode === "parallel");
+      enqueue.assign(() => ({
+        ...context,
+        run: { ...context.run!, inputCheck: parallel ? "parallel" : undefined },
+      }));
+    }),
+    applyOutputVerdict: enqueueActions(({ context, enqueue }, verdict: OutputVerdict) =>
+      apply(enqueue, applyOutputVerdict(context, verdict)),
     ),
     markFailure: enqueueActions(({ context, enqueue }, text: string) =>
       enqueue.assign(() => steps.markFailure(context, text)),
@@ -184,8 +239,9 @@ export const agentMachine = setup({
         args: request.args,
       }),
     ),
-    announceResume: enqueueActions(({ enqueue }, from: "preparingTurn" | "streaming" | "executingTools") =>
-      enqueue.emit({ type: "agent_resume", from }),
+    announceResume: enqueueActions(
+      ({ enqueue }, from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools") =>
+        enqueue.emit({ type: "agent_resume", from }),
     ),
     resumeToolCalls: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === "RESUME") resumeToolCalls(context, event, enqueue);
@@ -210,6 +266,19 @@ export const agentMachine = setup({
       output.message.stopReason === "error" || output.message.stopReason === "aborted",
     replyHasToolCalls: (_, output: StreamedReply) =>
       output.message.content.some((block) => block.type === "toolCall"),
+    replyHeld: (_, output: StreamedReply) => output.held,
+    replyCarriesOutput: ({ context }, message: AssistantMessage) =>
+      outputCandidate(context, message) !== undefined,
+    inputTripped: (_, output: StreamedReply) => output.inputTrip !== undefined,
+    tripped: (_, outcome: GuardrailOutcome) => outcome.trip !== undefined,
+    holdsReplies: ({ context }) => context.guardrails.output.length > 0,
+    inputCheckDue: ({ context }) =>
+      (context.run?.inbox.length ?? 0) === 0 && context.run?.inputCheck === "blocking",
+    outputFailsForGood: ({ context }, verdict: OutputVerdict) => {
+      const output = context.run?.output;
+      return !verdict.ok && output !== undefined && output.repairs >= output.maxRepairs;
+    },
+    hasToolBatch: ({ context }) => context.run?.batch !== undefined,
     batchSettled: ({ context }) => context.run?.batch !== undefined && isBatchSettled(context.run.batch),
     toolCallRunning: ({ context }, toolCallId: string) => steps.hasToolCallChild(context, toolCallId),
     canContinue: ({ context }) => {
@@ -223,7 +292,11 @@ export const agentMachine = setup({
   context: ({ input, self }) => {
     if (!input) return initialAgentContext({ model: NO_MODEL, toolNames: [] });
     bindAgentRuntime(self, input.runtime);
-    return initialAgentContext({ ...input, toolNames: input.toolNames ?? [...input.runtime.tools.keys()] });
+    return initialAgentContext({
+      ...input,
+      toolNames: input.toolNames ?? [...input.runtime.tools.keys()],
+      guardrails: guardrailNamesOf(input.runtime),
+    });
   },
   initial: "idle",
   on: {
@@ -321,39 +394,56 @@ export const agentMachine = setup({
           // next injection; the model call after the last one starts only once its listeners ran
           // (`Agent.abort()` aborts the run's signal at once, which the stream checks when it starts).
           entry: ["injectNext", "requestInjectionIfMore"],
-          always: { guard: "inboxEmpty", target: "#agent.streaming" },
+          always: [
+            { guard: "inputCheckDue", target: "checkingInput" },
+            { guard: "inboxEmpty", target: "#agent.streaming" },
+          ],
           on: { INJECT: { target: "injecting", reenter: true } },
+        },
+        checkingInput: {
+          // The blocking input guardrails check the run's prompts before the first model call.
+          invoke: {
+            id: "inputGuardrails",
+            src: "guardrails",
+            input: ({ context }): GuardrailCheck => ({ kind: "input", messages: context.run!.newMessages }),
+            onDone: [
+              {
+                guard: { type: "tripped", params: ({ event }) => event.output },
+                target: "#agent.idle",
+                actions: [{ type: "tripGuardrail", params: ({ event }) => event.output }, "endRun"],
+              },
+              { target: "#agent.streaming", actions: "inputPassed" },
+            ],
+          },
         },
       },
     },
     streaming: {
+      // `released`: deltas reach listeners as they stream. `held` (output guardrails are set): the
+      // reply's events wait in the stream actor; once it is done, `checking` runs the guardrails and
+      // releases them, or replaces the reply with a placeholder.
+      initial: "released",
       invoke: {
         id: "stream",
         src: "streamReply",
-        input: ({ context }): StreamRequest => ({
-          model: context.model,
-          thinkingLevel: context.thinkingLevel,
-          systemPrompt: context.systemPrompt,
-          messages: context.messages,
-          toolNames: context.toolNames,
-          streamOptions: context.streamOptions,
-          toolExecution: context.settings.toolExecution,
-        }),
+        input: ({ context }): StreamRequest => streamRequestOf(context),
         onDone: [
+          {
+            guard: { type: "inputTripped", params: ({ event }) => event.output },
+            target: "idle",
+            actions: [{ type: "tripGuardrail", params: ({ event }) => event.output.inputTrip! }, "endRun"],
+          },
           {
             guard: { type: "replyFailed", params: ({ event }) => event.output },
             target: "idle",
             actions: [{ type: "recordReply", params: ({ event }) => event.output }, "closeTurn", "endRun"],
           },
           {
-            guard: { type: "replyHasToolCalls", params: ({ event }) => event.output },
-            target: "executingTools",
-            actions: { type: "recordReply", params: ({ event }) => event.output },
+            guard: { type: "replyHeld", params: ({ event }) => event.output },
+            target: ".checking",
+            actions: { type: "holdReply", params: ({ event }) => event.output },
           },
-          {
-            target: "preparingTurn",
-            actions: [{ type: "recordReply", params: ({ event }) => event.output }, "closeTurn"],
-          },
+          ...replyRoutes(({ event }) => (event as { output: StreamedReply }).output, []),
         ],
         onError: {
           target: "idle",
@@ -366,6 +456,69 @@ export const agentMachine = setup({
           ],
         },
       },
+      states: {
+        released: { always: { guard: "holdsReplies", target: "held" } },
+        held: {},
+        checking: {
+          invoke: {
+            id: "outputGuardrails",
+            src: "guardrails",
+            input: ({ context }): GuardrailCheck => outputCheckOf(context),
+            onDone: [
+              {
+                guard: { type: "tripped", params: ({ event }) => event.output },
+                target: "#agent.idle",
+                actions: [{ type: "tripGuardrail", params: ({ event }) => event.output }, "endRun"],
+              },
+              ...replyRoutes(
+                ({ context }: { context: AgentMachineContext }) => ({
+                  ...context.run!.heldReply!,
+                  started: true,
+                  held: false,
+                }),
+                [
+                  {
+                    type: "releaseHeldEvents",
+                    params: ({ context }: { context: AgentMachineContext }) =>
+                      context.run!.heldReply!.message,
+                  },
+                ],
+              ),
+            ],
+            onError: {
+              target: "#agent.idle",
+              actions: [
+                {
+                  type: "failTurn",
+                  params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
+                },
+                "endRun",
+              ],
+            },
+          },
+          on: {
+            // The reply is held: nothing of it is kept.
+            ABORT: {
+              target: "#agent.idle",
+              actions: [
+                "abortRun",
+                "dropHeldReply",
+                { type: "failTurn", params: { reason: "aborted", text: ABORTED_TEXT } },
+                "endRun",
+              ],
+            },
+            FAIL: {
+              target: "#agent.idle",
+              actions: [
+                "abortRun",
+                "dropHeldReply",
+                { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
+                "endRun",
+              ],
+            },
+          },
+        },
+      },
       on: {
         // The stream actor answers the aborted signal at once with the partial reply (→ idle).
         ABORT: { actions: "abortRun" },
@@ -374,7 +527,72 @@ export const agentMachine = setup({
         RESUME: {
           target: "streaming",
           reenter: true,
-          actions: { type: "announceResume", params: "streaming" },
+          actions: ["dropHeldReply", { type: "announceResume", params: "streaming" }],
+        },
+      },
+    },
+    validatingOutput: {
+      // The reply that carries the run's typed output is in the transcript; zod checks the value.
+      invoke: {
+        id: "validateOutput",
+        src: "validateOutput",
+        input: ({ context }): OutputValidation => ({
+          candidate: outputCandidate(context, validatedReply(context)!)!,
+          request: context.run!.output!.request,
+        }),
+        onDone: [
+          {
+            guard: { type: "outputFailsForGood", params: ({ event }) => event.output },
+            target: "idle",
+            actions: [
+              { type: "applyOutputVerdict", params: ({ event }) => event.output },
+              "closeTurn",
+              "endRun",
+            ],
+          },
+          {
+            guard: "hasToolBatch",
+            target: "executingTools",
+            actions: { type: "applyOutputVerdict", params: ({ event }) => event.output },
+          },
+          {
+            target: "preparingTurn",
+            actions: [{ type: "applyOutputVerdict", params: ({ event }) => event.output }, "closeTurn"],
+          },
+        ],
+        onError: {
+          target: "idle",
+          actions: [
+            "abortRun",
+            { type: "abortToolBatch", params: ({ event }) => callbackErrorText(event.error) },
+            "closeTurn",
+            {
+              type: "failTurn",
+              params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
+            },
+            "endRun",
+          ],
+        },
+      },
+      on: {
+        ABORT: {
+          target: "idle",
+          actions: ["abortRun", { type: "abortToolBatch", params: undefined }, "closeTurn", "endRun"],
+        },
+        FAIL: {
+          target: "idle",
+          actions: [
+            "abortRun",
+            { type: "abortToolBatch", params: ({ event }) => event.error },
+            "closeTurn",
+            { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
+            "endRun",
+          ],
+        },
+        RESUME: {
+          target: "validatingOutput",
+          reenter: true,
+          actions: { type: "announceResume", params: "validatingOutput" },
         },
       },
     },
@@ -439,6 +657,56 @@ export const agentMachine = setup({
     },
   },
 });
+
+/** The request of the next model call, as data. */
+function streamRequestOf(context: AgentMachineContext): StreamRequest {
+  const run = context.run;
+  const output = pendingOutput(context);
+  return {
+    model: context.model,
+    thinkingLevel: context.thinkingLevel,
+    systemPrompt: context.systemPrompt,
+    messages: context.messages,
+    toolNames: context.toolNames,
+    streamOptions: context.streamOptions,
+    toolExecution: context.settings.toolExecution,
+    hold: context.guardrails.output.length > 0,
+    ...(run?.inputCheck === "parallel" ? { inputCheck: run.newMessages } : {}),
+    ...(output
+      ? { output: { request: output.request, viaTool: outputViaTool(context), wrapped: output.wrapped } }
+      : {}),
+  };
+}
+
+/** What the output guardrails check: the held reply, and the value it carries if the run expects one. */
+function outputCheckOf(context: AgentMachineContext): GuardrailCheck {
+  const reply = context.run!.heldReply!.message;
+  const candidate = outputCandidate(context, reply);
+  return { kind: "output", reply, ...(candidate?.value !== undefined ? { output: candidate.value } : {}) };
+}
+
+/**
+ * Where a finished reply goes (after the output guardrails, if any): the typed output it carries to
+ * `validatingOutput`, tool calls to `executingTools`, else the turn ends. `first`: actions that run
+ * before the reply is recorded (the release of its held events).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: XState's transition config types, shared by two invokes
+function replyRoutes(reply: (args: any) => StreamedReply, first: any[]): any[] {
+  const record = { type: "recordReply", params: reply };
+  return [
+    {
+      guard: { type: "replyCarriesOutput", params: (args: unknown) => reply(args).message },
+      target: "#agent.validatingOutput",
+      actions: [...first, record],
+    },
+    {
+      guard: { type: "replyHasToolCalls", params: reply },
+      target: "#agent.executingTools",
+      actions: [...first, record],
+    },
+    { target: "#agent.preparingTurn", actions: [...first, record, "closeTurn"] },
+  ];
+}
 
 /** The outcome of a tool call actor that failed (a bug: the machine itself never throws). */
 function crashedToolOutcome(

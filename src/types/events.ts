@@ -1,11 +1,23 @@
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "./messages.js";
+import type { GuardrailTrip, OutputIssue, RunStopReason } from "./output.js";
 import type { AssistantMessageEvent } from "./stream.js";
 import type { ToolResult } from "./tool.js";
 
 /** Events of one agent run, in the order described in docs/concepts.md (pi-compatible). */
 export type AgentEvent =
   | { type: "agent_start" }
-  | { type: "agent_end"; messages: AgentMessage[] }
+  | {
+      type: "agent_end";
+      messages: AgentMessage[];
+      /** How the run ended (see `RunStopReason`). */
+      stopReason: RunStopReason;
+      /** The validated output of a run that expected typed output. */
+      output?: unknown;
+      /** The output never validated (`stopReason: "error"`): the last attempt's issues and raw text. */
+      outputFailure?: { issues: OutputIssue[]; raw: string };
+      /** The guardrail that tripped (`stopReason: "guardrail"`). */
+      guardrail?: GuardrailTrip;
+    }
   | { type: "turn_start" }
   | { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
   | { type: "message_start"; message: AgentMessage }
@@ -23,7 +35,11 @@ export type AgentEvent =
   | { type: "tool_approval_request"; toolCallId: string; toolName: string; args: unknown }
   /** A call of a client tool (no `execute`) waits for `agent.answerToolCall(toolCallId, result)`. */
   | { type: "tool_client_request"; toolCallId: string; toolName: string; args: unknown }
+  /** The typed output parsed so far from the streaming reply (its JSON text, or the final-answer arguments). */
+  | { type: "output_delta"; partial: unknown }
+  /** A guardrail tripped: the run ends with `stopReason: "guardrail"` (nothing of a tripped reply is released). */
+  | ({ type: "guardrail_tripped" } & GuardrailTrip)
   /** A restored agent goes on with a run it was persisted in the middle of (agentchart). */
-  | { type: "agent_resume"; from: "preparingTurn" | "streaming" | "executingTools" };
+  | { type: "agent_resume"; from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools" };
 
 export type AgentEventType = AgentEvent["type"];

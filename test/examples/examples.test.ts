@@ -165,6 +165,16 @@ describe("examples", () => {
     expect(output).toContain("call_env: refused (Tool call denied: secrets stay where they are)");
   });
 
+  it("typed-output: a reply is repaired until it validates, and an output guardrail replaces a tripped reply", async () => {
+    const output = await runExample("typed-output");
+    expect(output).toContain("output: Lisbon 21.5 °C (stop)");
+    expect(output).toContain("repair asked: The output did not match its schema: celsius:");
+    expect(output).toContain('partial: {"city":"Lisbon","celsius":21.5}');
+    expect(output).toContain("guardrail no-insults tripped: an insult");
+    expect(output).toContain('stopReason: guardrail; kept: [{"type":"text","text":"[removed]"}]');
+    expect(output).not.toContain("idiot");
+  });
+
   it("persist-restore: an agent persisted while it waits for approval is restored, approved and finishes", async () => {
     const output = await runExample("persist-restore");
     expect(output).toMatch(/persisted \d+ bytes while "executingTools" waits for approval/);

@@ -84,7 +84,9 @@ describe("run steps", () => {
 
   it("an abort between turns (no turn open, nothing to inject) adds nothing", () => {
     const run = steps.beginRun(idleContext(), [], false).context;
-    expect(steps.failTurn(deepFreeze(run), "aborted", "x")).toEqual({ context: run, events: [] });
+    const failed = steps.failTurn(deepFreeze(run), "aborted", "x");
+    expect(failed.events).toEqual([]);
+    expect(failed.context).toEqual({ ...run, run: { ...run.run, stopReason: "aborted" } });
   });
 });
 

@@ -44,7 +44,9 @@ export function projectLoop(state: SnapshotFrom<LoopModel>): LoopObservation {
       ? "idle"
       : modelValue === "preparingTurn"
         ? { preparingTurn: "deciding" }
-        : modelValue;
+        : modelValue === "streaming"
+          ? { streaming: "released" }
+          : modelValue;
   const children: Record<string, unknown> =
     modelValue === "preparingTurn"
       ? { turnCallbacks: "active" }

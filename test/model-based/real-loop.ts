@@ -69,7 +69,7 @@ export class LoopRig {
   callsAtAbort: number | undefined;
   /** The Agent (entry "agent", or the one `restoreHere` made) and the promise of its `prompt()`. */
   agent: Agent | undefined;
-  #prompted: Promise<void> | undefined;
+  #prompted: Promise<unknown> | undefined;
   readonly #actor: AgentActor | undefined;
   readonly #config: AgentLoopConfig;
   readonly #tools: AgentTool[];

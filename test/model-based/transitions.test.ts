@@ -24,6 +24,7 @@ import { edgeCases, stateCases } from "./edges.js";
 import { expectRunInvariants } from "./invariants.js";
 import { applyLoopEvent, describeLoopState, observeLoop, projectLoop } from "./loop.driver.js";
 import { createLoopModel, type LoopModel, type LoopModelEvent, loopModelEvents } from "./loop.model.js";
+import { describeOutputAndGuardrailPaths } from "./output-guardrail-paths.js";
 import { LoopRig, settle } from "./real-loop.js";
 import {
   applyToolCallEvent,
@@ -51,6 +52,10 @@ const inspect = coverage.record;
 const UNREACHABLE: Record<string, string> = {
   "agent.streaming: xstate.error.actor.stream → agent.idle":
     "streamReply only ever resolves: provider failures and aborts become an assistant message",
+  "agent.streaming.checking: xstate.error.actor.outputGuardrails → agent.idle":
+    "runGuardrails only ever resolves: a guardrail that throws or rejects is a trip",
+  "agent.validatingOutput: xstate.error.actor.validateOutput → agent.idle":
+    "validateOutput only ever resolves: a schema whose check throws gives an issue naming the error",
   "agent.executingTools: xstate.error.actor.* → (stays)":
     "tool-call children cannot fail: their steps turn every failure into an error outcome; the handler stays because an unhandled child error would stop the agent",
 };
@@ -190,7 +195,7 @@ describe("transitions the models do not reach", () => {
   it("late between-tools steering is injected into the turn being prepared", async () => {
     const { rig, step, steering } = await lateSteering();
     await step({ type: "DECIDE", outcome: "answer" });
-    expect(observeLoop(rig).value).toBe("streaming");
+    expect(observeLoop(rig).value).toEqual({ streaming: "released" });
     expect(contains(rig.modelCalls[1]!.messages, steering)).toBe(true);
     await step({ type: "REPLY", kind: "text" }, { type: "DECIDE", outcome: "answer" });
     expect(observeLoop(rig).value).toBe("idle");
@@ -423,6 +428,8 @@ describe("agentMachine commands", () => {
     expect(Object.fromEntries(results)).toEqual({ echo: false, nope: true });
   });
 });
+
+describeOutputAndGuardrailPaths(inspect);
 
 describe("transition coverage", () => {
   it("names every transition of both machines uniquely", () => {

@@ -90,11 +90,11 @@ describe("instrument(agent)", () => {
     expect(stateEvents(run!)).toEqual([
       "preparingTurn.deciding",
       "preparingTurn.injecting",
-      "streaming",
+      "streaming.released",
       "executingTools",
       "preparingTurn.deciding",
       "preparingTurn.injecting",
-      "streaming",
+      "streaming.released",
       "preparingTurn.deciding",
       "idle",
     ]);

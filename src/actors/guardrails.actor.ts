@@ -1,0 +1,130 @@
+import { fromPromise } from "xstate";
+import { errorText } from "../types/error-text.js";
+import type { Guardrail, GuardrailContext, GuardrailVerdict } from "../types/guardrail.js";
+import type { AgentMessage, AssistantMessage } from "../types/messages.js";
+import type { GuardrailTrip } from "../types/output.js";
+import { agentContextOf, runtimeOf } from "./agent-runtime.js";
+
+/** What a set of guardrails found: nothing, or the first trip (with the guardrail's replacement). */
+export interface GuardrailOutcome {
+  trip?: GuardrailTrip;
+  replacement?: string;
+}
+
+/**
+ * Runs `guardrails` on `context` side by side; resolves with the first trip (the others are told to
+ * stop through their signal) or with no trip once all passed. A guardrail that throws, rejects or
+ * answers something other than a verdict trips with that as its reason (fail closed).
+ *
+ * Contract: never rejects; an abort of `signal` resolves at once with no trip (the run is ending).
+ */
+export function runGuardrails(
+  guardrails: readonly Guardrail[],
+  context: GuardrailContext,
+  signal: AbortSignal,
+): Promise<GuardrailOutcome> {
+  if (guardrails.length === 0) return Promise.resolve({});
+  const local = new AbortController();
+  const onAbort = () => local.abort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  return new Promise<GuardrailOutcome>((resolve) => {
+    let open = guardrails.length;
+    let done = false;
+    const finish = (outcome: GuardrailOutcome) => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener("abort", onAbort);
+      local.abort();
+      resolve(outcome);
+    };
+    if (signal.aborted) return finish({});
+    local.signal.addEventListener("abort", () => finish({}), { once: true });
+    for (const guardrail of guardrails) {
+      const trip = (reason: string, threw: boolean, replacement?: string) =>
+        finish({
+          trip: { guardrail: guardrail.name, kind: context.kind, reason, ...(threw ? { threw } : {}) },
+          ...(replacement !== undefined ? { replacement } : {}),
+        });
+      const judge = (verdict: unknown) => {
+        if (!isVerdict(verdict))
+          return trip(`Guardrail "${guardrail.name}" answered something other than a verdict`, true);
+        if (verdict.tripwire) return trip(verdict.reason ?? "tripped", false, verdict.replacement);
+        if (--open === 0) finish({});
+      };
+      const failed = (error: unknown) =>
+        trip(`Guardrail "${guardrail.name}" failed: ${errorText(error)}`, true);
+      try {
+        Promise.resolve(guardrail.check(context, local.signal)).then(judge, failed);
+      } catch (error) {
+        failed(error);
+      }
+    }
+  });
+}
+
+function isVerdict(value: unknown): value is GuardrailVerdict {
+  return (
+    typeof value === "object" && value !== null && typeof (value as GuardrailVerdict).tripwire === "boolean"
+  );
+}
+
+/** The text of messages: their text blocks, a message's blocks joined, messages separated by a blank line. */
+export function textOf(messages: readonly AgentMessage[]): string {
+  const texts: string[] = [];
+  for (const message of messages) {
+    const content = (message as { content?: unknown }).content;
+    if (typeof content === "string") texts.push(content);
+    else if (Array.isArray(content))
+      texts.push(
+        content
+          .filter((block): block is { type: "text"; text: string } => block?.type === "text")
+          .map((block) => block.text)
+          .join(""),
+      );
+  }
+  return texts.filter((text) => text !== "").join("\n\n");
+}
+
+/** What a guardrail check of the agent machine is asked to look at (data). */
+export type GuardrailCheck =
+  /** The run's prompt messages, with the blocking input guardrails. */
+  | { kind: "input"; messages: AgentMessage[] }
+  /** A held reply, with every output guardrail; `output`: the value it carries, if the run expects one. */
+  | { kind: "output"; reply: AssistantMessage; output?: unknown };
+
+/**
+ * The guardrails actor invoked by `preparingTurn.checkingInput` (blocking input guardrails) and
+ * `streaming.checking` (output guardrails): finds the guardrails in the agent's runtime and runs them
+ * on the request, following the run's signal.
+ */
+export const guardrailsActor = fromPromise<GuardrailOutcome, GuardrailCheck>(({ input, self, signal }) => {
+  const runtime = runtimeOf(self);
+  const run = AbortSignal.any([signal, runtime.controller.signal]);
+  if (input.kind === "input") {
+    const blocking = runtime.guardrails.input.filter(
+      (guardrail) => (guardrail.mode ?? "blocking") === "blocking",
+    );
+    return runGuardrails(blocking, inputCheckContext(self, input.messages), run);
+  }
+  const messages = [input.reply];
+  return runGuardrails(
+    runtime.guardrails.output,
+    {
+      kind: "output",
+      messages,
+      text: textOf(messages),
+      reply: input.reply,
+      ...(input.output !== undefined ? { output: input.output } : {}),
+      agent: agentContextOf(self),
+    },
+    run,
+  );
+});
+
+/** The context input guardrails see for `messages`. */
+export function inputCheckContext(
+  self: Parameters<typeof agentContextOf>[0],
+  messages: AgentMessage[],
+): GuardrailContext {
+  return { kind: "input", messages, text: textOf(messages), agent: agentContextOf(self) };
+}
