@@ -1,5 +1,5 @@
 import type { AgUiEvent, AgUiMessage, AgUiToolCall } from "../ag-ui/ag-ui-events.js";
-import { CUSTOM_EVENT, type PendingApproval } from "../ag-ui/shared-state.js";
+import type { PendingApproval } from "../ag-ui/shared-state.js";
 
 /** Where a tool call stands, as the client sees it (`awaiting-client`: a call of a frontend tool to answer). */
 export type ClientToolCallStatus =
@@ -176,9 +176,11 @@ function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientConte
       const request = event.value as PendingApproval;
       const others = (list: PendingApproval[]) =>
         list.filter((pending) => pending.toolCallId !== request.toolCallId);
-      if (event.name === CUSTOM_EVENT.approvalRequest)
+      // The names of agentchart's CUSTOM events (CUSTOM_EVENT of agentchart/ag-ui, not imported: the
+      // client takes no runtime code from the server).
+      if (event.name === "agentchart.tool_approval_request")
         return setWaiting(context, [...others(context.awaitingApproval), request], context.awaitingClient);
-      if (event.name === CUSTOM_EVENT.clientRequest)
+      if (event.name === "agentchart.tool_client_request")
         return setWaiting(context, context.awaitingApproval, [...others(context.awaitingClient), request]);
       return context;
     }
