@@ -262,6 +262,19 @@ describe("frontend tools (RunAgentInput.tools)", () => {
     );
     expect(unparsable.status).toBe(400);
     expect(await unparsable.json()).toMatchObject({ error: { code: "invalid_request" } });
+    for (const [tools, message] of [
+      [[pickColour, pickColour], 'RunAgentInput.tools[1]: tool "pick_colour" is declared twice'],
+      [
+        [{ name: "pick colour", description: "x" }],
+        'RunAgentInput.tools[0]: Invalid tool name "pick colour"',
+      ],
+      [[{ name: "pick_colour" }], "RunAgentInput.tools[0] needs a name and a description (strings)"],
+      ["pick_colour", "RunAgentInput.tools must be an array"],
+    ] as const) {
+      const refused = await postRun(url, runInput("f5", "r0", "Pick", { tools: tools as never }));
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(message);
+    }
     const clash = await postRun(
       url,
       runInput("f5", "r0", "Pick", { tools: [{ name: "upper", description: "Mine", parameters: {} }] }),
