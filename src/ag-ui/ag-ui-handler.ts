@@ -171,7 +171,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
       if (prompt !== undefined && unanswered.length > 0)
         throw new AgUiError(
           "awaiting_client",
-          `Tool call${unanswered.length > 1 ? "s" : ""} ${unanswered.map((call) => `"${call.toolCallId}"`).join(", ")} of thread ${input.threadId} wait${unanswered.length > 1 ? "" : "s"} for the client's answer: send ${unanswered.length > 1 ? "them" : "it"} as tool messages (toolCallId, content) before a new message`,
+          `Thread ${input.threadId} waits for the client's answer to ${unanswered.map((call) => `"${call.toolCallId}"`).join(", ")}: send tool messages (toolCallId, content) answering every waiting call with a new message, or before it`,
         );
       if (answers.length === 0)
         throw new AgUiError("thread_busy", `Thread ${input.threadId} is running; wait for it to end`);

@@ -309,7 +309,7 @@ describe("frontend tools (RunAgentInput.tools)", () => {
       error: {
         code: "awaiting_client",
         message:
-          'Tool call "call_c" of thread f5 waits for the client\'s answer: send it as tool messages (toolCallId, content) before a new message',
+          'Thread f5 waits for the client\'s answer to "call_c": send tool messages (toolCallId, content) answering every waiting call with a new message, or before it',
       },
     });
     // Still waiting, still answerable.
