@@ -364,6 +364,68 @@ describe("frontend tools (RunAgentInput.tools)", () => {
     expect(agent.state.awaitingClient).toEqual([]);
   });
 
+  it("an answer that arrives while the restored call is still in its preflight waits for the call to ask", async () => {
+    const root = join(scratch, "preflight");
+    const session = await new JsonlSessionRepo({ root }).create({ cwd: "/work" });
+    const firstHarness = new AgentHarness({
+      session,
+      model: testModel,
+      streamFn: scriptedModel(colourScript()),
+    });
+    const first = await serve(createAgUiHandler({ harnessFor: () => firstHarness }));
+    const before = await readRun(
+      await postRun(first.url, runInput("f9", "r1", "Pick", { tools: [pickColour] })),
+    );
+    expect(before.at(-1)?.event).toMatchObject({ outcome: { pendingToolCallIds: ["call_c"] } });
+    const saved = firstHarness.persist();
+    await session.flush();
+    await session.close();
+    await servers.shift()!.close();
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const hookCalls: string[] = [];
+    let restored: AgentHarness | undefined;
+    const second = await serve(
+      createAgUiHandler({
+        harnessFor: async (_threadId, { clientTools }) => {
+          const reopened = await new JsonlSessionRepo({ root }).open(session.id);
+          restored = AgentHarness.restore(saved, {
+            session: reopened,
+            model: testModel,
+            streamFn: scriptedModel([colourScript()[1]!]),
+            tools: clientTools,
+          }).harness;
+          // The restored call goes through its preflight again: this hook holds it there.
+          restored.on("tool_call", async (event) => {
+            hookCalls.push(event.toolCallId);
+            await gate;
+            return undefined;
+          });
+          return restored;
+        },
+      }),
+    );
+    const answering = postRun(second.url, nextInput("f9", "r2", snapshotMessages(before), [answer("teal")]));
+    await expect.poll(() => hookCalls).toEqual(["call_c"]);
+    expect(restored!.agent.state.awaitingClient).toEqual([]);
+    release();
+    const events = await readRun(await answering);
+    expect(eventsOf(events).find((event) => event.type === "TOOL_CALL_RESULT")).toMatchObject({
+      content: "teal",
+    });
+    expect(events.at(-1)?.event).toMatchObject({
+      type: "RUN_FINISHED",
+      runId: "r2",
+      outcome: { type: "success" },
+    });
+    expect(texts(restored!.messages).at(-1)).toBe("You picked teal.");
+    await restored!.waitForIdle();
+    await restored!.session.close();
+  });
+
   for (const kind of ["harness", "agent"] as const) {
     it(`a server restored from the ${kind} persisted mid-wait still takes the answer (JSONL session, a new handler)`, async () => {
       const root = join(scratch, kind);
