@@ -5,9 +5,9 @@ import { AG_UI_ERROR_STATUS, AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
 import { AgUiRun, type AgUiRunInput } from "./ag-ui-run.js";
 import { parseCommandRequest } from "./agent-command.js";
-import { type ClientAnswer, clientAnswersIn } from "./client-answers.js";
+import { applyAnswers, clientAnswers, notAwaiting } from "./client-answers.js";
 import { clientToolsOf, sameClientTools } from "./client-tools.js";
-import { type RunTarget, runTargetOf, waitsForClientOnly } from "./run-target.js";
+import { type RunTarget, runTargetOf } from "./run-target.js";
 import { messageText } from "./to-ag-ui-events.js";
 
 /** A fetch-style request handler: a Web-standard `Request` in, a `Response` out. */
@@ -149,12 +149,15 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     const existing = thread.runs.get(input.runId);
     if (existing) return streamOf(existing, lastEventId);
     installClientTools(target, clientTools);
-    const answers = await clientAnswers(thread, target, input);
+    const answers = await clientAnswers(target, input, {
+      known: (id) => knownMessage(thread, target, id),
+      answeredToolCallIds: thread.answeredToolCallIds,
+    });
     const prompt = newUserText(thread, target, input.messages);
     const current = thread.current;
     if (current && !current.ended) {
       if (prompt === undefined && (input.resume?.length || answers.length > 0)) {
-        applyAnswers(thread, target, answers);
+        applyAnswers(target, answers, thread.answeredToolCallIds);
         for (const message of input.messages) thread.seenMessageIds.add(message.id);
         return streamOf(current, lastEventId);
       }
@@ -180,7 +183,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
           // New text with every waiting call answered: queued first, so that the batch's end
           // delivers it right after the results, before the model is asked again.
           if (prompt !== undefined) target.steer(prompt);
-          applyAnswers(thread, target, answers);
+          applyAnswers(target, answers, thread.answeredToolCallIds);
           return thread.operation ?? target.idle();
         },
       });
@@ -287,83 +290,6 @@ function installClientTools(target: RunTarget, tools: AgentTool[]): void {
       `RunAgentInput.tools declares "${taken.name}", a tool of the server: a client tool cannot replace it (rename it)`,
     );
   if (!sameClientTools(target.clientTools(), tools)) target.setClientTools(tools);
-}
-
-/**
- * The input's answers to calls of client tools not answered before. Every one must name a call that
- * waits for the client: a call of the last reply that has not asked yet (a restored run goes through
- * its preflight again) is waited for; any other is `not_awaiting`.
- */
-async function clientAnswers(
-  thread: Thread,
-  target: RunTarget,
-  input: RunAgentInput,
-): Promise<ClientAnswer[]> {
-  const waitingIds = () => new Set(target.state().awaitingClient.map((call) => call.toolCallId));
-  const transcript = target.messages();
-  const resulted = new Set(
-    transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])),
-  );
-  const answers = clientAnswersIn(
-    input,
-    (message) => !knownMessage(thread, target, message.id),
-    waitingIds(),
-  ).filter(
-    (answer) => !resulted.has(answer.toolCallId) && !thread.answeredToolCallIds.has(answer.toolCallId),
-  );
-  if (answers.length === 0) return [];
-  const lastReply = transcript.findLast((message) => message.role === "assistant");
-  const unansweredCalls = new Set(
-    lastReply?.role === "assistant"
-      ? lastReply.content.flatMap((block) =>
-          block.type === "toolCall" && !resulted.has(block.id) ? [block.id] : [],
-        )
-      : [],
-  );
-  const asking = waitingIds();
-  if (
-    target.running() &&
-    answers.some((answer) => !asking.has(answer.toolCallId) && unansweredCalls.has(answer.toolCallId))
-  )
-    await settled(target);
-  const waiting = waitingIds();
-  const stray = answers.find((answer) => !waiting.has(answer.toolCallId));
-  if (stray) throw notAwaiting(input.threadId, stray.toolCallId);
-  return answers;
-}
-
-function applyAnswers(thread: Thread, target: RunTarget, answers: readonly ClientAnswer[]): void {
-  for (const answer of answers) {
-    target.answer(answer.toolCallId, answer.result, answer.isError);
-    thread.answeredToolCallIds.add(answer.toolCallId);
-  }
-}
-
-function notAwaiting(threadId: string, toolCallId: string): AgUiError {
-  return new AgUiError(
-    "not_awaiting",
-    `No tool call "${toolCallId}" of thread ${threadId} waits for the client's answer`,
-  );
-}
-
-/** Settles once the target cannot go on by itself: it is idle, or a call waits for approval or the client. */
-function settled(target: RunTarget): Promise<void> {
-  return new Promise((resolve) => {
-    const stuck = () => {
-      const state = target.state();
-      return !target.running() || state.awaitingApproval.length > 0 || waitsForClientOnly(state);
-    };
-    if (stuck()) return resolve();
-    const subscription = target.events$.subscribe(() => {
-      if (!stuck()) return;
-      subscription.unsubscribe();
-      resolve();
-    });
-    void target.idle().then(() => {
-      subscription.unsubscribe();
-      resolve();
-    });
-  });
 }
 
 function forgetOldRuns(thread: Thread, keep: number): void {

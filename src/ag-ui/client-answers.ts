@@ -1,5 +1,7 @@
 import type { ToolResult } from "../types/tool.js";
+import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
+import { type RunTarget, waitsForClientOnly } from "./run-target.js";
 
 /** A client's answer to a call of a client tool, read from a run input. */
 export interface ClientAnswer {
@@ -47,6 +49,88 @@ export function clientAnswersIn(
     });
   }
   return [...answers.values()];
+}
+
+/**
+ * The input's answers to calls of client tools not answered before (new messages by `thread.known`,
+ * calls not in `thread.answeredToolCallIds` nor with a result in the transcript). Every one must name a
+ * call that waits for the client: a call of the last reply that has not asked yet (a restored run goes
+ * through its preflight again) is waited for; any other is `not_awaiting`.
+ *
+ * Contract: async; rejects only with `AgUiError` `not_awaiting`.
+ */
+export async function clientAnswers(
+  target: RunTarget,
+  input: RunAgentInput,
+  thread: { known: (messageId: string) => boolean; answeredToolCallIds: ReadonlySet<string> },
+): Promise<ClientAnswer[]> {
+  const waitingIds = () => new Set(target.state().awaitingClient.map((call) => call.toolCallId));
+  const transcript = target.messages();
+  const resulted = new Set(
+    transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])),
+  );
+  const answers = clientAnswersIn(input, (message) => !thread.known(message.id), waitingIds()).filter(
+    (answer) => !resulted.has(answer.toolCallId) && !thread.answeredToolCallIds.has(answer.toolCallId),
+  );
+  if (answers.length === 0) return [];
+  const lastReply = transcript.findLast((message) => message.role === "assistant");
+  const unansweredCalls = new Set(
+    lastReply?.role === "assistant"
+      ? lastReply.content.flatMap((block) =>
+          block.type === "toolCall" && !resulted.has(block.id) ? [block.id] : [],
+        )
+      : [],
+  );
+  const asking = waitingIds();
+  if (
+    target.running() &&
+    answers.some((answer) => !asking.has(answer.toolCallId) && unansweredCalls.has(answer.toolCallId))
+  )
+    await settled(target);
+  const waiting = waitingIds();
+  const stray = answers.find((answer) => !waiting.has(answer.toolCallId));
+  if (stray) throw notAwaiting(input.threadId, stray.toolCallId);
+  return answers;
+}
+
+/** Gives the answers to their calls, remembering them in `answered`. Throws when a call no longer waits. */
+export function applyAnswers(
+  target: RunTarget,
+  answers: readonly ClientAnswer[],
+  answered: Set<string>,
+): void {
+  for (const answer of answers) {
+    target.answer(answer.toolCallId, answer.result, answer.isError);
+    answered.add(answer.toolCallId);
+  }
+}
+
+/** The `not_awaiting` error of an answer for a call that does not wait for the client. */
+export function notAwaiting(threadId: string, toolCallId: string): AgUiError {
+  return new AgUiError(
+    "not_awaiting",
+    `No tool call "${toolCallId}" of thread ${threadId} waits for the client's answer`,
+  );
+}
+
+/** Settles once the target cannot go on by itself: it is idle, or a call waits for approval or the client. */
+function settled(target: RunTarget): Promise<void> {
+  return new Promise((resolve) => {
+    const stuck = () => {
+      const state = target.state();
+      return !target.running() || state.awaitingApproval.length > 0 || waitsForClientOnly(state);
+    };
+    if (stuck()) return resolve();
+    const subscription = target.events$.subscribe(() => {
+      if (!stuck()) return;
+      subscription.unsubscribe();
+      resolve();
+    });
+    void target.idle().then(() => {
+      subscription.unsubscribe();
+      resolve();
+    });
+  });
 }
 
 function textResult(text: string): ToolResult {
