@@ -22,6 +22,9 @@ const STATE_EVENTS = new Set<HarnessEvent["type"]>([
   "queue_update",
 ]);
 
+/** Events after which the target's run may have come to wait for the client alone (not checked per delta). */
+const PARKING_EVENTS = new Set<HarnessEvent["type"]>(["tool_client_request", "tool_execution_end"]);
+
 /** What an {@link AgUiRun} runs. */
 export interface AgUiRunInput {
   threadId: string;
@@ -98,7 +101,7 @@ export class AgUiRun {
       this.#track(event);
       for (const translated of translator.translate(event)) this.log.append(translated);
       if (STATE_EVENTS.has(event.type)) this.#publishState();
-      this.#endIfParked();
+      if (PARKING_EVENTS.has(event.type)) this.#endIfParked();
     });
     let work: Promise<unknown>;
     try {
