@@ -2,8 +2,9 @@
 export * from "./ag-ui/ag-ui-error.js";
 export * from "./ag-ui/ag-ui-events.js";
 export * from "./ag-ui/ag-ui-handler.js";
-export { AgUiRun } from "./ag-ui/ag-ui-run.js";
+export { AgUiRun, type AgUiRunInput } from "./ag-ui/ag-ui-run.js";
 export * from "./ag-ui/agent-command.js";
+export { clientToolsOf } from "./ag-ui/client-tools.js";
 export * from "./ag-ui/node-listener.js";
 export { RunLog, type RunLogReader } from "./ag-ui/run-log.js";
 export { type RunTarget, runTargetOf } from "./ag-ui/run-target.js";

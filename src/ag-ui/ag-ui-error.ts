@@ -6,6 +6,7 @@ export type AgUiErrorCode =
   | "thread_busy"
   | "no_new_message"
   | "not_awaiting"
+  | "awaiting_client"
   | "invalid_state";
 
 /** The HTTP status answering each {@link AgUiErrorCode}. */
@@ -16,6 +17,7 @@ export const AG_UI_ERROR_STATUS: Readonly<Record<AgUiErrorCode, number>> = {
   thread_busy: 409,
   no_new_message: 400,
   not_awaiting: 409,
+  awaiting_client: 409,
   invalid_state: 409,
 };
 

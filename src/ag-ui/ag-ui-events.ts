@@ -54,8 +54,11 @@ export interface RunAgentInput {
   parentRunId?: string;
 }
 
-/** Why a run ended (`RUN_FINISHED.outcome`). */
-export type AgUiRunOutcome = { type: "success" } | { type: "cancelled" };
+/**
+ * Why a run ended (`RUN_FINISHED.outcome`). A run that stopped on calls of client tools is a success
+ * naming them in `pendingToolCallIds`: the client answers them with `tool` messages in the next run.
+ */
+export type AgUiRunOutcome = { type: "success"; pendingToolCallIds?: string[] } | { type: "cancelled" };
 
 /** The AG-UI events the server emits (and the client store reads). */
 export type AgUiEvent =

@@ -1,19 +1,38 @@
 import type { Agent } from "../agent/agent.js";
 import type { AgentHarness } from "../harness/agent-harness.js";
+import type { AgentTool } from "../types/tool.js";
 import { AG_UI_ERROR_STATUS, AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
-import { AgUiRun } from "./ag-ui-run.js";
+import { AgUiRun, type AgUiRunInput } from "./ag-ui-run.js";
 import { parseCommandRequest } from "./agent-command.js";
+import { applyAnswers, clientAnswers, notAwaiting } from "./client-answers.js";
+import { clientToolsOf, sameClientTools } from "./client-tools.js";
 import { type RunTarget, runTargetOf } from "./run-target.js";
 import { messageText } from "./to-ag-ui-events.js";
 
 /** A fetch-style request handler: a Web-standard `Request` in, a `Response` out. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/** What the handler tells `agentFor` / `harnessFor` about the request that opens a thread. */
+export interface ThreadOpening {
+  /**
+   * The client tools declared by that request (`RunAgentInput.tools`, see `clientToolsOf`). The handler
+   * gives them to the agent itself; pass them to an agent or harness you **restore**
+   * (`tools: [...yours, ...clientTools]`) so that a call that was waiting for the client waits again.
+   */
+  clientTools: AgentTool[];
+}
+
 /** Options of {@link createAgUiHandler}: where each thread's agent comes from. */
 export type AgUiHandlerOptions = (
-  | { agentFor: (threadId: string) => Agent | Promise<Agent>; harnessFor?: undefined }
-  | { harnessFor: (threadId: string) => AgentHarness | Promise<AgentHarness>; agentFor?: undefined }
+  | {
+      agentFor: (threadId: string, opening: ThreadOpening) => Agent | Promise<Agent>;
+      harnessFor?: undefined;
+    }
+  | {
+      harnessFor: (threadId: string, opening: ThreadOpening) => AgentHarness | Promise<AgentHarness>;
+      agentFor?: undefined;
+    }
 ) & {
   /** Finished runs kept per thread for late joins and replays (default 16; the oldest go first). */
   keepFinishedRuns?: number;
@@ -26,6 +45,10 @@ interface Thread {
   current: AgUiRun | undefined;
   /** Ids of the input messages already taken (the client sends the whole conversation each time). */
   seenMessageIds: Set<string>;
+  /** Calls of client tools answered here (their results may not be in the transcript yet). */
+  answeredToolCallIds: Set<string>;
+  /** The agent's run the handler started (a prompt), until it settles: the runs that continue it end with it. */
+  operation: Promise<unknown> | undefined;
 }
 
 const SSE_HEADERS = {
@@ -46,6 +69,13 @@ const SSE_HEADERS = {
  * of the input (ids not seen before on the thread) become the prompt; `resume` entries answer approvals
  * (`interruptId` = tool call id; `resolved` with `payload.approved !== false` approves, else denies).
  *
+ * **Frontend tools**: the tools of `RunAgentInput.tools` become client tools of the thread's agent (no
+ * `execute` on the server; a name of a server tool is refused). When the agent's run can go on only
+ * with the client's answers, the AG-UI run ends with `RUN_FINISHED` naming the calls in
+ * `outcome.pendingToolCallIds` while the agent's run waits; the next run's `tool` messages (or `resume`
+ * entries for those calls) answer them and its stream continues the agent's run. New user text while
+ * calls wait unanswered is refused with `awaiting_client`.
+ *
  * Contract: the returned handler never rejects: refused requests are answered with a JSON
  * `{ error: { code, message } }` and the status of their {@link AgUiErrorCode}.
  *
@@ -58,13 +88,20 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
   const threads = new Map<string, Thread>();
   const keep = options.keepFinishedRuns ?? 16;
 
-  const threadFor = (threadId: string): Thread => {
+  const threadFor = (threadId: string, opening: ThreadOpening): Thread => {
     let thread = threads.get(threadId);
     if (!thread) {
       const target = Promise.resolve(
-        options.agentFor ? options.agentFor(threadId) : options.harnessFor(threadId),
+        options.agentFor ? options.agentFor(threadId, opening) : options.harnessFor(threadId, opening),
       ).then(runTargetOf);
-      thread = { target, runs: new Map(), current: undefined, seenMessageIds: new Set() };
+      thread = {
+        target,
+        runs: new Map(),
+        current: undefined,
+        seenMessageIds: new Set(),
+        answeredToolCallIds: new Set(),
+        operation: undefined,
+      };
       threads.set(threadId, thread);
       // A factory that fails leaves no thread behind: the next request tries again.
       target.catch(() => threads.delete(threadId));
@@ -72,8 +109,23 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     return thread;
   };
 
+  const startRun = (
+    thread: Thread,
+    target: RunTarget,
+    input: RunAgentInput,
+    run: Omit<AgUiRunInput, "threadId" | "runId">,
+  ): AgUiRun => {
+    for (const message of input.messages) thread.seenMessageIds.add(message.id);
+    const started = new AgUiRun(target, { threadId: input.threadId, runId: input.runId, ...run });
+    thread.current = started;
+    thread.runs.set(input.runId, started);
+    void started.finished.then(() => forgetOldRuns(thread, keep));
+    return started;
+  };
+
   const run = async (input: RunAgentInput, lastEventId: number): Promise<Response> => {
-    const thread = threadFor(input.threadId);
+    const clientTools = clientToolsOf(input.tools);
+    const thread = threadFor(input.threadId, { clientTools });
     const target = await thread.target;
     if (input.resume?.length) {
       for (const entry of input.resume) {
@@ -96,22 +148,62 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     }
     const existing = thread.runs.get(input.runId);
     if (existing) return streamOf(existing, lastEventId);
+    installClientTools(target, clientTools);
+    const answers = await clientAnswers(target, input, {
+      known: (id) => knownMessage(thread, target, id),
+      answeredToolCallIds: thread.answeredToolCallIds,
+    });
     const prompt = newUserText(thread, target, input.messages);
     const current = thread.current;
     if (current && !current.ended) {
-      if (prompt === undefined && input.resume?.length) return streamOf(current, lastEventId);
+      if (prompt === undefined && (input.resume?.length || answers.length > 0)) {
+        applyAnswers(target, answers, thread.answeredToolCallIds);
+        for (const message of input.messages) thread.seenMessageIds.add(message.id);
+        return streamOf(current, lastEventId);
+      }
       throw new AgUiError(
         "thread_busy",
         `Thread ${input.threadId} is running ${current.runId}; join it, steer it, or wait for it to end`,
       );
     }
+    if (target.running()) {
+      // The agent's run goes on without an AG-UI run: it waits for the client (or a restore started it).
+      const unanswered = target
+        .state()
+        .awaitingClient.filter((call) => !answers.some((answer) => answer.toolCallId === call.toolCallId));
+      if (prompt !== undefined && unanswered.length > 0)
+        throw new AgUiError(
+          "awaiting_client",
+          `Thread ${input.threadId} waits for the client's answer to ${unanswered.map((call) => `"${call.toolCallId}"`).join(", ")}: send tool messages (toolCallId, content) answering every waiting call with a new message, or before it`,
+        );
+      if (answers.length === 0)
+        throw new AgUiError("thread_busy", `Thread ${input.threadId} is running; wait for it to end`);
+      const started = startRun(thread, target, input, {
+        start: () => {
+          // New text with every waiting call answered: queued first, so that the batch's end
+          // delivers it right after the results, before the model is asked again.
+          if (prompt !== undefined) target.steer(prompt);
+          applyAnswers(target, answers, thread.answeredToolCallIds);
+          return thread.operation ?? target.idle();
+        },
+      });
+      return streamOf(started, lastEventId);
+    }
+    if (answers.length > 0) throw notAwaiting(input.threadId, answers[0]!.toolCallId);
     if (prompt === undefined)
       throw new AgUiError("no_new_message", "The input has no user message the thread has not seen yet");
-    for (const message of input.messages) thread.seenMessageIds.add(message.id);
-    const started = new AgUiRun(target, { threadId: input.threadId, runId: input.runId, prompt });
-    thread.current = started;
-    thread.runs.set(input.runId, started);
-    void started.finished.then(() => forgetOldRuns(thread, keep));
+    const started = startRun(thread, target, input, {
+      prompt,
+      start: () => {
+        const operation = target.prompt(prompt);
+        thread.operation = operation;
+        const forget = () => {
+          if (thread.operation === operation) thread.operation = undefined;
+        };
+        operation.then(forget, forget);
+        return operation;
+      },
+    });
     return streamOf(started, lastEventId);
   };
 
@@ -154,16 +246,50 @@ function streamOf(run: AgUiRun, lastEventId: number): Response {
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
 
-/** The text of the input's user messages the thread has not seen, or `undefined` when there is none. */
+/**
+ * The text of the input's new user messages, or `undefined` when there is none: those after the last
+ * message the thread knows (an id it has seen or gave, or a tool message answering a call of the
+ * transcript), with an id it has not seen. Messages before a known one are old even with unknown ids
+ * (a client that kept its own ids, a server restarted since it saw them).
+ */
 function newUserText(thread: Thread, target: RunTarget, messages: AgUiMessage[]): string | undefined {
-  const transcriptLength = target.messages().length;
-  // Ids the server gave (`m<index>`, see toAgUiMessages) name messages of the transcript.
-  const known = (id: string) =>
-    thread.seenMessageIds.has(id) || (/^m\d+$/.test(id) && Number(id.slice(1)) < transcriptLength);
+  const transcriptCalls = new Set(
+    target
+      .messages()
+      .flatMap((message) =>
+        message.role === "assistant"
+          ? message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []))
+          : [],
+      ),
+  );
+  const known = (message: AgUiMessage) =>
+    knownMessage(thread, target, message.id) ||
+    (message.role === "tool" && transcriptCalls.has(message.toolCallId));
+  const after = messages.findLastIndex(known) + 1;
   const texts = messages
-    .filter((message) => message.role === "user" && !known(message.id))
+    .slice(after)
+    .filter((message) => message.role === "user" && !knownMessage(thread, target, message.id))
     .map((message) => messageText(message as never));
   return texts.length > 0 ? texts.join("\n\n") : undefined;
+}
+
+/** Whether the thread has seen a message of that id, or gave it (`m<index>`, see toAgUiMessages). */
+function knownMessage(thread: Thread, target: RunTarget, id: string): boolean {
+  return (
+    thread.seenMessageIds.has(id) || (/^m\d+$/.test(id) && Number(id.slice(1)) < target.messages().length)
+  );
+}
+
+/** Gives the agent the client tools a run declares; a name of a server tool is `invalid_request`. */
+function installClientTools(target: RunTarget, tools: AgentTool[]): void {
+  const serverNames = new Set(target.serverTools().map((tool) => tool.name));
+  const taken = tools.find((tool) => serverNames.has(tool.name));
+  if (taken)
+    throw new AgUiError(
+      "invalid_request",
+      `RunAgentInput.tools declares "${taken.name}", a tool of the server: a client tool cannot replace it (rename it)`,
+    );
+  if (!sameClientTools(target.clientTools(), tools)) target.setClientTools(tools);
 }
 
 function forgetOldRuns(thread: Thread, keep: number): void {
@@ -197,6 +323,9 @@ function parseRunInput(body: Record<string, unknown>): RunAgentInput {
         "invalid_request",
         "Every message of RunAgentInput.messages needs an id and a role",
       );
+    const { toolCallId } = message as { toolCallId?: unknown };
+    if (role === "tool" && (typeof toolCallId !== "string" || toolCallId === ""))
+      throw new AgUiError("invalid_request", `Tool message ${id} needs a toolCallId (the call it answers)`);
   }
   if (body.resume !== undefined && !Array.isArray(body.resume))
     throw new AgUiError("invalid_request", "RunAgentInput.resume must be an array");

@@ -1,4 +1,5 @@
 import type { Subscription } from "rxjs";
+import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { HarnessEvent } from "../harness/harness-hooks.js";
 import { userMessage } from "../loop/messages.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
@@ -6,7 +7,7 @@ import { AgUiError } from "./ag-ui-error.js";
 import { AG_UI_PROTOCOL_VERSION, type AgUiEvent } from "./ag-ui-events.js";
 import type { AgentCommand } from "./agent-command.js";
 import { RunLog } from "./run-log.js";
-import type { RunTarget } from "./run-target.js";
+import { type RunTarget, waitsForClientOnly } from "./run-target.js";
 import type { PendingApproval, SharedAgentState } from "./shared-state.js";
 import { AgUiTranslator, messageText } from "./to-ag-ui-events.js";
 import { toAgUiMessages } from "./to-ag-ui-messages.js";
@@ -14,20 +15,43 @@ import { toAgUiMessages } from "./to-ag-ui-messages.js";
 /** Events after which the shared state may have changed. */
 const STATE_EVENTS = new Set<HarnessEvent["type"]>([
   "tool_approval_request",
+  "tool_client_request",
   "tool_execution_start",
   "tool_execution_end",
   "message_start",
   "queue_update",
 ]);
 
+/** Events after which the target's run may have come to wait for the client alone (not checked per delta). */
+const PARKING_EVENTS = new Set<HarnessEvent["type"]>(["tool_client_request", "tool_execution_end"]);
+
+/** What an {@link AgUiRun} runs. */
+export interface AgUiRunInput {
+  threadId: string;
+  runId: string;
+  /**
+   * A new user message: the `MESSAGES_SNAPSHOT` shows it after the transcript and it is not streamed
+   * again. Without one the run continues the agent's run (e.g. one waiting for the client).
+   */
+  prompt?: string;
+  /**
+   * Starts the agent's work once the run listens to it (prompting, or answering calls of client tools)
+   * and returns the promise that settles when the agent's run ends.
+   */
+  start: () => Promise<unknown>;
+}
+
 /**
- * One AG-UI run: a prompt given to a {@link RunTarget}, its events translated into a {@link RunLog}
- * between `RUN_STARTED` and `RUN_FINISHED` (or `RUN_ERROR`), with a `MESSAGES_SNAPSHOT` of the
- * transcript first and a `STATE_SNAPSHOT` whenever the shared state changes. The run is independent of
- * whoever reads its log: it ends when the target's run ends, or on an `abort` command.
+ * One AG-UI run: work given to a {@link RunTarget} (a prompt, or answers that continue a run waiting
+ * for the client), its events translated into a {@link RunLog} between `RUN_STARTED` and
+ * `RUN_FINISHED` (or `RUN_ERROR`), with a `MESSAGES_SNAPSHOT` of the transcript first and a
+ * `STATE_SNAPSHOT` whenever the shared state changes. The run is independent of whoever reads its log:
+ * it ends when the target's run ends, on an `abort` command, or — as AG-UI runs do for frontend tools —
+ * when the target's run can go on only once the client answers calls of client tools (`RUN_FINISHED`
+ * with `outcome.pendingToolCallIds`; the target's run waits, and the next AG-UI run continues it).
  *
  * ```ts
- * const run = new AgUiRun(runTargetOf(agent), { threadId: "t1", runId: "r1", prompt: "Hello" });
+ * const run = new AgUiRun(target, { threadId: "t1", runId: "r1", prompt: "Hello", start: () => target.prompt("Hello") });
  * run.log.read(0, { frame: write, end: close });
  * await run.finished;
  * ```
@@ -43,34 +67,53 @@ export class AgUiRun {
   readonly #subscription: Subscription;
   #lastState = "";
   #ended = false;
+  /** The run ended because the target's run waits for the client. */
+  #parked = false;
+  #finish!: () => void;
 
-  constructor(target: RunTarget, input: { threadId: string; runId: string; prompt: string }) {
+  constructor(target: RunTarget, input: AgUiRunInput) {
     this.#target = target;
     this.threadId = input.threadId;
     this.runId = input.runId;
+    this.finished = new Promise((resolve) => {
+      this.#finish = resolve;
+    });
     const transcript = target.messages();
-    const translator = new AgUiTranslator({ firstMessageIndex: transcript.length, skipUserMessages: 1 });
+    const shown = input.prompt === undefined ? transcript : [...transcript, userMessage(input.prompt)];
+    const messages = toAgUiMessages(shown);
+    const translator = new AgUiTranslator({
+      firstMessageIndex: transcript.length,
+      skipUserMessages: input.prompt === undefined ? 0 : 1,
+      knownToolCallIds: messages.flatMap((message) =>
+        message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [],
+      ),
+    });
     this.log.append({
       type: "RUN_STARTED",
       threadId: this.threadId,
       runId: this.runId,
       protocolVersion: AG_UI_PROTOCOL_VERSION,
     });
-    this.log.append({
-      type: "MESSAGES_SNAPSHOT",
-      messages: toAgUiMessages([...transcript, userMessage(input.prompt)]),
-    });
+    this.log.append({ type: "MESSAGES_SNAPSHOT", messages });
     this.#publishState();
     this.#subscription = target.events$.subscribe((event) => {
       if (this.#ended) return;
       this.#track(event);
       for (const translated of translator.translate(event)) this.log.append(translated);
       if (STATE_EVENTS.has(event.type)) this.#publishState();
+      if (PARKING_EVENTS.has(event.type)) this.#endIfParked();
     });
-    this.finished = target.prompt(input.prompt).then(
+    let work: Promise<unknown>;
+    try {
+      work = input.start();
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    work.then(
       () => this.#end(undefined),
       (error: unknown) => this.#end(error),
     );
+    this.#endIfParked();
   }
 
   /** Whether the run has ended. */
@@ -86,7 +129,8 @@ export class AgUiRun {
    */
   command(command: AgentCommand): void {
     if (command.type === "abort") {
-      if (!this.#ended) this.#target.abort();
+      // A run that ended waiting for the client leaves the target's run waiting: abort stops that too.
+      if (!this.#ended || this.#parked) this.#target.abort();
       return;
     }
     if (this.#ended) throw new AgUiError("invalid_state", `Run ${this.runId} has ended`);
@@ -144,9 +188,12 @@ export class AgUiRun {
 
   #state(): SharedAgentState {
     const queued = this.#target.queued();
+    const live = !this.#ended || this.#parked;
+    const awaitingClient = live ? this.#target.state().awaitingClient.map(pendingCall) : [];
     return {
-      phase: this.#ended ? "idle" : this.#awaitingApproval.size > 0 ? "waiting" : "running",
+      phase: !live ? "idle" : this.#awaitingApproval.size > 0 || this.#parked ? "waiting" : "running",
       awaitingApproval: [...this.#awaitingApproval.values()],
+      awaitingClient,
       queued: { steering: queued.steering.map(textOf), followUp: queued.followUp.map(textOf) },
     };
   }
@@ -160,16 +207,35 @@ export class AgUiRun {
     this.log.append({ type: "STATE_SNAPSHOT", snapshot: state });
   }
 
+  /** Ends the run, leaving the target's run waiting, once that can go on only with the client's answers. */
+  #endIfParked(): void {
+    if (this.#ended || !waitsForClientOnly(this.#target.state())) return;
+    this.#parked = true;
+    this.#end(undefined);
+  }
+
   #end(error: unknown): void {
+    if (this.#ended) return;
     this.#awaitingApproval.clear();
     this.#ended = true;
     this.#subscription.unsubscribe();
     this.#publishState();
     this.log.append(this.#finalEvent(error));
     this.log.end();
+    this.#finish();
   }
 
   #finalEvent(error: unknown): AgUiEvent {
+    if (this.#parked)
+      return {
+        type: "RUN_FINISHED",
+        threadId: this.threadId,
+        runId: this.runId,
+        outcome: {
+          type: "success",
+          pendingToolCallIds: this.#target.state().awaitingClient.map((call) => call.toolCallId),
+        },
+      };
     if (error !== undefined)
       return {
         type: "RUN_ERROR",
@@ -200,4 +266,8 @@ export class AgUiRun {
 
 function textOf(message: AgentMessage): string {
   return messageText(message);
+}
+
+function pendingCall(call: WaitingToolCall): PendingApproval {
+  return { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
 }

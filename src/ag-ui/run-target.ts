@@ -1,9 +1,12 @@
 import type { Observable } from "rxjs";
 import { Agent } from "../agent/agent.js";
+import type { AgentState } from "../agent/agent-state.js";
 import type { AgentHarness } from "../harness/agent-harness.js";
 import type { HarnessEvent } from "../harness/harness-hooks.js";
 import { userMessage } from "../loop/messages.js";
 import type { AgentMessage } from "../types/messages.js";
+import type { AgentTool, ToolResult } from "../types/tool.js";
+import { isDeclaredClientTool } from "./client-tools.js";
 
 /**
  * What a run of the AG-UI endpoint drives: an `Agent` or an `AgentHarness`, behind one shape. Every
@@ -13,14 +16,41 @@ export interface RunTarget {
   readonly events$: Observable<HarnessEvent>;
   /** The transcript now. */
   messages(): readonly AgentMessage[];
+  /** The agent's state now: its waiting calls and the calls in progress. */
+  state(): AgentState;
+  /** Whether a run goes on (also one parked on calls of client tools). */
+  running(): boolean;
+  /** Settles when no run goes on. */
+  idle(): Promise<void>;
   queued(): { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] };
   /** Runs a prompt (one user message); settles when the run ends. */
   prompt(text: string): Promise<unknown>;
   approve(toolCallId: string): void;
   deny(toolCallId: string, reason?: string): void;
+  /** Gives the result of a call waiting for the client; throws when no such call waits. */
+  answer(toolCallId: string, result: ToolResult, isError: boolean): void;
+  /** The tools of the agent that are not client tools declared by a run (see `clientToolsOf`). */
+  serverTools(): readonly AgentTool[];
+  /** The client tools declared by a run that the agent has now. */
+  clientTools(): readonly AgentTool[];
+  /** Replaces the declared client tools (the server's tools stay as they are). */
+  setClientTools(tools: readonly AgentTool[]): void;
   steer(text: string): void;
   followUp(text: string): void;
   abort(): void;
+}
+
+/**
+ * Whether the agent's run can go on only once the client answers: a call waits for the client, none
+ * waits for approval, and every call in progress is one of those waiting for the client. The AG-UI run
+ * then ends (`RUN_FINISHED` naming the calls in `pendingToolCallIds`) while the agent's run waits.
+ */
+export function waitsForClientOnly(state: AgentState): boolean {
+  if (!state.isStreaming || state.awaitingClient.length === 0 || state.awaitingApproval.length > 0)
+    return false;
+  const waiting = new Set(state.awaitingClient.map((call) => call.toolCallId));
+  for (const id of state.pendingToolCalls) if (!waiting.has(id)) return false;
+  return true;
 }
 
 /** The {@link RunTarget} of an Agent or an AgentHarness. */
@@ -30,23 +60,44 @@ export function runTargetOf(target: Agent | AgentHarness): RunTarget {
     return {
       events$: agent.events$,
       messages: () => agent.state.messages,
+      state: () => agent.state,
+      running: () => agent.state.isStreaming,
+      idle: () => agent.waitForIdle(),
       queued: () => agent.queued,
       prompt: (text) => agent.prompt(userMessage(text)),
       approve: (toolCallId) => agent.approveToolCall(toolCallId),
       deny: (toolCallId, reason) => agent.denyToolCall(toolCallId, reason),
+      answer: (toolCallId, result, isError) => agent.answerToolCall(toolCallId, result, { isError }),
+      serverTools: () => agent.state.tools.filter((tool) => !isDeclaredClientTool(tool)),
+      clientTools: () => agent.state.tools.filter(isDeclaredClientTool),
+      setClientTools: (tools) =>
+        agent.setTools([...agent.state.tools.filter((tool) => !isDeclaredClientTool(tool)), ...tools]),
       steer: (text) => agent.steer(text),
       followUp: (text) => agent.followUp(text),
       abort: () => agent.abort(),
     };
   }
   const harness = target;
+  const serverTools = () => harness.tools.filter((tool) => !isDeclaredClientTool(tool));
   return {
     events$: harness.events$,
     messages: () => harness.messages,
+    state: () => harness.agent.state,
+    running: () => harness.phase !== "idle",
+    idle: () => harness.waitForIdle(),
     queued: () => harness.agent.queued,
     prompt: (text) => harness.prompt(text),
-    approve: (toolCallId) => harness.agent.approveToolCall(toolCallId),
-    deny: (toolCallId, reason) => harness.agent.denyToolCall(toolCallId, reason),
+    approve: (toolCallId) => harness.approveToolCall(toolCallId),
+    deny: (toolCallId, reason) => harness.denyToolCall(toolCallId, reason),
+    answer: (toolCallId, result, isError) => harness.answerToolCall(toolCallId, result, { isError }),
+    serverTools,
+    clientTools: () => harness.tools.filter(isDeclaredClientTool),
+    setClientTools: (tools) => {
+      const server = serverTools();
+      const active = new Set(harness.activeToolNames);
+      const activeServer = server.filter((tool) => active.has(tool.name)).map((tool) => tool.name);
+      harness.setTools([...server, ...tools], [...activeServer, ...tools.map((tool) => tool.name)]);
+    },
     steer: (text) => harness.steer(text),
     followUp: (text) => harness.followUp(text),
     abort: () => void harness.abort(),

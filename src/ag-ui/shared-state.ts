@@ -1,4 +1,4 @@
-/** A tool call that waits for an `approve` or `deny` command. */
+/** A tool call that waits for an `approve` or `deny` command, or for the client's answer. */
 export interface PendingApproval {
   toolCallId: string;
   toolName: string;
@@ -7,12 +7,15 @@ export interface PendingApproval {
 
 /**
  * What the server shares of the agent in `STATE_SNAPSHOT` events: whether a run goes on, the calls
- * waiting for approval and the queued steering and follow-up messages (as text). JSON-safe.
+ * waiting for approval or for the client (calls of client tools) and the queued steering and
+ * follow-up messages (as text). JSON-safe.
  */
 export interface SharedAgentState {
-  /** `running` while the run goes on, `waiting` while every open call waits for approval. */
+  /** `running` while the run goes on, `waiting` while a call waits for approval or the run for the client. */
   phase: "idle" | "running" | "waiting";
   awaitingApproval: PendingApproval[];
+  /** Calls of client tools waiting for the client's answer (a `tool` message in the next run). */
+  awaitingClient: PendingApproval[];
   queued: { steering: string[]; followUp: string[] };
 }
 
@@ -20,6 +23,8 @@ export interface SharedAgentState {
 export const CUSTOM_EVENT = {
   /** A tool call waits for approval; `value` is a {@link PendingApproval}. */
   approvalRequest: "agentchart.tool_approval_request",
+  /** A call of a client tool waits for the client's answer; `value` is a {@link PendingApproval}. */
+  clientRequest: "agentchart.tool_client_request",
   /** The harness waits before retrying a failed model request; `value` is the harness's `retry` event. */
   retry: "agentchart.retry",
 } as const;

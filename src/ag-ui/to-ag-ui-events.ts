@@ -12,6 +12,8 @@ export interface AgUiTranslationOptions {
   firstMessageIndex?: number;
   /** How many user messages at the start of the run the client already has (it sent them): not re-sent. */
   skipUserMessages?: number;
+  /** Tool calls the client already has (the transcript's, sent in `MESSAGES_SNAPSHOT`): never announced again. */
+  knownToolCallIds?: Iterable<string>;
 }
 
 /**
@@ -46,6 +48,7 @@ export class AgUiTranslator {
     this.#prefix = options.messageIdPrefix ?? "m";
     this.#nextIndex = options.firstMessageIndex ?? 0;
     this.#userMessagesToSkip = options.skipUserMessages ?? 0;
+    for (const id of options.knownToolCallIds ?? []) this.#announcedToolCalls.add(id);
   }
 
   /** The AG-UI events for one AgentEvent or harness event (often none, at most a few). */
@@ -58,10 +61,14 @@ export class AgUiTranslator {
       case "message_end":
         return this.#messageEnd(event.message);
       case "tool_approval_request":
+      case "tool_client_request":
         return [
           {
             type: "CUSTOM",
-            name: CUSTOM_EVENT.approvalRequest,
+            name:
+              event.type === "tool_approval_request"
+                ? CUSTOM_EVENT.approvalRequest
+                : CUSTOM_EVENT.clientRequest,
             value: { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args },
           },
         ];

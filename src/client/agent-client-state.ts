@@ -1,8 +1,14 @@
 import type { AgUiEvent, AgUiMessage, AgUiToolCall } from "../ag-ui/ag-ui-events.js";
 import type { PendingApproval } from "../ag-ui/shared-state.js";
 
-/** Where a tool call stands, as the client sees it. */
-export type ClientToolCallStatus = "streaming-args" | "running" | "awaiting-approval" | "done" | "error";
+/** Where a tool call stands, as the client sees it (`awaiting-client`: a call of a frontend tool to answer). */
+export type ClientToolCallStatus =
+  | "streaming-args"
+  | "running"
+  | "awaiting-approval"
+  | "awaiting-client"
+  | "done"
+  | "error";
 
 /** A tool call of the conversation: its arguments as they stream (JSON text) and its result. */
 export interface ClientToolCall {
@@ -17,7 +23,7 @@ export interface ClientToolCall {
   parentMessageId: string | undefined;
 }
 
-/** Whether a run goes on, waits for an approval, ended, or failed. */
+/** Whether a run goes on, waits (for an approval, or for the client to answer calls of its tools), ended, or failed. */
 export type ClientStatus = "idle" | "running" | "waiting" | "error";
 
 /** The conversation as the client store holds it (the snapshot's `context`). */
@@ -34,6 +40,10 @@ export interface AgentClientContext {
   toolCalls: Record<string, ClientToolCall>;
   status: ClientStatus;
   awaitingApproval: PendingApproval[];
+  /** Calls of the client's (frontend) tools waiting for its answer (`answerTool`). */
+  awaitingClient: PendingApproval[];
+  /** Answers given (`answerTool`) and not sent yet: they go with the next run, once no call waits. */
+  clientAnswers: AgUiMessage[];
   /** The last `STATE_SNAPSHOT` the server sent (agentchart servers: a `SharedAgentState`). */
   state: unknown;
   /** The message of the last `RUN_ERROR` (or of a failed request). */
@@ -51,6 +61,8 @@ export function initialClientContext(threadId: string): AgentClientContext {
     toolCalls: {},
     status: "idle",
     awaitingApproval: [],
+    awaitingClient: [],
+    clientAnswers: [],
     state: undefined,
     error: undefined,
   };
@@ -80,10 +92,21 @@ function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientConte
   switch (event.type) {
     case "RUN_STARTED":
       return { ...context, runId: event.runId, status: "running", error: undefined };
-    case "RUN_FINISHED":
-      return { ...flushStreaming(context), status: "idle", awaitingApproval: [] };
+    case "RUN_FINISHED": {
+      const flushed = { ...flushStreaming(context), awaitingApproval: [] };
+      const pending = event.outcome?.type === "success" ? (event.outcome.pendingToolCallIds ?? []) : [];
+      return pending.length > 0
+        ? awaitClient({ ...flushed, status: "waiting" }, pending)
+        : { ...flushed, status: "idle", awaitingClient: [] };
+    }
     case "RUN_ERROR":
-      return { ...flushStreaming(context), status: "error", awaitingApproval: [], error: event.message };
+      return {
+        ...flushStreaming(context),
+        status: "error",
+        awaitingApproval: [],
+        awaitingClient: [],
+        error: event.message,
+      };
     case "MESSAGES_SNAPSHOT":
       return {
         ...context,
@@ -142,18 +165,25 @@ function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientConte
         awaitingApproval: withResult.awaitingApproval.filter(
           (pending) => pending.toolCallId !== event.toolCallId,
         ),
+        awaitingClient: withResult.awaitingClient.filter(
+          (pending) => pending.toolCallId !== event.toolCallId,
+        ),
       };
     }
     case "STATE_SNAPSHOT":
       return applySharedState(context, event.snapshot);
-    case "CUSTOM":
-      if (event.name !== "agentchart.tool_approval_request") return context;
-      return setAwaiting(context, [
-        ...context.awaitingApproval.filter(
-          (pending) => pending.toolCallId !== (event.value as PendingApproval).toolCallId,
-        ),
-        event.value as PendingApproval,
-      ]);
+    case "CUSTOM": {
+      const request = event.value as PendingApproval;
+      const others = (list: PendingApproval[]) =>
+        list.filter((pending) => pending.toolCallId !== request.toolCallId);
+      // The names of agentchart's CUSTOM events (CUSTOM_EVENT of agentchart/ag-ui, not imported: the
+      // client takes no runtime code from the server).
+      if (event.name === "agentchart.tool_approval_request")
+        return setWaiting(context, [...others(context.awaitingApproval), request], context.awaitingClient);
+      if (event.name === "agentchart.tool_client_request")
+        return setWaiting(context, context.awaitingApproval, [...others(context.awaitingClient), request]);
+      return context;
+    }
     default:
       return context;
   }
@@ -235,28 +265,88 @@ function updateToolCall(
 
 /** Reads an agentchart `SharedAgentState`; other servers' state is kept as it is. */
 function applySharedState(context: AgentClientContext, snapshot: unknown): AgentClientContext {
-  const shared = snapshot as { phase?: unknown; awaitingApproval?: unknown } | undefined;
+  const shared = snapshot as
+    | { phase?: unknown; awaitingApproval?: unknown; awaitingClient?: unknown }
+    | undefined;
   const withState = { ...context, state: snapshot };
   if (!Array.isArray(shared?.awaitingApproval)) return withState;
   const phase = shared.phase;
   const status: ClientStatus =
     phase === "waiting" ? "waiting" : phase === "running" ? "running" : context.status;
-  return setAwaiting({ ...withState, status }, shared.awaitingApproval as PendingApproval[]);
+  const awaitingClient = Array.isArray(shared.awaitingClient)
+    ? (shared.awaitingClient as PendingApproval[])
+    : context.awaitingClient;
+  return setWaiting({ ...withState, status }, shared.awaitingApproval as PendingApproval[], awaitingClient);
 }
 
-/** Sets the calls waiting for approval, moving calls that stopped waiting back to `running`. */
-function setAwaiting(context: AgentClientContext, awaiting: PendingApproval[]): AgentClientContext {
-  const waiting = new Set(awaiting.map((pending) => pending.toolCallId));
+/**
+ * Marks the calls named by `toolCallIds` (calls of the context) as waiting for the client, e.g. those a
+ * run ended on (`RUN_FINISHED.outcome.pendingToolCallIds`) or calls of the client's own tools that a
+ * server left unanswered. Calls already answered (`done`, `error`) are left as they are.
+ *
+ * Contract: pure and synchronous; never throws; unknown ids are ignored.
+ *
+ * ```ts
+ * const next = awaitClient(context, ["call_1"]);
+ * ```
+ */
+export function awaitClient(context: AgentClientContext, toolCallIds: Iterable<string>): AgentClientContext {
+  const added: PendingApproval[] = [];
+  for (const id of toolCallIds) {
+    const call = context.toolCalls[id];
+    if (!call || call.status === "done" || call.status === "error") continue;
+    if (context.awaitingClient.some((pending) => pending.toolCallId === id)) continue;
+    added.push({ toolCallId: id, toolName: call.name, args: parsedArgs(call.args) });
+  }
+  return setWaiting(context, context.awaitingApproval, [...context.awaitingClient, ...added]);
+}
+
+/**
+ * Takes the calls named by `toolCallIds` off the calls waiting for the client (the client answered
+ * them; the answer is on its way): they are `running` until their result arrives.
+ *
+ * Contract: pure and synchronous; never throws.
+ */
+export function clientAnswered(
+  context: AgentClientContext,
+  toolCallIds: ReadonlySet<string>,
+): AgentClientContext {
+  if (!context.awaitingClient.some((pending) => toolCallIds.has(pending.toolCallId))) return context;
+  return setWaiting(
+    context,
+    context.awaitingApproval,
+    context.awaitingClient.filter((pending) => !toolCallIds.has(pending.toolCallId)),
+  );
+}
+
+/** Sets the calls waiting for approval and for the client, moving calls that stopped waiting back to `running`. */
+function setWaiting(
+  context: AgentClientContext,
+  awaitingApproval: PendingApproval[],
+  awaitingClient: PendingApproval[],
+): AgentClientContext {
+  const approval = new Set(awaitingApproval.map((pending) => pending.toolCallId));
+  const client = new Set(awaitingClient.map((pending) => pending.toolCallId));
   let toolCalls = context.toolCalls;
   for (const call of Object.values(context.toolCalls)) {
-    const status = waiting.has(call.id)
+    const status: ClientToolCallStatus = approval.has(call.id)
       ? "awaiting-approval"
-      : call.status === "awaiting-approval"
-        ? "running"
-        : call.status;
+      : client.has(call.id)
+        ? "awaiting-client"
+        : call.status === "awaiting-approval" || call.status === "awaiting-client"
+          ? "running"
+          : call.status;
     if (status !== call.status) toolCalls = { ...toolCalls, [call.id]: { ...call, status } };
   }
-  return { ...context, toolCalls, awaitingApproval: awaiting };
+  return { ...context, toolCalls, awaitingApproval, awaitingClient };
+}
+
+function parsedArgs(text: string): unknown {
+  try {
+    return text === "" ? {} : JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function normalized(message: AgUiMessage): AgUiMessage {

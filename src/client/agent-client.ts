@@ -1,7 +1,14 @@
 import { createStore, type Store } from "@xstate/store";
-import type { AgUiEvent, AgUiMessage, RunAgentInput } from "../ag-ui/ag-ui-events.js";
+import type { AgUiEvent, AgUiMessage, AgUiTool, RunAgentInput } from "../ag-ui/ag-ui-events.js";
 import type { AgentCommand } from "../ag-ui/agent-command.js";
-import { type AgentClientContext, applyAgUiEvent, initialClientContext } from "./agent-client-state.js";
+import type { PendingApproval } from "../ag-ui/shared-state.js";
+import {
+  type AgentClientContext,
+  applyAgUiEvent,
+  awaitClient,
+  clientAnswered,
+  initialClientContext,
+} from "./agent-client-state.js";
 import { readSse } from "./sse-reader.js";
 
 /** Where the client remembers the run it follows, so that a reloaded page joins it again. */
@@ -9,6 +16,18 @@ export interface RunMemory {
   getItem(key: string): string | null;
   setItem(key: string, value: string): void;
   removeItem(key: string): void;
+}
+
+/**
+ * A tool of the page (a **frontend tool**): declared to the server in every run (`RunAgentInput.tools`),
+ * called by the model, answered by the client — with `answerTool`, or by `execute` when given.
+ */
+export interface FrontendTool extends AgUiTool {
+  /**
+   * Runs a call in the client; its result (text, or any JSON value, sent as its JSON text) answers the
+   * call. May be async; a throw answers with an error result carrying its message.
+   */
+  execute?: (args: unknown) => unknown;
 }
 
 /** Options of {@link createAgentClient}. */
@@ -24,6 +43,8 @@ export interface AgentClientOptions {
   resume?: boolean;
   /** Longest wait between reconnection attempts (default 5000 ms; the first waits 250 ms). */
   maxRetryDelayMs?: number;
+  /** The page's tools the model may call (see {@link FrontendTool}). */
+  tools?: FrontendTool[];
 }
 
 /** The events the store takes: the commands, and what the connection reports. */
@@ -35,6 +56,11 @@ export interface AgentClientEvents {
   steer: { text: string };
   followUp: { text: string };
   abort: Record<string, never>;
+  /**
+   * Answers a call of a frontend tool waiting for the client (`awaiting-client`): `result` is text or
+   * any JSON value. The answers are sent with a new run once no call waits for the client any more.
+   */
+  answerTool: { toolCallId: string; result: unknown; isError?: boolean };
   /** An AG-UI event arrived (the connection sends these). */
   received: { event: AgUiEvent; id?: number };
   /** A request failed for good (the connection sends these). */
@@ -53,11 +79,17 @@ export type AgentClient = Store<
 
 const TERMINAL = new Set<AgUiEvent["type"]>(["RUN_FINISHED", "RUN_ERROR"]);
 
+/** The answer `submit` gives to calls still waiting for the client: the user wrote instead. */
+export const NOT_ANSWERED_TEXT = "Not answered: the user sent a new message instead";
+
 /**
  * A client of an AG-UI endpoint as an `@xstate/store` store: its snapshot's context holds the
  * messages (the streaming one apart, in `streaming`), tool calls by id with their status, the status
- * of the run, the calls awaiting approval and the state the server shares. Its events are the commands
- * (`submit`, `approve`, `deny`, `steer`, `followUp`, `abort`). It reconnects by itself when the stream
+ * of the run, the calls awaiting approval or the client's answer and the state the server shares. Its
+ * events are the commands (`submit`, `approve`, `deny`, `steer`, `followUp`, `abort`, `answerTool`).
+ * `tools` declares frontend tools (sent with every run); their calls wait in `awaiting-client` until
+ * `answerTool` (or the tool's own `execute`) answers them, and the answers continue the run with a new
+ * one. `submit` while calls wait answers them "not answered" first. It reconnects by itself when the stream
  * breaks (sending `Last-Event-ID`, so it ends in the state it would have had without the cut) and, with
  * `memory`, joins the thread's run again after a page reload. Runs in browsers and Node.
  *
@@ -74,22 +106,57 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   const memory = options.memory === undefined ? defaultMemory() : options.memory;
   const memoryKey = `agentchart.run:${options.threadId}`;
   const maxDelay = options.maxRetryDelayMs ?? 5000;
+  const declared: AgUiTool[] = (options.tools ?? []).map(({ execute: _execute, ...tool }) => tool);
+  const declaredNames = new Set(declared.map((tool) => tool.name));
+  const executors = new Map(
+    (options.tools ?? []).flatMap((tool) => (tool.execute ? [[tool.name, tool.execute] as const] : [])),
+  );
+  /** Calls of frontend tools that `execute` runs or ran (each runs once per store). */
+  const executing = new Set<string>();
   let following: AbortController | undefined;
+
+  /** A run of the conversation so far plus `added`, declaring the page's tools. */
+  const runOf = (context: AgentClientContext, added: AgUiMessage[]): RunAgentInput => ({
+    threadId: context.threadId,
+    runId: randomId(),
+    messages: [...context.messages, ...added],
+    tools: declared,
+    context: [],
+  });
 
   const store = createStore({
     context: initialClientContext(options.threadId),
     on: {
       submit: (context, event: AgentClientEvents["submit"], enqueue) => {
         const message: AgUiMessage = { id: randomId(), role: "user", content: event.text };
-        const input: RunAgentInput = {
-          threadId: context.threadId,
-          runId: randomId(),
-          messages: [...context.messages, message],
-          tools: [],
-          context: [],
-        };
+        // Calls still waiting for the client are answered "not answered": the user moved on.
+        const unanswered = context.awaitingClient.map((call) =>
+          toolMessage(call.toolCallId, NOT_ANSWERED_TEXT, true),
+        );
+        const input = runOf(context, [...context.clientAnswers, ...unanswered, message]);
         enqueue.effect(() => follow(input));
-        return { ...context, messages: input.messages, status: "running" as const, error: undefined };
+        return {
+          ...clientAnswered(context, new Set(context.awaitingClient.map((call) => call.toolCallId))),
+          messages: input.messages,
+          clientAnswers: [],
+          status: "running" as const,
+          error: undefined,
+        };
+      },
+      answerTool: (context, event: AgentClientEvents["answerTool"], enqueue) => {
+        if (!context.awaitingClient.some((call) => call.toolCallId === event.toolCallId))
+          return { ...context, error: `No call "${event.toolCallId}" waits for the client's answer` };
+        const answered = clientAnswered(
+          {
+            ...context,
+            clientAnswers: [
+              ...context.clientAnswers,
+              toolMessage(event.toolCallId, event.result, event.isError === true),
+            ],
+          },
+          new Set([event.toolCallId]),
+        );
+        return sendAnswersWhenDue(answered, enqueue);
       },
       approve: (context, event: AgentClientEvents["approve"], enqueue) => {
         enqueue.effect(() => command({ type: "approve", toolCallId: event.toolCallId }));
@@ -117,8 +184,35 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         enqueue.effect(() => command({ type: "abort" }));
         return context;
       },
-      received: (context, event: AgentClientEvents["received"]) =>
-        applyAgUiEvent(context, event.event, event.id),
+      received: (context, event: AgentClientEvents["received"], enqueue) => {
+        let next = applyAgUiEvent(context, event.event, event.id);
+        // Calls answered here stay answered while the answers are on their way.
+        if (next.clientAnswers.length > 0)
+          next = clientAnswered(
+            next,
+            new Set(next.clientAnswers.map((answer) => (answer as { toolCallId: string }).toolCallId)),
+          );
+        const finished = event.event;
+        if (
+          finished.type === "RUN_FINISHED" &&
+          !(finished.outcome?.type === "success" && finished.outcome.pendingToolCallIds?.length)
+        )
+          // A server that does not name them: the calls of the page's tools it left without a result.
+          next = awaitClient(
+            next,
+            Object.values(next.toolCalls)
+              .filter(
+                (call) =>
+                  declaredNames.has(call.name) &&
+                  (call.status === "running" || call.status === "streaming-args"),
+              )
+              .map((call) => call.id),
+          );
+        for (const call of next.awaitingClient)
+          if (executors.has(call.toolName) && !executing.has(call.toolCallId))
+            enqueue.effect(() => runLocally(call));
+        return TERMINAL.has(finished.type) ? sendAnswersWhenDue(next, enqueue) : next;
+      },
       failed: (context, event: AgentClientEvents["failed"]) => ({
         ...context,
         status: "error" as const,
@@ -126,6 +220,38 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       }),
     },
   });
+
+  /**
+   * Sends the answers given so far with a new run once no call waits for the client and no run goes
+   * on (answers given while the run that asked still streams wait for its end).
+   */
+  function sendAnswersWhenDue(
+    context: AgentClientContext,
+    enqueue: { effect: (effect: () => void) => void },
+  ): AgentClientContext {
+    if (
+      context.clientAnswers.length === 0 ||
+      context.awaitingClient.length > 0 ||
+      context.status === "running"
+    )
+      return context;
+    const input = runOf(context, context.clientAnswers);
+    enqueue.effect(() => follow(input));
+    return { ...context, messages: input.messages, clientAnswers: [], status: "running", error: undefined };
+  }
+
+  /** Runs a call of a frontend tool with its `execute` and answers it (once per call). */
+  async function runLocally(call: PendingApproval): Promise<void> {
+    if (executing.has(call.toolCallId)) return;
+    executing.add(call.toolCallId);
+    const execute = executors.get(call.toolName)!;
+    try {
+      store.trigger.answerTool({ toolCallId: call.toolCallId, result: await execute(call.args) });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      store.trigger.answerTool({ toolCallId: call.toolCallId, result: message, isError: true });
+    }
+  }
 
   /** Reads the run's stream until its last event, reconnecting from the last event id when it breaks. */
   async function follow(input: RunAgentInput): Promise<void> {
@@ -158,7 +284,10 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
           const id = message.id === undefined ? undefined : Number(message.id);
           store.trigger.received(Number.isFinite(id) ? { event, id: id as number } : { event });
           if (TERMINAL.has(event.type)) {
-            memory?.removeItem(memoryKey);
+            // A run that ended waiting for the client is remembered: a reloaded page sees the calls.
+            // (Unless this run's end already started the next one, which is remembered instead.)
+            if (!controller.signal.aborted && store.getSnapshot().context.awaitingClient.length === 0)
+              memory?.removeItem(memoryKey);
             return;
           }
         }
@@ -202,6 +331,12 @@ function defaultMemory(): RunMemory | null {
   } catch {
     return null;
   }
+}
+
+/** The `tool` message answering a call: `result` as text (JSON text unless a string); `error` when it failed. */
+function toolMessage(toolCallId: string, result: unknown, isError: boolean): AgUiMessage {
+  const content = typeof result === "string" ? result : JSON.stringify(result ?? null);
+  return { id: randomId(), role: "tool", toolCallId, content, ...(isError ? { error: content } : {}) };
 }
 
 function randomId(): string {
