@@ -27,4 +27,8 @@ export const CUSTOM_EVENT = {
   clientRequest: "agentchart.tool_client_request",
   /** The harness waits before retrying a failed model request; `value` is the harness's `retry` event. */
   retry: "agentchart.retry",
+  /** The typed output parsed so far from the streaming reply; `value` is `{ partial }`. */
+  outputDelta: "agentchart.output_delta",
+  /** A guardrail tripped; `value` is `{ guardrail, kind, reason, threw? }` (see docs/output-and-guardrails.md). */
+  guardrailTripped: "agentchart.guardrail_tripped",
 } as const;

@@ -74,6 +74,12 @@ export class AgUiTranslator {
         ];
       case "retry":
         return [{ type: "CUSTOM", name: CUSTOM_EVENT.retry, value: event }];
+      case "output_delta":
+        return [{ type: "CUSTOM", name: CUSTOM_EVENT.outputDelta, value: { partial: event.partial } }];
+      case "guardrail_tripped": {
+        const { type: _type, ...trip } = event;
+        return [{ type: "CUSTOM", name: CUSTOM_EVENT.guardrailTripped, value: trip }];
+      }
       default:
         return [];
     }
