@@ -3,8 +3,8 @@
 // createReactAgent; bench/peer-*.ts) and a bare async loop, all fed by the same zero-latency faux LLM,
 // in the same process, round-robin.
 //
-//   node --expose-gc --import tsx bench/loop.bench.ts [--only 1,2,…] [--rounds N] [--quick]
-//        [--runners "agentchart Agent,pi Agent"] [--json out.json]
+//   node --expose-gc --import tsx bench/loop.bench.ts [--only 1,2,…] [--rounds N] [--quick] [--n N]
+//        [--agents N] [--runners "agentchart Agent,pi Agent"] [--json out.json]
 //
 // Scenario 5 runs each (runner, round) in a child process: `--child concurrency --runner NAME`.
 import { spawnSync } from "node:child_process";
@@ -62,6 +62,8 @@ const flag = (name: string) => argv.includes(`--${name}`);
 const quick = flag("quick");
 const only = new Set((arg("only") ?? "1,2,3,4,5,6,7").split(",").map((s) => s.trim()));
 const roundsArg = arg("rounds") ? Number(arg("rounds")) : undefined;
+/** Fresh agents per measurement in scenarios 1, 2 and 3 (the slowest peers take milliseconds per turn). */
+const runsArg = arg("n") ? Number(arg("n")) : undefined;
 const runnerFilter = arg("runners")
   ?.split(",")
   .map((s) => s.trim())
@@ -193,6 +195,8 @@ interface Figure {
   met?: boolean;
   /** Every runner's figures by round (for the peer table). */
   byRunner: Map<string, number[]>;
+  /** The runner the figure is about (agentchart's Agent, or its loop function). */
+  oursName: string;
   /** The target also asks agentchart to be ahead of every other peer (paired ratio < 1). */
   aheadOfPeers?: boolean;
 }
@@ -244,6 +248,7 @@ function figure(
     oursVsBare: ours && bareValues ? pairedRatio(ours, bareValues) : undefined,
     target: target?.text,
     byRunner: results,
+    oursName,
     aheadOfPeers: target?.aheadOfPeers,
   };
   if (target && fig.oursVsPi) fig.met = fig.oursVsPi.median <= target.maxVsPi && aheadOfPeers(fig) !== false;
@@ -264,7 +269,7 @@ function aheadOfPeers(fig: Figure): boolean | undefined {
 
 async function scenarioTurns(runners: Runner[], which: "text" | "tool") {
   const script = which === "text" ? TEXT : TOOLS;
-  const n = quick ? 300 : which === "text" ? 2000 : 1000;
+  const n = runsArg ?? (quick ? 300 : which === "text" ? 2000 : 1000);
   const rounds = roundsArg ?? (quick ? 3 : 5);
   log(`scenario ${which === "text" ? 1 : 2}: ${which} turn, ${n} runs × ${rounds} rounds`);
   const results = await roundRobin(
@@ -281,7 +286,7 @@ async function scenarioTurns(runners: Runner[], which: "text" | "tool") {
   const maxVsPi = which === "text" ? 3.0 : 4.0;
   figure(label, "µs", results, {
     maxVsPi,
-    text: `≤ ${fmt(maxVsPi)}× pi, ahead of the other peers`,
+    text: `≤ ${maxVsPi.toFixed(1)}× pi, ahead of the other peers`,
     aheadOfPeers: true,
   });
   if (results.has(OURS_LOOP) && results.has(PI_LOOP))
@@ -290,7 +295,7 @@ async function scenarioTurns(runners: Runner[], which: "text" | "tool") {
 
 async function scenarioDelta(runners: Runner[]) {
   const deltas = 10_000;
-  const runs = quick ? 3 : 10;
+  const runs = runsArg ?? (quick ? 3 : 10);
   const rounds = roundsArg ?? (quick ? 3 : 5);
   log(`scenario 3: ${deltas}-delta reply, ${runs} runs × ${rounds} rounds`);
   const results = await roundRobin(
@@ -425,7 +430,7 @@ async function childConcurrency(runners: Map<string, Runner>) {
 
 async function scenarioConcurrency(runnerNames: string[]) {
   const rounds = roundsArg ?? (quick ? 2 : 5);
-  const agents = quick ? 200 : 1000;
+  const agents = arg("agents") ? Number(arg("agents")) : quick ? 200 : 1000;
   log(`scenario 5: ${agents} concurrent agents × 5 turns × 4 tools, child process per run, ${rounds} rounds`);
   const self = fileURLToPath(import.meta.url);
   const byRunner = new Map<string, ChildResult[]>(runnerNames.map((name) => [name, []]));
@@ -539,6 +544,7 @@ async function scenarioGrowth(runners: Runner[]) {
     bare: names.includes(BARE) ? summarize([slope(BARE)]) : undefined,
     target: "flat",
     byRunner: new Map(),
+    oursName: OURS,
   };
   if (fig.ours && fig.bare) {
     // "flat": our per-turn cost at H=10k within 1.5× of H=0 (noise on this box is ±30 %)
@@ -614,7 +620,9 @@ function summaryTable(): string {
 
 /** The figures of scenarios with peers: each runner's median and its paired ratio to pi, per figure. */
 function peerTable(): string | undefined {
-  const withPeers = figures.filter((f) => OTHER_PEERS.some((name) => f.byRunner.has(name)));
+  const withPeers = figures.filter(
+    (f) => f.oursName === OURS && OTHER_PEERS.some((name) => f.byRunner.has(name)),
+  );
   if (withPeers.length === 0) return undefined;
   const columns = PEER_TABLE.filter((name) => withPeers.some((f) => f.byRunner.has(name)));
   const rows = withPeers.map((f) => {
