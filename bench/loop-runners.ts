@@ -55,7 +55,7 @@ const userMessage = (text: string) => ({ role: "user", content: text, timestamp:
 // ---------------------------------------------------------------------------------------------------
 // agentchart
 
-const ourTools = TOOL_NAMES.map((name) =>
+export const ourTools = TOOL_NAMES.map((name) =>
   defineTool({
     name,
     description: `The ${name} tool`,
