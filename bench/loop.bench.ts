@@ -4,7 +4,7 @@
 // in the same process, round-robin.
 //
 //   node --expose-gc --import tsx bench/loop.bench.ts [--only 1,2,…] [--rounds N] [--quick] [--n N]
-//        [--agents N] [--clock cpu] [--runners "agentchart Agent,pi Agent"] [--json out.json]
+//        [--agents N] [--warmup N] [--clock cpu] [--runners "agentchart Agent,pi Agent"] [--json out.json]
 //
 // Scenario 5 runs each (runner, round) in a child process: `--child concurrency --runner NAME`.
 import { spawnSync } from "node:child_process";
@@ -451,7 +451,9 @@ async function scenarioConcurrency(runnerNames: string[]) {
   log(`scenario 5: ${agents} concurrent agents × 5 turns × 4 tools, child process per run, ${rounds} rounds`);
   const self = fileURLToPath(import.meta.url);
   const byRunner = new Map<string, ChildResult[]>(runnerNames.map((name) => [name, []]));
-  for (let round = 0; round < rounds + 1; round++) {
+  // Every run is a fresh process; the warm-up pass only warms the file cache (`--warmup 0` skips it).
+  const warmup = arg("warmup") ? Number(arg("warmup")) : 1;
+  for (let round = 0; round < rounds + warmup; round++) {
     const order = runnerNames.map((_, index) => runnerNames[(index + round) % runnerNames.length]!);
     for (const name of order) {
       const child = spawnSync(
@@ -472,9 +474,9 @@ async function scenarioConcurrency(runnerNames: string[]) {
       );
       if (child.status !== 0) throw new Error(`child ${name} failed:\n${child.stderr}`);
       const line = child.stdout.trim().split("\n").at(-1)!;
-      if (round > 0) byRunner.get(name)!.push(JSON.parse(line) as ChildResult);
+      if (round >= warmup) byRunner.get(name)!.push(JSON.parse(line) as ChildResult);
     }
-    log(`  round ${round + 1}/${rounds + 1}${round === 0 ? " (warm-up)" : ""}`);
+    log(`  round ${round + 1}/${rounds + warmup}${round < warmup ? " (warm-up)" : ""}`);
   }
   const pick = (f: (r: ChildResult) => number) =>
     new Map([...byRunner].map(([name, list]) => [name, list.map(f)]));
