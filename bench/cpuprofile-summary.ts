@@ -1,7 +1,8 @@
-// Summarises a V8 .cpuprofile (from `node --cpu-prof`): top functions by self time, and self time
-// grouped by package / source file.
+// Summarises a V8 .cpuprofile (from `node --cpu-prof`): top functions by self time, self time
+// grouped by package / source file, and with `--inclusive TEXT` the functions whose file contains TEXT
+// by inclusive time (self + callees; a function on the stack twice counts once per sample).
 //
-//   npx tsx bench/cpuprofile-summary.ts /tmp/prof/<file>.cpuprofile [--top 25]
+//   npx tsx bench/cpuprofile-summary.ts /tmp/prof/<file>.cpuprofile [--top 25] [--inclusive dist/]
 import { readFileSync } from "node:fs";
 
 interface ProfileNode {
@@ -22,6 +23,8 @@ if (!file) {
 }
 const topIndex = process.argv.indexOf("--top");
 const top = topIndex > 0 ? Number(process.argv[topIndex + 1]) : 25;
+const inclusiveIndex = process.argv.indexOf("--inclusive");
+const inclusiveFilter = inclusiveIndex > 0 ? process.argv[inclusiveIndex + 1] : undefined;
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -53,16 +56,21 @@ function group(url: string, name: string): string {
   return shortUrl(url);
 }
 
+function functionKey(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  return `${functionName || "(anonymous)"}  ${shortUrl(url)}${url ? `:${lineNumber + 1}` : ""}`;
+}
+
 const functions = new Map<string, number>();
 const groups = new Map<string, number>();
 let total = 0;
 let idle = 0;
 for (const [id, us] of selfUs) {
   const node = byId.get(id)!;
-  const { functionName, url, lineNumber } = node.callFrame;
+  const { functionName, url } = node.callFrame;
   total += us;
   if (functionName === "(idle)") idle += us;
-  const key = `${functionName || "(anonymous)"}  ${shortUrl(url)}${url ? `:${lineNumber + 1}` : ""}`;
+  const key = functionKey(node);
   functions.set(key, (functions.get(key) ?? 0) + us);
   const g = group(url, functionName);
   groups.set(g, (groups.get(g) ?? 0) + us);
@@ -84,3 +92,23 @@ for (const [key, us] of [...groups]
   .sort((a, b) => b[1] - a[1])
   .slice(0, top))
   console.log(`${pct(us)}  ${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`);
+
+if (inclusiveFilter) {
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const node = byId.get(at)!;
+      if (!node.callFrame.url.includes(inclusiveFilter)) continue;
+      const key = functionKey(node);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+    }
+  }
+  console.log(`\nInclusive time of functions in files matching "${inclusiveFilter}":`);
+  for (const [key, us] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`${pct(us)}  ${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`);
+}

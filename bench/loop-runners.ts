@@ -1,7 +1,7 @@
 // The runners compared by bench/loop.bench.ts. Each wraps one loop implementation behind the same
 // interface: create an agent (optionally with a prebuilt history), prompt it, count the text deltas its
-// single subscriber sees. All of them are fed by the same faux (bench/faux.ts).
-import { existsSync } from "node:fs";
+// single subscriber sees. All of them are fed by the same faux (bench/faux.ts). The peers other than
+// pi live in bench/peer-*.ts.
 import { Observable } from "rxjs";
 import { z } from "zod";
 
@@ -13,6 +13,12 @@ const { scriptedModel } = testing;
 export { AGENTCHART_BUILD };
 
 import { emitAnswer, FAUX_MODEL, type Script, TOOL_NAMES } from "./faux.js";
+import { AI_SDK, aiSdkRunner } from "./peer-ai-sdk.js";
+import { LANGGRAPH, langGraphRunner } from "./peer-langgraph.js";
+import { importPeer, PEERS_MISSING_MESSAGE, peerInstalled } from "./peer-modules.js";
+import { OPENAI_AGENTS, openAiAgentsRunner } from "./peer-openai-agents.js";
+
+export { AI_SDK, LANGGRAPH, OPENAI_AGENTS };
 
 export interface BenchAgent {
   prompt(text: string): Promise<unknown>;
@@ -28,7 +34,18 @@ export interface CreateOptions {
 
 export interface Runner {
   name: string;
+  /**
+   * Transcript entries one prompt of `script` adds, in this library's own transcript shape (default:
+   * pi's, as agentchart and the bare loop keep it: user, assistant with the calls, one result per
+   * call, assistant).
+   */
+  messagesPerPrompt?(script: Script): number;
   create(options: CreateOptions): BenchAgent;
+}
+
+/** Transcript entries one prompt adds in pi's message shape. */
+export function messagesPerPrompt(runner: Runner, script: Script): number {
+  return runner.messagesPerPrompt?.(script) ?? 2 + (script.tools > 0 ? 1 + script.tools : 0);
 }
 
 const model = FAUX_MODEL as any;
@@ -38,7 +55,7 @@ const userMessage = (text: string) => ({ role: "user", content: text, timestamp:
 // ---------------------------------------------------------------------------------------------------
 // agentchart
 
-const ourTools = TOOL_NAMES.map((name) =>
+export const ourTools = TOOL_NAMES.map((name) =>
   defineTool({
     name,
     description: `The ${name} tool`,
@@ -149,23 +166,20 @@ interface PiModules {
   Type: any;
 }
 
-const PI_CORE = new URL("./node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url);
-
 export function piInstalled(): boolean {
-  return existsSync(PI_CORE);
+  return peerInstalled("@mariozechner/pi-agent-core");
 }
 
-export const PI_MISSING_MESSAGE =
-  "The peer @mariozechner/pi-agent-core is not installed for the benches. Run:\n\n  npm --prefix bench ci\n";
+export const PI_MISSING_MESSAGE = PEERS_MISSING_MESSAGE;
 
 let piModules: PiModules | undefined;
 
 export async function loadPi(): Promise<PiModules> {
   if (piModules) return piModules;
-  if (!piInstalled()) throw new Error(PI_MISSING_MESSAGE);
-  const core: string = "@mariozechner/pi-agent-core";
-  const ai: string = "@mariozechner/pi-ai";
-  const [coreModule, aiModule] = await Promise.all([import(core), import(ai)]);
+  const [coreModule, aiModule] = await Promise.all([
+    importPeer("@mariozechner/pi-agent-core"),
+    importPeer("@mariozechner/pi-ai"),
+  ]);
   piModules = {
     Agent: coreModule.Agent,
     runAgentLoop: coreModule.runAgentLoop,
@@ -290,13 +304,26 @@ export const bare: Runner = {
   },
 };
 
-/** Every runner, by name; pi's are included when the peer is installed. */
-export async function allRunners(): Promise<Map<string, Runner>> {
+/** The peers other than pi, by runner name; each loads its library only when asked for. */
+const PEER_RUNNERS = new Map<string, () => Promise<Runner>>([
+  [AI_SDK, aiSdkRunner],
+  [OPENAI_AGENTS, openAiAgentsRunner],
+  [LANGGRAPH, langGraphRunner],
+]);
+
+/**
+ * The runners named in `names` (every runner when omitted), by name. A peer library is loaded only
+ * when one of its runners is asked for, so a scenario-5 child process holds just the library it measures.
+ */
+export async function allRunners(names?: readonly string[]): Promise<Map<string, Runner>> {
+  const wanted = (name: string) => !names || names.includes(name);
   const { piAgent, piRunAgentLoop } = await piRunners();
+  const peers = await Promise.all(
+    [...PEER_RUNNERS].filter(([name]) => wanted(name)).map(([, load]) => load()),
+  );
   return new Map(
-    [ourAgent, ourAgentLoop, ourAgentScripted, piAgent, piRunAgentLoop, bare].map((runner) => [
-      runner.name,
-      runner,
-    ]),
+    [ourAgent, ourAgentLoop, ourAgentScripted, piAgent, piRunAgentLoop, ...peers, bare]
+      .filter((runner) => wanted(runner.name))
+      .map((runner) => [runner.name, runner]),
   );
 }
