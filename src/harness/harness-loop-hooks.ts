@@ -1,4 +1,5 @@
-import type { AfterToolCallResult, AgentLoopConfig } from "../types/loop.js";
+import type { Session } from "../storage/session.js";
+import type { AfterToolCallResult, AgentCallbacks } from "../types/loop.js";
 import type { AgentMessage, ImageContent } from "../types/messages.js";
 import type { Model } from "../types/model.js";
 import type { LlmContext, StreamFn, StreamOptions } from "../types/stream.js";
@@ -9,44 +10,130 @@ import {
   type HarnessStreamOptions,
   type HookRegistry,
 } from "./harness-hooks.js";
+import type { HarnessSettings } from "./harness-settings.js";
 
-/** What the loop callbacks need from the harness. */
-export interface LoopHookHost {
-  hooks: HookRegistry;
-  streamFn: StreamFn;
-  sessionId(): string;
-  streamOptions(): HarnessStreamOptions;
-  /** The system prompt of this request (resolved per request; see `HarnessOperations`). */
-  systemPrompt(): string | Promise<string>;
+/** What one Agent run gets from the harness, set by the turn that starts it. */
+export interface LoopRun {
+  /** Passed to every tool's `execute` as `context`. */
+  toolContext: unknown;
   /**
-   * A hook failed: the run ends at once (the agent's `FAIL`) — unanswered calls get the error as their
-   * result, and the run's last message is an assistant error message carrying it (persisted).
+   * Ends the run at once (the agent's `FAIL`) when a tool hook throws: unanswered calls get the error
+   * as their result, and the run's last message is an assistant error message carrying it (persisted).
    */
-  failRun(error: AgentHarnessError): void;
+  fail(error: AgentHarnessError): void;
 }
 
-export type LoopCallbacks = Required<
-  Pick<AgentLoopConfig, "streamFn" | "transformContext" | "beforeToolCall" | "afterToolCall">
->;
+type ToolHook<K extends "beforeToolCall" | "afterToolCall"> = NonNullable<AgentCallbacks[K]>;
 
 /**
- * The Agent callbacks through which the harness runs its hooks: `context` (transformContext),
- * `tool_call` (beforeToolCall), `tool_result` (afterToolCall), and per request
+ * The Agent callbacks through which the harness runs its hooks: `context` (`transformContext`),
+ * `tool_call` (`beforeToolCall`), `tool_result` (`afterToolCall`), and per request
  * `before_provider_request` (stream options), `before_provider_payload` (`onPayload`) and
- * `after_provider_response` (`onResponse`). The harness installs `transformContext`,
- * `beforeToolCall` and `afterToolCall` for a run only when their hook has a handler at the run's
- * start (the Agent reads its options per run); `onPayload`/`onResponse` are set per request the same way.
+ * `after_provider_response` (`onResponse`), plus the run's tool context and each request's system
+ * prompt. The Agent reads its callbacks when it needs them (the harness hands it these getters): a
+ * hook without handlers gives no callback, so a run without such handlers pays nothing for them.
+ *
+ * The first request of a run uses the system prompt the turn set on the agent at its start (what
+ * `before_agent_start` made of it); every later request resolves the prompt again
+ * (`HarnessSettings.systemPrompt`), so a prompt function sees the current model, thinking level, tools
+ * and resources. A plain turn (string prompt, no `before_provider_request`) costs no extra promise.
  */
-export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
-  const { hooks } = host;
-  const failing = <T>(error: unknown): T => {
-    host.failRun(error as AgentHarnessError);
-    throw error;
+export class LoopHooks {
+  readonly #session: Session;
+  readonly #hooks: HookRegistry;
+  readonly #settings: HarnessSettings;
+  readonly #streamFn: StreamFn;
+  #run: LoopRun | undefined;
+  #firstRequest = false;
+
+  constructor(parts: {
+    session: Session;
+    hooks: HookRegistry;
+    settings: HarnessSettings;
+    streamFn: StreamFn;
+  }) {
+    this.#session = parts.session;
+    this.#hooks = parts.hooks;
+    this.#settings = parts.settings;
+    this.#streamFn = parts.streamFn;
+  }
+
+  /** A run starts: its tool context and failure command; its first request uses the agent's system prompt. */
+  startRun(run: LoopRun): void {
+    this.#run = run;
+    this.#firstRequest = true;
+  }
+
+  get toolContext(): unknown {
+    return this.#run?.toolContext;
+  }
+  get transformContext(): AgentCallbacks["transformContext"] {
+    return this.#hooks.has("context") ? this.#transformContext : undefined;
+  }
+  get beforeToolCall(): AgentCallbacks["beforeToolCall"] {
+    return this.#hooks.has("tool_call") ? this.#beforeToolCall : undefined;
+  }
+  get afterToolCall(): AgentCallbacks["afterToolCall"] {
+    return this.#hooks.has("tool_result") ? this.#afterToolCall : undefined;
+  }
+
+  /** The StreamFn of the agent's requests: the harness's stream options, its provider hooks, the request's system prompt. */
+  readonly streamFn: StreamFn = (model, context, options) => {
+    const systemPrompt = this.#systemPromptOf(model, context, options);
+    if (typeof systemPrompt !== "string" || this.#hooks.has("before_provider_request")) {
+      return this.#streamAsync(model, context, options, systemPrompt);
+    }
+    const request = this.#requestOptions(this.#settings.streamOptions(), options);
+    return this.#streamFn(model, { ...context, systemPrompt }, request);
   };
 
+  /** The StreamFn of summary requests: the harness's stream options (keys, headers), no provider hooks. */
+  readonly summaryStreamFn: StreamFn = (model, context, options) =>
+    this.#streamFn(model, context, { ...this.#settings.streamOptions(), ...options });
+
+  #systemPromptOf(model: Model, context: LlmContext, options: StreamOptions): string | Promise<string> {
+    if (this.#firstRequest) {
+      this.#firstRequest = false;
+      return context.systemPrompt;
+    }
+    return this.#settings.systemPrompt(this.#session, model, options.reasoning ?? "off");
+  }
+
+  /** The asynchronous path: an async system prompt function and/or `before_provider_request` handlers. */
+  async #streamAsync(
+    model: Model,
+    context: LlmContext,
+    options: StreamOptions,
+    systemPrompt: string | Promise<string>,
+  ) {
+    const requestContext: LlmContext = { ...context, systemPrompt: await systemPrompt };
+    const streamOptions = this.#hooks.has("before_provider_request")
+      ? await this.#patchedStreamOptions(model, options.signal)
+      : this.#settings.streamOptions();
+    return this.#streamFn(model, requestContext, this.#requestOptions(streamOptions, options));
+  }
+
+  #patchedStreamOptions(model: Model, signal: AbortSignal | undefined): Promise<HarnessStreamOptions> {
+    return this.#hooks.run(
+      "before_provider_request",
+      this.#settings.streamOptions() as HarnessStreamOptions,
+      (current) => ({
+        type: "before_provider_request",
+        model,
+        sessionId: this.#session.id,
+        streamOptions: { ...current },
+      }),
+      (current, result) => ({
+        state: result.streamOptions ? applyStreamOptionsPatch(current, result.streamOptions) : current,
+      }),
+      signal,
+    );
+  }
+
   /** The request options: the harness's stream options, the loop's, the session id and the provider hooks. */
-  const requestOptions = (streamOptions: HarnessStreamOptions, options: StreamOptions): StreamOptions => {
-    const request: StreamOptions = { ...streamOptions, ...options, sessionId: host.sessionId() };
+  #requestOptions(streamOptions: Readonly<HarnessStreamOptions>, options: StreamOptions): StreamOptions {
+    const hooks = this.#hooks;
+    const request: StreamOptions = { ...streamOptions, ...options, sessionId: this.#session.id };
     if (hooks.has("before_provider_payload")) {
       request.onPayload = (payload, payloadModel) =>
         hooks.run(
@@ -69,69 +156,27 @@ export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
       };
     }
     return request;
-  };
+  }
 
-  const patchedStreamOptions = (model: Model, signal: AbortSignal | undefined) =>
-    hooks.run(
-      "before_provider_request",
-      host.streamOptions(),
-      (current) => ({
-        type: "before_provider_request",
-        model,
-        sessionId: host.sessionId(),
-        streamOptions: { ...current },
-      }),
-      (current, result) => ({
-        state: result.streamOptions ? applyStreamOptionsPatch(current, result.streamOptions) : current,
-      }),
-      signal,
-    );
-
-  /** The asynchronous path: an async system prompt function and/or `before_provider_request` handlers. */
-  const streamAsync = async (
-    model: Model,
-    context: LlmContext,
-    options: StreamOptions,
-    systemPrompt: string | Promise<string>,
-  ) => {
-    const requestContext: LlmContext = { ...context, systemPrompt: await systemPrompt };
-    const streamOptions = hooks.has("before_provider_request")
-      ? await patchedStreamOptions(model, options.signal)
-      : host.streamOptions();
-    return host.streamFn(model, requestContext, requestOptions(streamOptions, options));
-  };
-
-  // Synchronous unless the system prompt or a `before_provider_request` handler is asynchronous: a
-  // plain turn costs no extra promise.
-  const streamFn: StreamFn = (model: Model, context: LlmContext, options: StreamOptions) => {
-    const systemPrompt = host.systemPrompt();
-    if (typeof systemPrompt !== "string" || hooks.has("before_provider_request")) {
-      return streamAsync(model, context, options, systemPrompt);
-    }
-    const request = requestOptions(host.streamOptions(), options);
-    return host.streamFn(model, { ...context, systemPrompt }, request);
-  };
-
-  const transformContext = async (messages: AgentMessage[], signal: AbortSignal) => {
-    if (!hooks.has("context")) return messages;
-    return hooks.run(
+  readonly #transformContext = (messages: AgentMessage[], signal: AbortSignal): Promise<AgentMessage[]> =>
+    this.#hooks.run(
       "context",
       messages,
       (current) => ({ type: "context", messages: [...current] }),
       (current, result) => ({ state: result.messages ?? current }),
       signal,
     );
-  };
 
-  const beforeToolCall: LoopCallbacks["beforeToolCall"] = async (ctx, signal) => {
-    if (!hooks.has("tool_call")) return undefined;
+  // A run keeps the tool hooks it started with: one whose handlers were all removed since does nothing.
+  readonly #beforeToolCall: ToolHook<"beforeToolCall"> = (ctx, signal) => {
+    if (!this.#hooks.has("tool_call")) return undefined;
     const event = {
       type: "tool_call" as const,
       toolCallId: ctx.toolCall.id,
       toolName: ctx.toolCall.name,
       input: ctx.args,
     };
-    return hooks
+    return this.#hooks
       .run(
         "tool_call",
         {} as { block?: boolean; reason?: string },
@@ -139,17 +184,17 @@ export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
         (_, result) => ({ state: result, stop: result.block === true }),
         signal,
       )
-      .catch(failing<undefined>);
+      .catch((error: unknown) => this.#failRun(error));
   };
 
-  const afterToolCall: LoopCallbacks["afterToolCall"] = async (ctx, signal) => {
-    if (!hooks.has("tool_result")) return undefined;
+  readonly #afterToolCall: ToolHook<"afterToolCall"> = (ctx, signal) => {
+    if (!this.#hooks.has("tool_result")) return undefined;
     const initial: AfterToolCallResult = {
       content: ctx.result.content,
       details: ctx.result.details,
       isError: ctx.isError,
     };
-    return hooks
+    return this.#hooks
       .run(
         "tool_result",
         initial,
@@ -165,10 +210,14 @@ export function createLoopCallbacks(host: LoopHookHost): LoopCallbacks {
         (current, result) => ({ state: { ...current, ...definedFields(result) } }),
         signal,
       )
-      .catch(failing<AfterToolCallResult>);
+      .catch((error: unknown) => this.#failRun(error));
   };
 
-  return { streamFn, transformContext, beforeToolCall, afterToolCall };
+  /** A tool hook threw: the run ends at once; the call's step fails with the error too. */
+  #failRun(error: unknown): never {
+    this.#run?.fail(error as AgentHarnessError);
+    throw error;
+  }
 }
 
 /**

@@ -8,8 +8,10 @@ export {
   type HarnessMachineContext,
   type HarnessMachineEvent,
   type HarnessMachineInput,
+  type HarnessOperation,
   type HarnessPhase,
   harnessMachine,
+  type NavigateTreeOptions,
   type TurnInput,
   type TurnOutcome,
 } from "../machines/harness.machine.js";
@@ -88,7 +90,7 @@ export {
   type HarnessResumeStep,
   type PersistedHarness,
 } from "./harness-snapshot.js";
-export type { HarnessCompactResult, NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
+export type { HarnessCompactResult, NavigateTreeResult } from "./harness-summaries.js";
 export type { PromptTemplate } from "./prompt-templates.js";
 export { INTERRUPTED_NOT_RERUN, type ToolCallDecision } from "./resume-run.js";
 export {
