@@ -18,45 +18,45 @@ import { type Model, type ModelInput, THINKING_LEVELS, type ThinkingLevel } from
 import type { StreamFn } from "../types/stream.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import type { ToolSource } from "../types/tool-source.js";
+import { ContextBudget } from "./compaction/context-budget.js";
 import {
   type CompactionPort,
   type CompactionSettings,
   DEFAULT_COMPACTION_SETTINGS,
   defaultCompactionPort,
-} from "./compaction-port.js";
-import { ContextBudget } from "./context-budget.js";
+} from "./compaction/port.js";
+import { AgentHarnessError, wrapError } from "./errors.js";
 import { HarnessEvents } from "./events.js";
-import { AgentHarnessError, wrapError } from "./harness-errors.js";
 import {
   HARNESS_HANDLER_NAMES,
   type HarnessEvent,
   type HarnessHandler,
   type HarnessOwnEvent,
-  type HarnessResources,
   type HarnessStreamOptions,
   type HookName,
   HookRegistry,
   type ObservedEventName,
-} from "./harness-hooks.js";
-import { LoopHooks } from "./harness-loop-hooks.js";
-import { convertHarnessMessagesToLlm } from "./harness-messages-convert.js";
-import { HarnessSettings, type ToolsChange } from "./harness-settings.js";
+} from "./hooks.js";
+import { LoopHooks } from "./loop-hooks.js";
+import { convertHarnessMessagesToLlm } from "./messages-convert.js";
+import { harnessActors } from "./operation-actors.js";
+import type { HarnessResources } from "./resources/resource-set.js";
+import type { SystemPromptOption } from "./resources/system-prompt.js";
+import { expandPromptTemplate } from "./resources/template-args.js";
+import { planResume, resumedCallStates, type ToolCallDecision } from "./resume-run.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
+import { SessionRecorder } from "./session-recorder.js";
+import { HarnessSettings, type ToolsChange } from "./settings.js";
 import {
   HARNESS_SNAPSHOT_FORMAT,
   HARNESS_SNAPSHOT_VERSION,
   type PersistedHarness,
   parsePersistedHarness,
   resumeStepOf,
-} from "./harness-snapshot.js";
-import type { HarnessCompactResult, NavigateTreeResult } from "./harness-summaries.js";
-import { followToolSources, initialTools } from "./harness-tool-sources.js";
-import { harnessActors } from "./operation-actors.js";
-import { planResume, resumedCallStates, type ToolCallDecision } from "./resume-run.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
-import { SessionRecorder } from "./session-recorder.js";
-import type { SystemPromptOption } from "./system-prompt.js";
-import { expandPromptTemplate } from "./template-args.js";
+} from "./snapshot.js";
+import type { HarnessCompactResult, NavigateTreeResult } from "./summaries.js";
 import { journaledTool } from "./tool-journal.js";
+import { followToolSources, initialTools } from "./tool-sources.js";
 
 /** Options of `new AgentHarness(...)`. */
 export interface AgentHarnessOptions {

@@ -1,6 +1,6 @@
 import { type Observable, Subject } from "rxjs";
 import type { AgentEvent } from "../types/events.js";
-import type { HarnessEvent, HarnessOwnEvent, HookRegistry } from "./harness-hooks.js";
+import type { HarnessEvent, HarnessOwnEvent, HookRegistry } from "./hooks.js";
 
 /**
  * The harness's event stream (`harness.events$`): every AgentEvent of its runs, and its own events,

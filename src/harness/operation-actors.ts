@@ -12,11 +12,9 @@ import type {
 } from "../machines/harness.machine.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
-import type { ContextBudget } from "./context-budget.js";
-import { type AgentHarnessError, wrapError } from "./harness-errors.js";
-import { type LoopHooks, runBeforeAgentStart } from "./harness-loop-hooks.js";
-import type { HarnessSettings } from "./harness-settings.js";
-import { compactSession, navigateSession, type SummaryHost } from "./harness-summaries.js";
+import type { ContextBudget } from "./compaction/context-budget.js";
+import { type AgentHarnessError, wrapError } from "./errors.js";
+import { type LoopHooks, runBeforeAgentStart } from "./loop-hooks.js";
 import {
   abortableDelay,
   isContextOverflow,
@@ -25,6 +23,8 @@ import {
   retryDelayMs,
 } from "./retry-policy.js";
 import type { SessionRecorder } from "./session-recorder.js";
+import type { HarnessSettings } from "./settings.js";
+import { compactSession, navigateSession, type SummaryHost } from "./summaries.js";
 
 /** The harness's long-lived parts, built once by `AgentHarness`; the machine's actors work on them. */
 export interface HarnessParts extends SummaryHost {
@@ -42,6 +42,12 @@ type TurnDone = Extract<HarnessMachineEvent, { type: "TURN_DONE" }>;
  * The actors `harnessMachine` invokes, working on `parts`: `turn` (an Agent run), `backoff` (the wait
  * before a retry), `compact` and `navigate`. Each does its work and reports back; none of them changes
  * the machine's context.
+ *
+ * Contract: never throws; the actors report failures to the machine (`TURN_FAILED`, `xstate.error.actor.*`).
+ *
+ * ```ts
+ * const actor = createActor(harnessMachine.provide({ actors: harnessActors(parts), actions: { settle } }), { input });
+ * ```
  */
 export function harnessActors(parts: HarnessParts) {
   return {
@@ -63,16 +69,11 @@ export function harnessActors(parts: HarnessParts) {
       // One promise job later, so that `phase$` already says `turn` when the Agent's first events arrive.
       Promise.resolve()
         .then(() => runTurn(parts, input, controller.signal))
-        .then(
-          (done) => {
-            ended = true;
-            sendBack(done);
-          },
-          (error: unknown) => {
-            ended = true;
-            sendBack({ type: "TURN_FAILED", error });
-          },
-        );
+        .catch((error: unknown) => ({ type: "TURN_FAILED" as const, error }))
+        .then((report) => {
+          ended = true;
+          sendBack(report);
+        });
       return abort;
     }),
     backoff: fromPromise<void, BackoffInput>(({ input, signal }) => backoff(parts, input.attempt, signal)),

@@ -1,6 +1,6 @@
 import type { Session } from "../storage/session.js";
 import type { AgentEvent } from "../types/events.js";
-import { AgentHarnessError, wrapError } from "./harness-errors.js";
+import { AgentHarnessError, wrapError } from "./errors.js";
 
 /**
  * Writes the harness's entries to the session in order, following the agent's runs (`record`).

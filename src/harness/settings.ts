@@ -1,9 +1,14 @@
 import type { Session } from "../storage/session.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { AgentTool } from "../types/tool.js";
-import { AgentHarnessError } from "./harness-errors.js";
-import type { HarnessResources, HarnessStreamOptions } from "./harness-hooks.js";
-import { FixedSystemPromptCache, resolveSystemPrompt, type SystemPromptOption } from "./system-prompt.js";
+import { AgentHarnessError } from "./errors.js";
+import type { HarnessStreamOptions } from "./hooks.js";
+import type { HarnessResources } from "./resources/resource-set.js";
+import {
+  FixedSystemPromptCache,
+  resolveSystemPrompt,
+  type SystemPromptOption,
+} from "./resources/system-prompt.js";
 
 /** What `tools_update` reports. */
 export interface ToolsChange {

@@ -3,14 +3,10 @@ import type { AfterToolCallResult, AgentCallbacks } from "../types/loop.js";
 import type { AgentMessage, ImageContent } from "../types/messages.js";
 import type { Model } from "../types/model.js";
 import type { LlmContext, StreamFn, StreamOptions } from "../types/stream.js";
-import type { AgentHarnessError } from "./harness-errors.js";
-import {
-  applyStreamOptionsPatch,
-  type HarnessResources,
-  type HarnessStreamOptions,
-  type HookRegistry,
-} from "./harness-hooks.js";
-import type { HarnessSettings } from "./harness-settings.js";
+import type { AgentHarnessError } from "./errors.js";
+import { applyStreamOptionsPatch, type HarnessStreamOptions, type HookRegistry } from "./hooks.js";
+import type { HarnessResources } from "./resources/resource-set.js";
+import type { HarnessSettings } from "./settings.js";
 
 /** What one Agent run gets from the harness, set by the turn that starts it. */
 export interface LoopRun {

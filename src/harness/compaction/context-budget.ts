@@ -1,5 +1,5 @@
-import type { AgentMessage } from "../types/messages.js";
-import { type CompactionPort, type CompactionSettings, tokensOf } from "./compaction-port.js";
+import type { AgentMessage } from "../../types/messages.js";
+import { type CompactionPort, type CompactionSettings, tokensOf } from "./port.js";
 
 /**
  * Whether a transcript is due for automatic compaction: the port's estimate of its tokens against the

@@ -10,10 +10,10 @@ import {
   type CompactionResult,
   type CompactionSettings,
   entriesOf,
-} from "./compaction-port.js";
+} from "./compaction/port.js";
+import { AgentHarnessError, wrapError } from "./errors.js";
 import type { HarnessEvents } from "./events.js";
-import { AgentHarnessError, wrapError } from "./harness-errors.js";
-import type { CompactionReason, HookRegistry, TreePreparation } from "./harness-hooks.js";
+import type { CompactionReason, HookRegistry, TreePreparation } from "./hooks.js";
 
 /** The parts of the harness that compaction and tree navigation work with. */
 export interface SummaryHost {
