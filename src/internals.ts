@@ -9,8 +9,8 @@ export type {
   StreamRequest,
 } from "./actors/stream-reply.actor.js";
 export type { ToolStepInput } from "./actors/tool-step.actors.js";
+export { escapeXml } from "./harness/resources/skills-prompt.js";
 export { abortableDelay } from "./harness/retry-policy.js";
-export { escapeXml } from "./harness/skills-prompt.js";
 export type { InboxMessage, RunState, ToolBatch, ToolCallPhase } from "./loop/agent-context.js";
 export type {
   NextTurnPlan,

@@ -1,10 +1,10 @@
 // Node-only parts of agentchart: JSONL sessions, built-in tools, skills and prompt templates, and the
 // offline inspector server. The core (`agentchart`) stays free of `node:` imports.
-export * from "./harness/prompt-templates.js";
-export type { ResourceDiagnosticCode } from "./harness/skill-types.js";
-export * from "./harness/skills.js";
-export * from "./harness/skills-prompt.js";
-export type { ExpandableTemplate } from "./harness/template-args.js";
+export * from "./harness/resources/prompt-templates.js";
+export type { ResourceDiagnosticCode } from "./harness/resources/skill-types.js";
+export * from "./harness/resources/skills.js";
+export * from "./harness/resources/skills-prompt.js";
+export type { ExpandableTemplate } from "./harness/resources/template-args.js";
 export * from "./inspector/index.js";
 export * from "./node-tools.js";
 export type { Durability } from "./storage/jsonl-files.js";

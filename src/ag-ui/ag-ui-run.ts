@@ -1,6 +1,6 @@
 import type { Subscription } from "rxjs";
 import type { WaitingToolCall } from "../agent/agent-state.js";
-import type { HarnessEvent } from "../harness/harness-hooks.js";
+import type { HarnessEvent } from "../harness/hooks.js";
 import { userMessage } from "../loop/messages.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import { AgUiError } from "./ag-ui-error.js";

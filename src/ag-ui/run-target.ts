@@ -2,7 +2,7 @@ import type { Observable } from "rxjs";
 import { Agent } from "../agent/agent.js";
 import type { AgentState } from "../agent/agent-state.js";
 import type { AgentHarness } from "../harness/agent-harness.js";
-import type { HarnessEvent } from "../harness/harness-hooks.js";
+import type { HarnessEvent } from "../harness/hooks.js";
 import { userMessage } from "../loop/messages.js";
 import type { AgentMessage } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";

@@ -1,5 +1,5 @@
 import { defer, mergeMap, type Observable, type OperatorFunction, from as observableFrom } from "rxjs";
-import type { HarnessEvent } from "../harness/harness-hooks.js";
+import type { HarnessEvent } from "../harness/hooks.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../types/messages.js";
 import type { AgUiEvent } from "./ag-ui-events.js";
 import { CUSTOM_EVENT } from "./shared-state.js";

@@ -1,4 +1,4 @@
-import type { HarnessEvent } from "../harness/harness-hooks.js";
+import type { HarnessEvent } from "../harness/hooks.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
 import type { AssistantMessage } from "../types/messages.js";
 import type { ToolResult } from "../types/tool.js";

@@ -1,9 +1,10 @@
 import { BehaviorSubject, filter, type Observable, switchMap } from "rxjs";
 import type { InspectionEvent, Observer } from "xstate";
 import { AgentHarness } from "../harness/agent-harness.js";
-import type { CompactionSettings } from "../harness/compaction-port.js";
-import { isAgentHarnessError } from "../harness/harness-errors.js";
-import type { HarnessEvent, HarnessResources } from "../harness/harness-hooks.js";
+import type { CompactionSettings } from "../harness/compaction/port.js";
+import { isAgentHarnessError } from "../harness/errors.js";
+import type { HarnessEvent } from "../harness/hooks.js";
+import type { HarnessResources } from "../harness/resources/resource-set.js";
 import type { RetryPolicy } from "../harness/retry-policy.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
 import { MemorySessionRepo } from "../storage/memory-session-repo.js";

@@ -1,4 +1,4 @@
-import type { CompactionSettings } from "../harness/compaction-port.js";
+import type { CompactionSettings } from "../harness/compaction/port.js";
 import type { Model } from "../types/model.js";
 import { resolveModel } from "../types/resolve-model.js";
 import type { StreamFn } from "../types/stream.js";

@@ -1,5 +1,5 @@
-import type { CompactionSettings } from "../harness/compaction-port.js";
-import { COMPACTION_SUMMARY_PREFIX } from "../harness/harness-messages-convert.js";
+import type { CompactionSettings } from "../harness/compaction/port.js";
+import { COMPACTION_SUMMARY_PREFIX } from "../harness/messages-convert.js";
 import { scriptedModel } from "../providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../providers/scripted/scripted-reply.js";
 import type { Message, TextContent } from "../types/messages.js";

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { expandPromptTemplate, parseTemplateArgs } from "../harness/prompt-templates.js";
+import { expandPromptTemplate, parseTemplateArgs } from "../harness/resources/prompt-templates.js";
 import type { McpConnection } from "../mcp/connect-mcp-servers.js";
 import { errorText } from "../types/error-text.js";
 import { THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";

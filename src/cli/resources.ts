@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
-import { loadPromptTemplates, type PromptTemplate } from "../harness/prompt-templates.js";
-import type { ResourceDiagnostic, Skill } from "../harness/skill-types.js";
-import { loadSkills } from "../harness/skills.js";
+import { loadPromptTemplates, type PromptTemplate } from "../harness/resources/prompt-templates.js";
+import type { ResourceDiagnostic, Skill } from "../harness/resources/skill-types.js";
+import { loadSkills } from "../harness/resources/skills.js";
 
 /** Skills and prompt templates the CLI offers, with the problems found while loading them. */
 export interface CliResources {

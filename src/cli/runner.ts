@@ -1,5 +1,5 @@
 import type { Observable } from "rxjs";
-import type { HarnessEvent } from "../harness/harness-hooks.js";
+import type { HarnessEvent } from "../harness/hooks.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";

@@ -1,53 +1,62 @@
-import { distinctUntilChanged, type Observable, Subject } from "rxjs";
-import type { Actor, InspectionEvent, Observer } from "xstate";
+import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, type Observable } from "rxjs";
+import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
 import { Agent } from "../agent/agent.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { QueueMode } from "../loop/agent-context.js";
 import { toMessage } from "../loop/messages.js";
-import type { HarnessPhase, harnessMachine } from "../machines/harness.machine.js";
+import {
+  type HarnessMachineEvent,
+  type HarnessOperation,
+  type HarnessPhase,
+  harnessMachine,
+  type NavigateTreeOptions,
+} from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
+import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import { type Model, type ModelInput, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import type { ToolSource } from "../types/tool-source.js";
+import { ContextBudget } from "./compaction/context-budget.js";
 import {
   type CompactionPort,
   type CompactionSettings,
   DEFAULT_COMPACTION_SETTINGS,
   defaultCompactionPort,
-} from "./compaction-port.js";
-import { AgentHarnessError } from "./harness-errors.js";
+} from "./compaction/port.js";
+import { AgentHarnessError, wrapError } from "./errors.js";
+import { HarnessEvents } from "./events.js";
 import {
   HARNESS_HANDLER_NAMES,
   type HarnessEvent,
   type HarnessHandler,
   type HarnessOwnEvent,
-  type HarnessResources,
   type HarnessStreamOptions,
   type HookName,
   HookRegistry,
   type ObservedEventName,
-} from "./harness-hooks.js";
-import { createLoopCallbacks } from "./harness-loop-hooks.js";
-import { convertHarnessMessagesToLlm } from "./harness-messages-convert.js";
-import { type HarnessCore, HarnessOperations } from "./harness-operations.js";
-import { HarnessSettings, type ToolsChange } from "./harness-settings.js";
+} from "./hooks.js";
+import { LoopHooks } from "./loop-hooks.js";
+import { convertHarnessMessagesToLlm } from "./messages-convert.js";
+import { harnessActors } from "./operation-actors.js";
+import type { HarnessResources } from "./resources/resource-set.js";
+import type { SystemPromptOption } from "./resources/system-prompt.js";
+import { expandPromptTemplate } from "./resources/template-args.js";
+import { planResume, resumedCallStates, type ToolCallDecision } from "./resume-run.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
+import { SessionRecorder } from "./session-recorder.js";
+import { HarnessSettings, type ToolsChange } from "./settings.js";
 import {
   HARNESS_SNAPSHOT_FORMAT,
   HARNESS_SNAPSHOT_VERSION,
   type PersistedHarness,
   parsePersistedHarness,
   resumeStepOf,
-} from "./harness-snapshot.js";
-import type { HarnessCompactResult, NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
-import { followToolSources, initialTools } from "./harness-tool-sources.js";
-import { planResume, resumedCallStates, type ToolCallDecision } from "./resume-run.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
-import { SessionRecorder } from "./session-recorder.js";
-import type { SystemPromptOption } from "./system-prompt.js";
-import { expandPromptTemplate } from "./template-args.js";
+} from "./snapshot.js";
+import type { HarnessCompactResult, NavigateTreeResult } from "./summaries.js";
 import { journaledTool } from "./tool-journal.js";
+import { followToolSources, initialTools } from "./tool-sources.js";
 
 /** Options of `new AgentHarness(...)`. */
 export interface AgentHarnessOptions {
@@ -107,10 +116,12 @@ export class AgentHarness {
   readonly #hooks: HookRegistry;
   readonly #settings: HarnessSettings;
   readonly #recorder: SessionRecorder;
-  readonly #operations: HarnessOperations;
-  readonly #events = new Subject<HarnessEvent>();
-  #streamOptions: HarnessStreamOptions;
-  #toolContext: unknown;
+  readonly #events: HarnessEvents;
+  /** The phase machine's actor: its context holds the operation in progress. */
+  readonly #actor: Actor<typeof harnessMachine>;
+  readonly #phase = new BehaviorSubject<HarnessPhase>("idle");
+  /** The promise of the operation in progress, settled when the machine is back in idle. */
+  #caller: { resolve: (value: unknown) => void; reject: (error: unknown) => void } | undefined;
   #nextTurn: AgentMessage[] = [];
   #lastQueues: unknown;
 
@@ -118,47 +129,38 @@ export class AgentHarness {
     const session = options.session;
     this.session = session;
     const onError = options.onHandlerError ?? defaultHandlerError;
-    this.#hooks = new HookRegistry(onError);
+    const hooks = new HookRegistry(onError);
+    this.#hooks = hooks;
+    this.#events = new HarnessEvents(hooks);
     this.#recorder = new SessionRecorder(session);
-    this.#streamOptions = { ...options.streamOptions };
     const context = session.buildContext();
     this.#settings = new HarnessSettings(
       { ...options, tools: initialTools(options.tools, options.toolSources) },
       context.activeToolNames,
     );
-    const callbacks = createLoopCallbacks({
-      hooks: this.#hooks,
-      streamFn: options.streamFn,
-      sessionId: () => session.id,
-      streamOptions: () => this.#streamOptions,
-      systemPrompt: () => this.#operations.requestSystemPrompt(),
-      failRun: (error) => this.#failRun(error),
-    });
-    const harness = this;
-    const hooks = this.#hooks;
+    const loopHooks = new LoopHooks({ session, hooks, settings: this.#settings, streamFn: options.streamFn });
     this.#agent = new Agent({
       // The journal's idempotency keys are `<session id>:<tool call id>`: the agent's are the same.
       agentId: session.id,
-      streamFn: callbacks.streamFn,
-      // The Agent reads its options when a run starts: a hook without handlers installs no callback.
+      streamFn: loopHooks.streamFn,
+      // The Agent reads these when it needs them: the hook callbacks exist only while their hook has handlers.
       get transformContext() {
-        return hooks.has("context") ? callbacks.transformContext : undefined;
+        return loopHooks.transformContext;
       },
       get beforeToolCall() {
-        return hooks.has("tool_call") ? callbacks.beforeToolCall : undefined;
+        return loopHooks.beforeToolCall;
       },
       get afterToolCall() {
-        return hooks.has("tool_result") ? callbacks.afterToolCall : undefined;
+        return loopHooks.afterToolCall;
+      },
+      get toolContext() {
+        return loopHooks.toolContext;
       },
       model: options.model,
       thinkingLevel: options.thinkingLevel ?? context.thinkingLevel,
       tools: this.#agentTools(),
       messages: context.messages,
       convertToLlm: convertHarnessMessagesToLlm,
-      // Read when a run starts (the Agent copies its options per run).
-      get toolContext() {
-        return harness.#toolContext;
-      },
       ...(options.steeringMode ? { steeringMode: options.steeringMode } : {}),
       ...(options.followUpMode ? { followUpMode: options.followUpMode } : {}),
       ...(options.toolExecution ? { toolExecution: options.toolExecution } : {}),
@@ -167,43 +169,53 @@ export class AgentHarness {
     });
     this.#lastQueues = this.#agent.queued;
     this.#agent.subscribe((event) => this.#onAgentEvent(event));
-    const core: HarnessCore = {
+    const port = options.compactionPort ?? defaultCompactionPort;
+    const compaction = { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction };
+    const retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    const budget = new ContextBudget(port, compaction);
+    const actors = harnessActors({
       session,
       agent: this.#agent,
-      hooks: this.#hooks,
+      hooks,
       settings: this.#settings,
       recorder: this.#recorder,
-      port: options.compactionPort ?? defaultCompactionPort,
-      compaction: { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction },
-      retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
-      systemPrompt: options.systemPrompt,
-      streamFn: options.streamFn,
-      streamOptions: () => this.#streamOptions,
-      setToolContext: (value) => {
-        this.#toolContext = value;
+      loopHooks,
+      events: this.#events,
+      budget,
+      port,
+      compaction,
+      retry,
+      summaryStreamFn: loopHooks.summaryStreamFn,
+    });
+    this.#actor = createActor(
+      harnessMachine.provide({
+        actors,
+        actions: { settle: (_, { operation }) => this.#settle(operation) },
+      }),
+      {
+        input: { maxRetries: Math.max(0, retry.maxRetries), overflowRecovery: budget.enabled },
+        ...(options.inspect ? { inspect: options.inspect } : {}),
       },
-      failRun: (error) => this.#failRun(error),
-      emit: (event) => this.#emit(event),
-      inspect: options.inspect,
-    };
-    this.#operations = new HarnessOperations(core);
+    );
+    this.#actor.subscribe((snapshot) => this.#phase.next(snapshot.value));
+    this.#actor.start();
     followToolSources(this, options.toolSources ?? [], onError);
   }
 
-  /** The phase machine's actor (`harnessMachine`). */
+  /** The phase machine's actor (`harnessMachine`); its context holds the operation in progress. */
   get actor(): Actor<typeof harnessMachine> {
-    return this.#operations.actor;
+    return this.#actor;
   }
   /** The current phase, now and on every change. */
   get phase$(): Observable<HarnessPhase> {
-    return this.#operations.phase.pipe(distinctUntilChanged());
+    return this.#phase.pipe(distinctUntilChanged());
   }
   get phase(): HarnessPhase {
-    return this.#operations.phase.value;
+    return this.#phase.value;
   }
   /** AgentEvents of every run plus the harness's own events. */
   get events$(): Observable<HarnessEvent> {
-    return this.#events.asObservable();
+    return this.#events.events$;
   }
   /** The Agent that runs the turns: read its `state`, drive it through the harness. */
   get agent(): Agent {
@@ -228,7 +240,7 @@ export class AgentHarness {
     return this.#settings.resources();
   }
   get streamOptions(): HarnessStreamOptions {
-    return { ...this.#streamOptions };
+    return { ...this.#settings.streamOptions() };
   }
   /** Messages queued by `nextTurn`. */
   get nextTurnMessages(): AgentMessage[] {
@@ -277,18 +289,15 @@ export class AgentHarness {
    * the rest). Give it to `AgentHarness.restore` with the session reopened, in this or another process.
    */
   persist(): PersistedHarness {
-    const operation = this.#operations.current;
+    const operation = this.#actor.getSnapshot().context.operation;
     const compacting = this.phase === "compaction" || operation?.kind === "compact";
+    const instructions = operation?.kind === "compact" ? operation.instructions : undefined;
     return {
       format: HARNESS_SNAPSHOT_FORMAT,
       version: HARNESS_SNAPSHOT_VERSION,
       sessionId: this.session.id,
       phase: this.phase,
-      ...(compacting
-        ? {
-            compaction: operation?.instructions === undefined ? {} : { instructions: operation.instructions },
-          }
-        : {}),
+      ...(compacting ? { compaction: instructions === undefined ? {} : { instructions } } : {}),
       queues: {
         steering: [...this.#agent.queued.steering],
         followUp: [...this.#agent.queued.followUp],
@@ -346,22 +355,19 @@ export class AgentHarness {
   async resume(
     options: { signal?: AbortSignal; approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
   ): Promise<AssistantMessage | undefined> {
-    if (this.#operations.busy()) return this.#operations.begin("prompt", {}) as Promise<never>;
+    if (this.#busy()) throw busyError();
     const plan = planResume(this.session);
     if (!plan.needsModel) return undefined;
     this.#agent.setMessages(this.session.buildContext().messages);
     if (options.approvals) this.#decideWhenAsked(options.approvals);
-    const fields =
+    const calls =
       plan.assistant && plan.pending.length > 0
-        ? {
-            messages: [],
-            resume: {
-              message: plan.assistant,
-              calls: resumedCallStates(plan.pending, this.#settings.activeTools()),
-            },
-          }
-        : { messages: [] };
-    const run = this.#operations.begin("prompt", fields) as Promise<AssistantMessage>;
+        ? { message: plan.assistant, states: resumedCallStates(plan.pending, this.#settings.activeTools()) }
+        : undefined;
+    const run = this.#begin<AssistantMessage>({
+      type: "RESUME",
+      operation: { kind: "resume", ...(calls ? { calls } : {}) },
+    });
     if (options.signal) {
       if (options.signal.aborted) void this.abort();
       else options.signal.addEventListener("abort", () => void this.abort(), { once: true });
@@ -426,19 +432,18 @@ export class AgentHarness {
    * nothing is old enough to summarise (`compaction` error: unavailable, cancelled, failed…).
    */
   compact(customInstructions?: string): Promise<HarnessCompactResult> {
-    const fields = customInstructions === undefined ? {} : { instructions: customInstructions };
-    return this.#operations.begin("compact", fields) as Promise<HarnessCompactResult>;
+    const instructions = customInstructions === undefined ? {} : { instructions: customInstructions };
+    return this.#begin({ type: "COMPACT", operation: { kind: "compact", ...instructions } });
   }
 
   /** Moves the session to another entry, optionally summarising the branch being left. */
   navigateTree(targetId: string, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
-    if (this.#operations.busy()) return this.#operations.begin("navigate", {}) as Promise<never>;
+    if (this.#busy()) return Promise.reject(busyError());
     if (!this.session.getEntry(targetId)) {
       return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown entry: ${targetId}`));
     }
     if (targetId === this.session.leafId) return Promise.resolve({ cancelled: false });
-    const navigation = { targetId, options };
-    return this.#operations.begin("navigate", { navigation }) as Promise<NavigateTreeResult>;
+    return this.#begin({ type: "NAVIGATE", operation: { kind: "navigate", targetId, options } });
   }
 
   /** Switches the model from the next request on; persisted as `model_change`. */
@@ -483,7 +488,7 @@ export class AgentHarness {
 
   /** Replaces the stream options used from the next request on. */
   setStreamOptions(streamOptions: HarnessStreamOptions): void {
-    this.#streamOptions = { ...streamOptions };
+    this.#settings.setStreamOptions(streamOptions);
   }
 
   /**
@@ -494,7 +499,7 @@ export class AgentHarness {
     const clearedSteer = [...this.#agent.queued.steering];
     const clearedFollowUp = [...this.#agent.queued.followUp];
     this.#agent.clearQueues();
-    this.#operations.abort();
+    this.#actor.send({ type: "ABORT" });
     this.#checkQueues();
     await this.waitForIdle();
     // Messages a queue poll had taken when the abort landed come back to the queues: clear them too.
@@ -507,22 +512,44 @@ export class AgentHarness {
   }
 
   /** Resolves when the harness is idle and the last operation has settled. */
-  waitForIdle(): Promise<void> {
-    return this.#operations.waitForIdle();
+  async waitForIdle(): Promise<void> {
+    await firstValueFrom(this.#phase.pipe(filter((phase) => phase === "idle")));
   }
 
   #startPrompt(text: string, images: ImageContent[]): Promise<AssistantMessage> {
-    if (this.#operations.busy()) return this.#operations.begin("prompt", {}) as Promise<never>;
+    if (this.#busy()) return Promise.reject(busyError());
     const messages = [...this.#nextTurn, toMessage(text, images)];
     const drained = this.#nextTurn.length > 0;
     this.#nextTurn = [];
     if (drained) this.#emitQueues();
-    return this.#operations.begin("prompt", { messages, prompt: text, images }) as Promise<AssistantMessage>;
+    return this.#begin({ type: "PROMPT", operation: { kind: "prompt", messages, prompt: text, images } });
   }
 
-  /** A hook failed: the run ends at once with an error outcome (`FAIL` in the agent machine). */
-  #failRun(error: AgentHarnessError): void {
-    this.#agent.fail(error);
+  #busy(): boolean {
+    return !this.#actor.getSnapshot().matches("idle");
+  }
+
+  /** Starts an operation on the machine; resolves with its result. `busy` unless idle. */
+  #begin<T>(event: Extract<HarnessMachineEvent, { operation: unknown }>): Promise<T> {
+    if (this.#busy()) return Promise.reject(busyError());
+    return new Promise<T>((resolve, reject) => {
+      this.#caller = { resolve: resolve as (value: unknown) => void, reject };
+      this.#actor.send(event);
+    });
+  }
+
+  /** The machine is back in idle (its `settle` action): the caller's promise gets the operation's outcome. */
+  #settle(operation: HarnessOperation | undefined): void {
+    const caller = this.#caller;
+    this.#caller = undefined;
+    if (!operation || !caller) return;
+    if (operation.error !== undefined)
+      caller.reject(wrapError("invalid_state", "The operation failed", operation.error));
+    else if (operation.result !== undefined) caller.resolve(operation.result);
+    else if (operation.aborted && operation.kind === "compact")
+      caller.reject(new AgentHarnessError("compaction", "Compaction was aborted"));
+    else if (operation.aborted && operation.kind === "navigate") caller.resolve({ cancelled: true });
+    else caller.reject(new AgentHarnessError("invalid_state", "The run ended without an assistant message"));
   }
 
   /** The active tools as the agent runs them: each call is journaled right before its tool runs (see resume()). */
@@ -530,15 +557,10 @@ export class AgentHarness {
     return this.#settings.activeTools().map((tool) => journaledTool(this.session, tool));
   }
 
-  #onAgentEvent(event: HarnessEvent): void {
-    if (event.type === "message_end") this.#recorder.write(() => this.session.appendMessage(event.message));
-    else if (event.type === "turn_end") this.#recorder.turnBoundary();
-    else if (event.type === "agent_end") {
-      this.#recorder.running = false;
-      this.#recorder.turnBoundary();
-    }
+  #onAgentEvent(event: AgentEvent): void {
+    this.#recorder.record(event);
     this.#checkQueues();
-    this.#events.next(event);
+    this.#events.forward(event);
   }
 
   #applyTools(change: ToolsChange): void {
@@ -564,9 +586,12 @@ export class AgentHarness {
   }
 
   #emit(event: HarnessOwnEvent): void {
-    this.#events.next(event);
-    this.#hooks.notify(event);
+    this.#events.emit(event);
   }
+}
+
+function busyError(): AgentHarnessError {
+  return new AgentHarnessError("busy", "AgentHarness is busy");
 }
 
 function defaultHandlerError(error: unknown, eventType: string): void {

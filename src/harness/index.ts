@@ -8,8 +8,10 @@ export {
   type HarnessMachineContext,
   type HarnessMachineEvent,
   type HarnessMachineInput,
+  type HarnessOperation,
   type HarnessPhase,
   harnessMachine,
+  type NavigateTreeOptions,
   type TurnInput,
   type TurnOutcome,
 } from "../machines/harness.machine.js";
@@ -36,6 +38,15 @@ export {
 } from "./compaction/compaction-error.js";
 export { type CutPoint, findCutPoint } from "./compaction/cut-point.js";
 export type { FileOperations } from "./compaction/file-operations.js";
+export {
+  type BranchSummaryResult,
+  type CompactionPort,
+  type CompactionResult,
+  type CompactionSettings,
+  DEFAULT_COMPACTION_SETTINGS,
+  defaultCompactionPort,
+  type SummaryRequest,
+} from "./compaction/port.js";
 export { type CompactionPreparation, prepareCompaction } from "./compaction/prepare.js";
 export { serializeConversation } from "./compaction/serialize.js";
 export { shouldCompact } from "./compaction/settings.js";
@@ -47,16 +58,7 @@ export {
   type LastUsage,
   lastUsage,
 } from "./compaction/token-estimate.js";
-export {
-  type BranchSummaryResult,
-  type CompactionPort,
-  type CompactionResult,
-  type CompactionSettings,
-  DEFAULT_COMPACTION_SETTINGS,
-  defaultCompactionPort,
-  type SummaryRequest,
-} from "./compaction-port.js";
-export { AgentHarnessError, type AgentHarnessErrorCode, isAgentHarnessError } from "./harness-errors.js";
+export { AgentHarnessError, type AgentHarnessErrorCode, isAgentHarnessError } from "./errors.js";
 export {
   applyStreamOptionsPatch,
   type CompactionReason,
@@ -65,14 +67,13 @@ export {
   type HarnessHandler,
   type HarnessHookMap,
   type HarnessOwnEvent,
-  type HarnessResources,
   type HarnessStreamOptions,
   type HookName,
   type HookReturn,
   type ObservedEventName,
   type StreamOptionsPatch,
   type TreePreparation,
-} from "./harness-hooks.js";
+} from "./hooks.js";
 export {
   BRANCH_SUMMARY_PREFIX,
   BRANCH_SUMMARY_SUFFIX,
@@ -80,16 +81,18 @@ export {
   COMPACTION_SUMMARY_PREFIX,
   COMPACTION_SUMMARY_SUFFIX,
   convertHarnessMessagesToLlm,
-} from "./harness-messages-convert.js";
-export type { ToolsChange } from "./harness-settings.js";
+} from "./messages-convert.js";
+export type { PromptTemplate } from "./resources/prompt-templates.js";
+export type { HarnessResources } from "./resources/resource-set.js";
+export type { Skill } from "./resources/skill-types.js";
+export { formatSkillsForSystemPrompt, type PromptSkill } from "./resources/skills-prompt.js";
 export {
-  HARNESS_SNAPSHOT_FORMAT,
-  HARNESS_SNAPSHOT_VERSION,
-  type HarnessResumeStep,
-  type PersistedHarness,
-} from "./harness-snapshot.js";
-export type { HarnessCompactResult, NavigateTreeOptions, NavigateTreeResult } from "./harness-summaries.js";
-export type { PromptTemplate } from "./prompt-templates.js";
+  DEFAULT_SYSTEM_PROMPT,
+  resolveSystemPrompt,
+  type SystemPromptContext,
+  type SystemPromptOption,
+} from "./resources/system-prompt.js";
+export { expandPromptTemplate, parseTemplateArgs } from "./resources/template-args.js";
 export { INTERRUPTED_NOT_RERUN, type ToolCallDecision } from "./resume-run.js";
 export {
   DEFAULT_RETRY_POLICY,
@@ -98,15 +101,14 @@ export {
   type RetryPolicy,
   retryDelayMs,
 } from "./retry-policy.js";
-export type { Skill } from "./skill-types.js";
-export { formatSkillsForSystemPrompt, type PromptSkill } from "./skills-prompt.js";
+export type { ToolsChange } from "./settings.js";
 export {
-  DEFAULT_SYSTEM_PROMPT,
-  resolveSystemPrompt,
-  type SystemPromptContext,
-  type SystemPromptOption,
-} from "./system-prompt.js";
-export { expandPromptTemplate, parseTemplateArgs } from "./template-args.js";
+  HARNESS_SNAPSHOT_FORMAT,
+  HARNESS_SNAPSHOT_VERSION,
+  type HarnessResumeStep,
+  type PersistedHarness,
+} from "./snapshot.js";
+export type { HarnessCompactResult, NavigateTreeResult } from "./summaries.js";
 export {
   TOOL_CALL_JOURNAL_TYPE,
   type ToolCallJournalData,

@@ -1,42 +1,50 @@
 import type { Session } from "../storage/session.js";
-import { AgentHarnessError, wrapError } from "./harness-errors.js";
+import type { AgentEvent } from "../types/events.js";
+import { AgentHarnessError, wrapError } from "./errors.js";
 
 /**
- * Writes the harness's entries to the session in order. Messages are appended the moment they end
- * (the session tree takes them synchronously; the file write follows). Setting changes made while a
- * run is active are held until the next turn boundary, so they land after that turn's messages and
- * take effect, like the setters themselves, from the next request on. Write failures are kept and
- * reported by `flush()`.
+ * Writes the harness's entries to the session in order, following the agent's runs (`record`).
+ * Messages are appended the moment they end (the session tree takes them synchronously; the file
+ * write follows). Setting changes made while a run is active are held until the next turn boundary,
+ * so they land after that turn's messages and take effect, like the setters themselves, from the next
+ * request on. Write failures are kept and reported by `flush()`.
  */
 export class SessionRecorder {
   readonly #session: Session;
   #deferred: (() => Promise<unknown>)[] = [];
   #failure: unknown;
-  /** True while an Agent run is active. */
-  running = false;
+  /** True from `agent_start` to `agent_end`. */
+  #running = false;
 
   constructor(session: Session) {
     this.#session = session;
   }
 
-  /** Appends now. */
-  write(append: () => Promise<unknown>): void {
-    append().catch((error) => {
-      this.#failure ??= error;
-    });
+  /** Follows an AgentEvent: a message is appended at its `message_end`; a turn's end writes the held settings. */
+  record(event: AgentEvent): void {
+    switch (event.type) {
+      case "agent_start":
+        this.#running = true;
+        break;
+      case "message_end": {
+        const message = event.message;
+        this.#write(() => this.#session.appendMessage(message));
+        break;
+      }
+      case "turn_end":
+        this.#turnBoundary();
+        break;
+      case "agent_end":
+        this.#running = false;
+        this.#turnBoundary();
+        break;
+    }
   }
 
-  /** Appends now when idle, at the next turn boundary while running. */
+  /** Appends a setting change now when no run is active, at the next turn boundary while one is. */
   writeSetting(append: () => Promise<unknown>): void {
-    if (this.running) this.#deferred.push(append);
-    else this.write(append);
-  }
-
-  /** A turn ended: write the held setting changes. */
-  turnBoundary(): void {
-    const held = this.#deferred;
-    this.#deferred = [];
-    for (const append of held) this.write(append);
+    if (this.#running) this.#deferred.push(append);
+    else this.#write(append);
   }
 
   /** Throws `AgentHarnessError("session")` unless the session can take appends. */
@@ -51,7 +59,7 @@ export class SessionRecorder {
 
   /** Writes what is held and waits for the file; rejects with `AgentHarnessError("session")` on failure. */
   async flush(): Promise<void> {
-    this.turnBoundary();
+    this.#turnBoundary();
     try {
       await this.#session.flush();
     } catch (error) {
@@ -60,5 +68,17 @@ export class SessionRecorder {
     const failure = this.#failure;
     this.#failure = undefined;
     if (failure !== undefined) throw wrapError("session", "The session could not persist the turn", failure);
+  }
+
+  #write(append: () => Promise<unknown>): void {
+    append().catch((error) => {
+      this.#failure ??= error;
+    });
+  }
+
+  #turnBoundary(): void {
+    const held = this.#deferred;
+    this.#deferred = [];
+    for (const append of held) this.#write(append);
   }
 }

@@ -1,8 +1,65 @@
-import { assign, type DoneActorEvent, type ErrorActorEvent, fromPromise, setup } from "xstate";
+import {
+  assign,
+  type DoneActorEvent,
+  type ErrorActorEvent,
+  forwardTo,
+  fromCallback,
+  fromPromise,
+  setup,
+} from "xstate";
+import type { ResumedCallState } from "../loop/run-steps.js";
 import type { CompactionReason } from "../types/harness-messages.js";
+import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 
 /** The phases of an AgentHarness: the top-level states of `harnessMachine`. */
 export type HarnessPhase = "idle" | "turn" | "compaction" | "branchSummary" | "retry";
+
+/** Options of `AgentHarness.navigateTree`. */
+export interface NavigateTreeOptions {
+  /** Summarise the branch being left (needs a compaction port, or a hook that supplies the summary). */
+  summarize?: boolean;
+  customInstructions?: string;
+  /** Label for the new branch summary entry (or the target entry when there is no summary). */
+  label?: string;
+}
+
+/** `prompt`, `skill`, `promptFromTemplate`: a run started with `messages` (the `nextTurn` queue, then the prompt). */
+export interface PromptOperation {
+  kind: "prompt";
+  messages: AgentMessage[];
+  /** The prompt's text and images, as `before_agent_start` sees them. */
+  prompt: string;
+  images: ImageContent[];
+}
+/** `resume()`: a run that first answers the recorded reply's unanswered calls (`calls`), or just asks the model. */
+export interface ResumeOperation {
+  kind: "resume";
+  calls?: { message: AssistantMessage; states: Record<string, ResumedCallState> };
+}
+/** `compact(instructions?)`. */
+export interface CompactOperation {
+  kind: "compact";
+  instructions?: string;
+}
+/** `navigateTree(targetId, options)`. */
+export interface NavigateOperation {
+  kind: "navigate";
+  targetId: string;
+  options: NavigateTreeOptions;
+}
+/** The operations whose work is a turn (an Agent run). */
+export type TurnOperation = PromptOperation | ResumeOperation;
+
+/**
+ * One public call in progress: what was asked, and once known its `result` (what the caller's promise
+ * resolves with: the run's last assistant message, the compaction or navigation result) or its `error`.
+ * `aborted`: `abort()` ended the operation before it had an outcome.
+ */
+export type HarnessOperation = (TurnOperation | CompactOperation | NavigateOperation) & {
+  result?: unknown;
+  error?: unknown;
+  aborted?: boolean;
+};
 
 /**
  * How a turn (one Agent run) ended: `done` (success, abort or a final error), `retryable` (a transient
@@ -13,17 +70,24 @@ export interface TurnOutcome {
   verdict: "done" | "retryable" | "overflow";
   compactionDue: boolean;
 }
+/** The input of the `turn` actor. */
 export interface TurnInput {
-  /** `prompt` starts a run with the operation's messages; `continue` re-asks after a retry or compaction. */
-  mode: "prompt" | "continue";
+  /** `start` runs the operation; `continue` re-asks the model after a retry wait or a compaction. */
+  mode: "start" | "continue";
+  operation: TurnOperation;
 }
 export interface BackoffInput {
   attempt: number;
 }
 export interface CompactionInput {
   reason: CompactionReason;
+  /** The instructions of a manual compaction. */
+  instructions: string | undefined;
 }
-/** Whether a compaction happened (automatic compactions report failures as `compacted: false`). */
+/**
+ * Whether a compaction happened (automatic compactions report failures as `compacted: false`). The
+ * output of a manual compaction is also its operation's result (`HarnessCompactResult`).
+ */
 export interface CompactionOutcome {
   compacted: boolean;
 }
@@ -35,6 +99,8 @@ export interface HarnessMachineInput {
 }
 
 export interface HarnessMachineContext extends HarnessMachineInput {
+  /** The operation in progress; undefined while idle. */
+  operation: HarnessOperation | undefined;
   attempt: number;
   overflowRecovered: boolean;
   turnMode: TurnInput["mode"];
@@ -42,17 +108,18 @@ export interface HarnessMachineContext extends HarnessMachineInput {
 }
 
 export type HarnessMachineEvent =
-  | { type: "PROMPT" }
-  | { type: "COMPACT" }
-  | { type: "NAVIGATE" }
+  | { type: "PROMPT"; operation: PromptOperation }
+  | { type: "RESUME"; operation: ResumeOperation }
+  | { type: "COMPACT"; operation: CompactOperation }
+  | { type: "NAVIGATE"; operation: NavigateOperation }
   | { type: "ABORT" }
-  /** The turn started by `runTurn` ended (sent by the harness). */
-  | { type: "TURN_DONE"; outcome: TurnOutcome }
-  /** The turn started by `runTurn` failed, e.g. its entries could not be persisted (sent by the harness). */
+  /** Sent back by the `turn` actor: the run ended; `reply` is its last assistant message. */
+  | { type: "TURN_DONE"; outcome: TurnOutcome; reply: AssistantMessage | undefined }
+  /** Sent back by the `turn` actor: the turn failed, e.g. its entries could not be persisted. */
   | { type: "TURN_FAILED"; error: unknown }
   | DoneActorEvent<void, "backoff">
   | DoneActorEvent<CompactionOutcome, "compaction">
-  | DoneActorEvent<void, "navigation">
+  | DoneActorEvent<unknown, "navigation">
   | ErrorActorEvent<unknown, "backoff">
   | ErrorActorEvent<unknown, "compaction">
   | ErrorActorEvent<unknown, "navigation">;
@@ -61,17 +128,18 @@ const notProvided = (name: string) => () =>
   Promise.reject(new Error(`harnessMachine: actor "${name}" not provided`));
 
 /**
- * The harness's phases as a statechart. `idle` —PROMPT→ `turn` (an Agent run) → `idle`, or → `retry`
+ * The harness's phases as a statechart, and the one owner of an operation: PROMPT, RESUME, COMPACT
+ * and NAVIGATE carry the operation into the context, the phases' actors do its work, their outputs
+ * become its `result` (or `error`), and entering `idle` hands it to `settle` (the caller's promise).
+ * `idle` —PROMPT/RESUME→ `turn` (the invoked actor `turn`: an Agent run) → `idle`, or → `retry`
  * (abortable backoff, then the turn continues) on a transient error while retries remain, or →
  * `compaction` on a context overflow (once per operation; the turn then continues) or when the context
  * passed the threshold (then idle). `idle` —COMPACT→ `compaction`, —NAVIGATE→ `branchSummary` (tree
  * navigation, summarising or not). `ABORT` ends `retry`, `compaction` and `branchSummary` at once
- * (their invoked actor's signal aborts); a turn ends through the Agent's own abort.
- * A turn is an Agent run, which has its own loop actor: entering `turn` calls the action `runTurn`,
- * which starts the run, and the harness reports its end with `TURN_DONE {outcome}` or `TURN_FAILED`
- * (no actor per turn). The other phases invoke the actors `backoff`, `compact` and `navigate`. The
- * harness provides `runTurn` and the actors (`harnessMachine.provide(...)`); failures are recorded by
- * `recordFailure`.
+ * (their invoked actor's signal aborts); in `turn` it is forwarded to the `turn` actor, which aborts
+ * the run, and the turn ends as every turn does: `turn` sends back `TURN_DONE {outcome, reply}` or
+ * `TURN_FAILED {error}`. The harness provides the actors `turn`, `backoff`, `compact`, `navigate` and
+ * the action `settle` (`harnessMachine.provide(...)`); every other action is an assignment.
  */
 export const harnessMachine = setup({
   types: {
@@ -80,16 +148,32 @@ export const harnessMachine = setup({
     input: {} as HarnessMachineInput,
   },
   actors: {
+    turn: fromCallback<{ type: "ABORT" }, TurnInput>(() => {
+      throw new Error('harnessMachine: actor "turn" not provided');
+    }),
     backoff: fromPromise<void, BackoffInput>(notProvided("backoff")),
     compact: fromPromise<CompactionOutcome, CompactionInput>(notProvided("compact")),
-    navigate: fromPromise<void, Record<string, never>>(notProvided("navigate")),
+    navigate: fromPromise<unknown, NavigateOperation>(notProvided("navigate")),
   },
   actions: {
-    runTurn: (_, _params: TurnInput) => {
-      throw new Error('harnessMachine: action "runTurn" not provided');
-    },
-    recordFailure: (_, _params: { error: unknown }) => {},
-    startOperation: assign({ attempt: 0, overflowRecovered: false, turnMode: "prompt" as const }),
+    /** Hands the finished operation to its caller (no-op without one). */
+    settle: (_, _params: { operation: HarnessOperation | undefined }) => {},
+    startOperation: assign((_, operation: HarnessOperation) => ({
+      operation,
+      attempt: 0,
+      overflowRecovered: false,
+      turnMode: "start" as const,
+    })),
+    endOperation: assign({ operation: undefined }),
+    recordResult: assign(({ context }, { result }: { result: unknown }) =>
+      result === undefined || !context.operation ? {} : { operation: { ...context.operation, result } },
+    ),
+    recordFailure: assign(({ context }, { error }: { error: unknown }) =>
+      context.operation ? { operation: { ...context.operation, error } } : {},
+    ),
+    recordAbort: assign(({ context }) =>
+      context.operation ? { operation: { ...context.operation, aborted: true } } : {},
+    ),
     continueTurn: assign({ turnMode: "continue" as const }),
     countRetry: assign({ attempt: ({ context }) => context.attempt + 1 }),
     compactFor: assign((_, reason: CompactionReason) => ({
@@ -105,45 +189,85 @@ export const harnessMachine = setup({
     compactionDue: (_, outcome: TurnOutcome) => outcome.verdict === "done" && outcome.compactionDue,
     resumesTurn: ({ context }, outcome: CompactionOutcome) =>
       context.compactionReason === "overflow" && outcome.compacted,
+    isManualCompaction: ({ context }) => context.compactionReason === "manual",
   },
 }).createMachine({
   id: "harness",
   context: ({ input }) => ({
     ...input,
+    operation: undefined,
     attempt: 0,
     overflowRecovered: false,
-    turnMode: "prompt",
+    turnMode: "start",
     compactionReason: "manual",
   }),
   initial: "idle",
   states: {
     idle: {
+      entry: [
+        { type: "settle", params: ({ context }) => ({ operation: context.operation }) },
+        "endOperation",
+      ],
       on: {
-        PROMPT: { target: "turn", actions: "startOperation" },
-        COMPACT: { target: "compaction", actions: { type: "compactFor", params: "manual" } },
-        NAVIGATE: { target: "branchSummary" },
+        PROMPT: {
+          target: "turn",
+          actions: { type: "startOperation", params: ({ event }) => event.operation },
+        },
+        RESUME: {
+          target: "turn",
+          actions: { type: "startOperation", params: ({ event }) => event.operation },
+        },
+        COMPACT: {
+          target: "compaction",
+          actions: [
+            { type: "startOperation", params: ({ event }) => event.operation },
+            { type: "compactFor", params: "manual" },
+          ],
+        },
+        NAVIGATE: {
+          target: "branchSummary",
+          actions: { type: "startOperation", params: ({ event }) => event.operation },
+        },
       },
     },
     turn: {
-      entry: { type: "runTurn", params: ({ context }) => ({ mode: context.turnMode }) },
+      invoke: {
+        id: "turn",
+        src: "turn",
+        // Only PROMPT and RESUME enter `turn` from idle, so the operation is a turn's.
+        input: ({ context }) => ({ mode: context.turnMode, operation: context.operation as TurnOperation }),
+      },
       on: {
+        ABORT: { actions: forwardTo("turn") },
         TURN_DONE: [
           {
             guard: { type: "canRetry", params: ({ event }) => event.outcome },
             target: "retry",
-            actions: "countRetry",
+            actions: [
+              { type: "recordResult", params: ({ event }) => ({ result: event.reply }) },
+              "countRetry",
+            ],
           },
           {
             guard: { type: "canRecoverOverflow", params: ({ event }) => event.outcome },
             target: "compaction",
-            actions: { type: "compactFor", params: "overflow" },
+            actions: [
+              { type: "recordResult", params: ({ event }) => ({ result: event.reply }) },
+              { type: "compactFor", params: "overflow" },
+            ],
           },
           {
             guard: { type: "compactionDue", params: ({ event }) => event.outcome },
             target: "compaction",
-            actions: { type: "compactFor", params: "threshold" },
+            actions: [
+              { type: "recordResult", params: ({ event }) => ({ result: event.reply }) },
+              { type: "compactFor", params: "threshold" },
+            ],
           },
-          { target: "idle" },
+          {
+            target: "idle",
+            actions: { type: "recordResult", params: ({ event }) => ({ result: event.reply }) },
+          },
         ],
         TURN_FAILED: {
           target: "idle",
@@ -162,18 +286,26 @@ export const harnessMachine = setup({
           actions: { type: "recordFailure", params: ({ event }) => ({ error: event.error }) },
         },
       },
-      on: { ABORT: { target: "idle" } },
+      on: { ABORT: { target: "idle", actions: "recordAbort" } },
     },
     compaction: {
       invoke: {
         id: "compaction",
         src: "compact",
-        input: ({ context }) => ({ reason: context.compactionReason }),
+        input: ({ context }) => ({
+          reason: context.compactionReason,
+          instructions: context.operation?.kind === "compact" ? context.operation.instructions : undefined,
+        }),
         onDone: [
           {
             guard: { type: "resumesTurn", params: ({ event }) => event.output },
             target: "turn",
             actions: "continueTurn",
+          },
+          {
+            guard: "isManualCompaction",
+            target: "idle",
+            actions: { type: "recordResult", params: ({ event }) => ({ result: event.output }) },
           },
           { target: "idle" },
         ],
@@ -182,20 +314,24 @@ export const harnessMachine = setup({
           actions: { type: "recordFailure", params: ({ event }) => ({ error: event.error }) },
         },
       },
-      on: { ABORT: { target: "idle" } },
+      on: { ABORT: { target: "idle", actions: "recordAbort" } },
     },
     branchSummary: {
       invoke: {
         id: "navigation",
         src: "navigate",
-        input: () => ({}),
-        onDone: { target: "idle" },
+        // Only NAVIGATE enters `branchSummary`, so the operation is a navigation.
+        input: ({ context }) => context.operation as NavigateOperation,
+        onDone: {
+          target: "idle",
+          actions: { type: "recordResult", params: ({ event }) => ({ result: event.output }) },
+        },
         onError: {
           target: "idle",
           actions: { type: "recordFailure", params: ({ event }) => ({ error: event.error }) },
         },
       },
-      on: { ABORT: { target: "idle" } },
+      on: { ABORT: { target: "idle", actions: "recordAbort" } },
     },
   },
 });

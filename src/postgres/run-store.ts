@@ -1,4 +1,4 @@
-import type { PersistedHarness } from "../harness/harness-snapshot.js";
+import type { PersistedHarness } from "../harness/snapshot.js";
 import type { PostgresQueryable } from "./postgres-pool.js";
 
 /**

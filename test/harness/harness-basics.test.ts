@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
-import type { HarnessEvent } from "../../src/harness/harness-hooks.js";
+import type { HarnessEvent } from "../../src/harness/hooks.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { JsonlSessionRepo } from "../../src/storage/jsonl-session-repo.js";
 import type { AgentTool } from "../../src/types/tool.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { HarnessEvent } from "../../src/harness/harness-hooks.js";
+import type { HarnessEvent } from "../../src/harness/hooks.js";
 import {
   createHarness,
   replyText,

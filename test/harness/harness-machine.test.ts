@@ -19,6 +19,7 @@ const input = { maxRetries: 1, overflowRecovery: true };
 const turnDone = (verdict: "done" | "retryable" | "overflow", compactionDue = false): Event => ({
   type: "TURN_DONE",
   outcome: { verdict, compactionDue },
+  reply: undefined,
 });
 const turnFailed: Event = { type: "TURN_FAILED", error: new Error("failed") };
 const done = (id: "backoff" | "navigation", output?: unknown) =>
@@ -35,7 +36,11 @@ const failure = (id: "compaction" | "navigation") =>
 function eventsIn(snapshot: AnyMachineSnapshot): Event[] {
   switch (snapshot.value) {
     case "idle":
-      return [{ type: "PROMPT" }, { type: "COMPACT" }, { type: "NAVIGATE" }];
+      return [
+        { type: "PROMPT", operation: { kind: "prompt", messages: [], prompt: "p", images: [] } },
+        { type: "COMPACT", operation: { kind: "compact" } },
+        { type: "NAVIGATE", operation: { kind: "navigate", targetId: "root", options: {} } },
+      ];
     case "turn":
       return [
         turnDone("done"),

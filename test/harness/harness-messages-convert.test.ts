@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { convertHarnessMessagesToLlm } from "../../src/harness/harness-messages-convert.js";
+import { convertHarnessMessagesToLlm } from "../../src/harness/messages-convert.js";
 import type { AgentMessage } from "../../src/types/messages.js";
 import { emptyUsage } from "../../src/types/messages.js";
 

@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
-import type { HarnessEvent } from "../../src/harness/harness-hooks.js";
-import type { PersistedHarness } from "../../src/harness/harness-snapshot.js";
+import type { HarnessEvent } from "../../src/harness/hooks.js";
+import type { PersistedHarness } from "../../src/harness/snapshot.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";
 import type { Session } from "../../src/storage/session.js";

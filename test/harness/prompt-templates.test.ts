@@ -6,7 +6,7 @@ import {
   expandPromptTemplate,
   loadPromptTemplates,
   parseTemplateArgs,
-} from "../../src/harness/prompt-templates.js";
+} from "../../src/harness/resources/prompt-templates.js";
 
 describe("loadPromptTemplates", () => {
   let tmp: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatSkillsForSystemPrompt } from "../../src/harness/skills-prompt.js";
+import { formatSkillsForSystemPrompt } from "../../src/harness/resources/skills-prompt.js";
 
 const skill = (name: string, extra: Partial<Parameters<typeof formatSkillsForSystemPrompt>[0][0]> = {}) => ({
   name,

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadSkills } from "../../src/harness/skills.js";
+import { loadSkills } from "../../src/harness/resources/skills.js";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/skills");
 const CASES = path.join(FIXTURES, "skills");

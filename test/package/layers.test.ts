@@ -68,6 +68,32 @@ function fileCycles(): string[][] {
   return groups;
 }
 
+/**
+ * Imports that leave one of the harness's sub-folders (`resources/`, `compaction/`) for another part
+ * of `src/harness/` (the harness proper or the other sub-folder), as `file → target`.
+ */
+function harnessSubfolderEscapes(): string[] {
+  const harnessRoot = path.join(srcRoot, "harness");
+  const escapes: string[] = [];
+  for (const sub of ["resources", "compaction"]) {
+    const folder = path.join(harnessRoot, sub);
+    for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      for (const match of readFileSync(file, "utf8").matchAll(
+        /(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']/g,
+      )) {
+        const target = path.resolve(entry.parentPath, match[1]!);
+        const insideHarness = !path.relative(harnessRoot, target).startsWith("..");
+        const insideOwnFolder = !path.relative(folder, target).startsWith("..");
+        if (insideHarness && !insideOwnFolder)
+          escapes.push(`${path.relative(srcRoot, file)} → ${path.relative(srcRoot, target)}`);
+      }
+    }
+  }
+  return escapes;
+}
+
 /** Pairs of folders that import each other, directly or through others. */
 function cycles(graph: Map<string, Set<string>>): string[] {
   const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
@@ -122,6 +148,10 @@ describe("source folders", () => {
     );
     expect([...graph.keys()].filter((folder) => layerOf(folder) === -1)).toEqual([]);
     expect(upward).toEqual([]);
+  });
+
+  it("keep the harness's resources/ and compaction/ below the harness proper: they import neither it nor each other", () => {
+    expect(harnessSubfolderEscapes()).toEqual([]);
   });
 
   it("finds a cycle when there is one (the check itself)", () => {

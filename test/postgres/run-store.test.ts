@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { PersistedHarness } from "../../src/harness/harness-snapshot.js";
+import type { PersistedHarness } from "../../src/harness/snapshot.js";
 import { RunStore } from "../../src/postgres/run-store.js";
 import { PostgresSessionRepo } from "../../src/postgres.js";
 import { PglitePool } from "../support/pglite-pool.js";

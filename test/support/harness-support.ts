@@ -4,8 +4,8 @@ import type {
   CompactionPort,
   CompactionSettings,
   SummaryRequest,
-} from "../../src/harness/compaction-port.js";
-import type { HarnessEvent } from "../../src/harness/harness-hooks.js";
+} from "../../src/harness/compaction/port.js";
+import type { HarnessEvent } from "../../src/harness/hooks.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { SessionEntry } from "../../src/storage/entries.js";
 import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";

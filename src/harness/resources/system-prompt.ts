@@ -1,7 +1,7 @@
-import type { Session } from "../storage/session.js";
-import type { Model, ThinkingLevel } from "../types/model.js";
-import type { AgentTool } from "../types/tool.js";
-import type { HarnessResources } from "./harness-hooks.js";
+import type { Session } from "../../storage/session.js";
+import type { Model, ThinkingLevel } from "../../types/model.js";
+import type { AgentTool } from "../../types/tool.js";
+import type { HarnessResources } from "./resource-set.js";
 import { formatSkillsForSystemPrompt, type PromptSkill } from "./skills-prompt.js";
 
 /** What a system prompt function receives; resolved again at the start of every turn. */

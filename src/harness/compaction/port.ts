@@ -1,13 +1,13 @@
-import * as compaction from "./compaction/index.js";
-import type { CompactionSettings } from "./compaction/settings.js";
+import * as compaction from "./index.js";
+import type { CompactionSettings } from "./settings.js";
 
-export { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./compaction/settings.js";
+export { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./settings.js";
 
-import type { SessionEntry } from "../storage/entries.js";
-import type { Session } from "../storage/session.js";
-import type { AgentMessage } from "../types/messages.js";
-import type { Model } from "../types/model.js";
-import type { StreamFn } from "../types/stream.js";
+import type { SessionEntry } from "../../storage/entries.js";
+import type { Session } from "../../storage/session.js";
+import type { AgentMessage } from "../../types/messages.js";
+import type { Model } from "../../types/model.js";
+import type { StreamFn } from "../../types/stream.js";
 
 /** What a compaction produces; `appendCompaction` persists it. */
 export interface CompactionResult<TDetails = unknown> {

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { errorText } from "../types/error-text.js";
+import { errorText } from "../../types/error-text.js";
 import { FrontMatterError, splitFrontMatter } from "./front-matter.js";
 import type { ResourceDiagnostic, ResourceRoot } from "./skill-types.js";
 

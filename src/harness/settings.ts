@@ -1,6 +1,14 @@
+import type { Session } from "../storage/session.js";
+import type { Model, ThinkingLevel } from "../types/model.js";
 import type { AgentTool } from "../types/tool.js";
-import { AgentHarnessError } from "./harness-errors.js";
-import type { HarnessResources } from "./harness-hooks.js";
+import { AgentHarnessError } from "./errors.js";
+import type { HarnessStreamOptions } from "./hooks.js";
+import type { HarnessResources } from "./resources/resource-set.js";
+import {
+  FixedSystemPromptCache,
+  resolveSystemPrompt,
+  type SystemPromptOption,
+} from "./resources/system-prompt.js";
 
 /** What `tools_update` reports. */
 export interface ToolsChange {
@@ -11,15 +19,18 @@ export interface ToolsChange {
 }
 
 /**
- * The harness's tools, active tool names, resources and tool context, with the validation rules:
- * tool names unique; active names unique and known (`AgentHarnessError("invalid_argument")`).
- * Getters return copies.
+ * The harness's tools, active tool names, resources, tool context, system prompt and stream options,
+ * with the validation rules: tool names unique; active names unique and known
+ * (`AgentHarnessError("invalid_argument")`). Getters return copies.
  */
 export class HarnessSettings {
   #tools: AgentTool[];
   #active: string[];
   #resources: HarnessResources;
+  #streamOptions: HarnessStreamOptions;
   readonly #toolContext: unknown;
+  readonly #systemPrompt: SystemPromptOption | undefined;
+  readonly #fixedPrompt: FixedSystemPromptCache;
 
   constructor(
     options: {
@@ -27,6 +38,8 @@ export class HarnessSettings {
       activeToolNames?: string[];
       resources?: Partial<HarnessResources>;
       toolContext?: unknown;
+      systemPrompt?: SystemPromptOption;
+      streamOptions?: HarnessStreamOptions;
     },
     sessionActiveToolNames: string[] | null,
   ) {
@@ -39,6 +52,11 @@ export class HarnessSettings {
     this.#resources = { skills: [], promptTemplates: [] };
     this.setResources(options.resources ?? {});
     this.#toolContext = options.toolContext;
+    this.#systemPrompt = options.systemPrompt;
+    this.#fixedPrompt = new FixedSystemPromptCache(
+      typeof options.systemPrompt === "function" ? undefined : options.systemPrompt,
+    );
+    this.#streamOptions = { ...options.streamOptions };
   }
 
   tools(): AgentTool[] {
@@ -50,10 +68,6 @@ export class HarnessSettings {
   /** The active tools, in the order of `tools`. */
   activeTools(): AgentTool[] {
     return this.#tools.filter((tool) => this.#active.includes(tool.name));
-  }
-  /** The skills list itself (not a copy; replaced, never mutated, by `setResources`). */
-  skills(): readonly HarnessResources["skills"][number][] {
-    return this.#resources.skills;
   }
   resources(): HarnessResources {
     return { skills: [...this.#resources.skills], promptTemplates: [...this.#resources.promptTemplates] };
@@ -79,6 +93,31 @@ export class HarnessSettings {
       skills: [...(resources.skills ?? this.#resources.skills)],
       promptTemplates: [...(resources.promptTemplates ?? this.#resources.promptTemplates)],
     };
+  }
+
+  /** The stream options of every request (the object itself: replaced, never mutated, by `setStreamOptions`). */
+  streamOptions(): Readonly<HarnessStreamOptions> {
+    return this.#streamOptions;
+  }
+  setStreamOptions(streamOptions: HarnessStreamOptions): void {
+    this.#streamOptions = { ...streamOptions };
+  }
+
+  /**
+   * The system prompt of a request with `model` and `thinkingLevel` (see `resolveSystemPrompt`): a
+   * prompt function sees the current tools and resources; a string prompt is synchronous, formatted
+   * once per list of skills.
+   */
+  systemPrompt(session: Session, model: Model, thinkingLevel: ThinkingLevel): string | Promise<string> {
+    const option = this.#systemPrompt;
+    if (typeof option !== "function") return this.#fixedPrompt.get(this.#resources.skills);
+    return resolveSystemPrompt(option, {
+      session,
+      model,
+      thinkingLevel,
+      activeTools: this.activeTools(),
+      resources: this.resources(),
+    });
   }
 
   /** The tool context for a run: the value, or what the function returns (a promise is awaited by the caller). */

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { errorText } from "../types/error-text.js";
+import { errorText } from "../../types/error-text.js";
 import { type IgnoreRule, isIgnored, parseIgnoreFile } from "./ignore-rules.js";
 import { parseSkillFile, type SkillFileInfo } from "./skill-frontmatter.js";
 import type { ResourceDiagnostic, ResourceRoot, Skill, SkillDiagnostic } from "./skill-types.js";

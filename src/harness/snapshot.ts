@@ -2,7 +2,7 @@ import { z } from "zod";
 import { issuesText } from "../agent/persisted-agent-format.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
 import type { AgentMessage } from "../types/messages.js";
-import { AgentHarnessError } from "./harness-errors.js";
+import { AgentHarnessError } from "./errors.js";
 
 export const HARNESS_SNAPSHOT_FORMAT = "agentchart.harness";
 export const HARNESS_SNAPSHOT_VERSION = 1;

@@ -4,19 +4,9 @@ import type { MaybePromise } from "../types/loop.js";
 import type { AgentMessage, ImageContent, ToolResultMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { StreamOptions } from "../types/stream.js";
-import type { BranchSummaryResult, CompactionResult } from "./compaction-port.js";
-import { hookError } from "./harness-errors.js";
-import type { PromptTemplate } from "./prompt-templates.js";
-import type { Skill } from "./skill-types.js";
-
-/** Skills and prompt templates the harness can use (`skill(name)`, `promptFromTemplate(name)`). */
-export interface HarnessResources<
-  TSkill extends Skill = Skill,
-  TTemplate extends PromptTemplate = PromptTemplate,
-> {
-  skills: TSkill[];
-  promptTemplates: TTemplate[];
-}
+import type { BranchSummaryResult, CompactionResult } from "./compaction/port.js";
+import { hookError } from "./errors.js";
+import type { HarnessResources } from "./resources/resource-set.js";
 
 /** Request options the harness passes to every StreamFn call (never persisted). */
 export type HarnessStreamOptions = Omit<

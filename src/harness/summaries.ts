@@ -1,7 +1,8 @@
+import type { Agent } from "../agent/agent.js";
+import type { NavigateTreeOptions } from "../machines/harness.machine.js";
 import type { BranchSummaryEntry, CompactionEntry } from "../storage/entries.js";
 import type { Session } from "../storage/session.js";
 import type { ImageContent, TextContent } from "../types/messages.js";
-import type { Model } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
 import {
   type BranchSummaryResult,
@@ -9,31 +10,22 @@ import {
   type CompactionResult,
   type CompactionSettings,
   entriesOf,
-} from "./compaction-port.js";
-import { AgentHarnessError, wrapError } from "./harness-errors.js";
-import type { CompactionReason, HarnessOwnEvent, HookRegistry, TreePreparation } from "./harness-hooks.js";
+} from "./compaction/port.js";
+import { AgentHarnessError, wrapError } from "./errors.js";
+import type { HarnessEvents } from "./events.js";
+import type { CompactionReason, HookRegistry, TreePreparation } from "./hooks.js";
 
-/** What compaction and tree navigation need from the harness. */
+/** The parts of the harness that compaction and tree navigation work with. */
 export interface SummaryHost {
   session: Session;
+  /** Its transcript is reloaded from the session after a compaction or a move; its model summarises. */
+  agent: Agent;
   port: CompactionPort | undefined;
   hooks: HookRegistry;
-  settings: CompactionSettings;
-  model: Model;
-  /** The StreamFn for summary requests (the harness's stream options, no provider hooks). */
-  streamFn: StreamFn;
-  /** Replaces the agent transcript with the session's context. */
-  reloadTranscript(): void;
-  emit(event: HarnessOwnEvent): void;
-}
-
-/** Options of `AgentHarness.navigateTree`. */
-export interface NavigateTreeOptions {
-  /** Summarise the branch being left (needs a compaction port, or a hook that supplies the summary). */
-  summarize?: boolean;
-  customInstructions?: string;
-  /** Label for the new branch summary entry (or the target entry when there is no summary). */
-  label?: string;
+  compaction: CompactionSettings;
+  /** The StreamFn of summary requests (the harness's stream options, no provider hooks). */
+  summaryStreamFn: StreamFn;
+  events: HarnessEvents;
 }
 
 /**
@@ -73,7 +65,7 @@ export async function compactSession(
   const branchEntries = session.getBranch();
   let preparation: unknown;
   try {
-    preparation = port.prepareCompaction(branchEntries, host.settings);
+    preparation = port.prepareCompaction(branchEntries, host.compaction);
   } catch (error) {
     throw wrapError("compaction", "Compaction failed", error);
   }
@@ -107,8 +99,8 @@ export async function compactSession(
   } catch (error) {
     throw wrapError("compaction", "Could not record the compaction", error);
   }
-  host.reloadTranscript();
-  host.emit({ type: "session_compact", compactionEntry: entry, fromHook, reason });
+  reloadTranscript(host);
+  host.events.emit({ type: "session_compact", compactionEntry: entry, fromHook, reason });
   return { ...result, compacted: true };
 }
 
@@ -196,8 +188,8 @@ export async function navigateSession(
   } catch (error) {
     throw wrapError("session", "Could not move the session", error);
   }
-  host.reloadTranscript();
-  host.emit({
+  reloadTranscript(host);
+  host.events.emit({
     type: "session_tree",
     newLeafId: newLeaf,
     oldLeafId,
@@ -211,10 +203,15 @@ export async function navigateSession(
   };
 }
 
+/** Replaces the agent's transcript with the session's context. */
+function reloadTranscript(host: SummaryHost): void {
+  host.agent.setMessages(host.session.buildContext().messages);
+}
+
 function summaryRequest(host: SummaryHost, signal: AbortSignal, customInstructions: string | undefined) {
   return {
-    model: host.model,
-    streamFn: host.streamFn,
+    model: host.agent.state.model,
+    streamFn: host.summaryStreamFn,
     signal,
     ...(customInstructions !== undefined ? { customInstructions } : {}),
   };
