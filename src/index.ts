@@ -1,5 +1,11 @@
 export { type AgentRuntime, createAgentRuntime } from "./actors/agent-runtime.js";
-export { Agent, type AgentListener, type AgentOptions, type AgentRestoreOptions } from "./agent/agent.js";
+export {
+  Agent,
+  type AgentListener,
+  type AgentOptions,
+  type AgentRestoreOptions,
+  type PromptOptions,
+} from "./agent/agent.js";
 export { agentLoop, agentLoopContinue, createAgentLoopActor } from "./agent/agent-loop.js";
 export {
   AGENT_SNAPSHOT_FORMAT,

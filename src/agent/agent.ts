@@ -14,12 +14,7 @@ import type { Guardrails } from "../types/guardrail.js";
 import type { AgentCallbacks, AgentLoopConfig, SteeringPolicy } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { Model, ModelInput, ThinkingLevel } from "../types/model.js";
-import {
-  FINAL_ANSWER_TOOL,
-  OutputValidationError,
-  type RunOutputState,
-  type RunResult,
-} from "../types/output.js";
+import { FINAL_ANSWER_TOOL, type RunOutputState, type RunResult } from "../types/output.js";
 import { resolveModel } from "../types/resolve-model.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import {
@@ -36,6 +31,7 @@ import {
   type WaitingToolCall,
 } from "./agent-state.js";
 import { outputStateOf } from "./output-schema.js";
+import { runResultOf } from "./run-result.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
@@ -375,8 +371,9 @@ export class Agent<TOutput = unknown> {
   /**
    * Continues from the transcript: after a user/tool result message, asks the model again; after an
    * assistant message, runs queued steering or follow-up messages. Rejects when there is nothing to do.
+   * `options.output` as for `prompt()` (default: the agent's).
    */
-  continue(): Promise<RunResult<TOutput>> {
+  continue(options: Omit<PromptOptions, "images"> = {}): Promise<RunResult<TOutput>> {
     if (this.#run) return Promise.reject(new Error(BUSY_CONTINUE));
     const context = this.#context;
     const last = context.messages.at(-1) as { role?: string } | undefined;
@@ -385,7 +382,7 @@ export class Agent<TOutput = unknown> {
       return Promise.reject(new Error("Cannot continue from message role: assistant"));
     let output: RunOutputState | undefined;
     try {
-      output = this.#prepareOutput({});
+      output = this.#prepareOutput(options);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -553,17 +550,8 @@ export class Agent<TOutput = unknown> {
         this.#report(error, event);
       }
     }
-    if (event.type === "agent_end" && this.#run) void this.#settle(this.#run, this.#resultOf(event));
-  }
-
-  #resultOf(end: Extract<AgentEvent, { type: "agent_end" }>): RunResult {
-    const result: RunResult = { output: end.output, messages: end.messages, stopReason: end.stopReason };
-    if (end.outputFailure)
-      result.error = new OutputValidationError(end.outputFailure.issues, end.outputFailure.raw);
-    else if (end.stopReason === "error")
-      result.error = new Error(this.#context.errorMessage ?? "The run failed");
-    if (end.guardrail) result.guardrail = end.guardrail;
-    return result;
+    if (event.type === "agent_end" && this.#run)
+      void this.#settle(this.#run, runResultOf(event, this.#context.errorMessage));
   }
 
   #report(error: unknown, event: AgentEvent): void {

@@ -1,7 +1,9 @@
 import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, type Observable } from "rxjs";
 import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
-import { Agent } from "../agent/agent.js";
+import type { z } from "zod";
+import { Agent, type PromptOptions } from "../agent/agent.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
+import { runResultOf } from "../agent/run-result.js";
 import type { QueueMode } from "../loop/agent-context.js";
 import { toMessage } from "../loop/messages.js";
 import {
@@ -13,8 +15,10 @@ import {
 } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import type { AgentEvent } from "../types/events.js";
+import type { Guardrails } from "../types/guardrail.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import { type Model, type ModelInput, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
+import type { RunResult } from "../types/output.js";
 import type { StreamFn } from "../types/stream.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import type { ToolSource } from "../types/tool-source.js";
@@ -95,6 +99,22 @@ export interface AgentHarnessOptions {
   onHandlerError?: (error: unknown, eventType: string) => void;
   /** XState inspection observer of the phase machine and of the Agent's loop actors (and their tool-call children). */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Input and output guardrails of every run (see docs/output-and-guardrails.md). */
+  guardrails?: Guardrails;
+}
+
+/** Options of `harness.prompt(...)`. */
+export interface HarnessPromptOptions<TOutput = unknown> {
+  images?: ImageContent[];
+  /** The run's typed output (a zod schema): `prompt()` then resolves with a {@link HarnessRunResult}. */
+  output?: z.ZodType<TOutput>;
+  /** Replies that fail validation which the run asks the model to repair (default 2). */
+  maxOutputRepairs?: number;
+}
+
+/** What `harness.prompt(text, { output })` resolves with: the run's result and its last assistant message. */
+export interface HarnessRunResult<TOutput> extends RunResult<TOutput> {
+  reply: AssistantMessage;
 }
 
 /**
@@ -122,6 +142,10 @@ export class AgentHarness {
   readonly #phase = new BehaviorSubject<HarnessPhase>("idle");
   /** The promise of the operation in progress, settled when the machine is back in idle. */
   #caller: { resolve: (value: unknown) => void; reject: (error: unknown) => void } | undefined;
+  /** The typed output of the prompt in progress (read by its turns, retries included). */
+  #output: Omit<PromptOptions, "images"> | undefined;
+  /** The last run's `agent_end`. */
+  #lastEnd: Extract<AgentEvent, { type: "agent_end" }> | undefined;
   #nextTurn: AgentMessage[] = [];
   #lastQueues: unknown;
 
@@ -165,6 +189,7 @@ export class AgentHarness {
       ...(options.followUpMode ? { followUpMode: options.followUpMode } : {}),
       ...(options.toolExecution ? { toolExecution: options.toolExecution } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.guardrails ? { guardrails: options.guardrails } : {}),
       onListenerError: (error, event) => onError(error, event.type),
     });
     this.#lastQueues = this.#agent.queued;
@@ -186,6 +211,7 @@ export class AgentHarness {
       compaction,
       retry,
       summaryStreamFn: loopHooks.summaryStreamFn,
+      output: () => this.#output,
     });
     this.#actor = createActor(
       harnessMachine.provide({
@@ -263,8 +289,27 @@ export class AgentHarness {
    * (`stopReason: "error"`, e.g. after a hook threw) or was aborted. Rejects with `busy` unless idle,
    * with `session` when the session could not persist the run.
    */
-  prompt(text: string, options: { images?: ImageContent[] } = {}): Promise<AssistantMessage> {
-    return this.#startPrompt(text, options.images ?? []);
+  prompt<TOutput>(
+    text: string,
+    options: HarnessPromptOptions<TOutput> & { output: z.ZodType<TOutput> },
+  ): Promise<HarnessRunResult<TOutput>>;
+  prompt(text: string, options?: HarnessPromptOptions): Promise<AssistantMessage>;
+  prompt(text: string, options: HarnessPromptOptions = {}): Promise<unknown> {
+    const { output, maxOutputRepairs } = options;
+    if (!output) return this.#startPrompt(text, options.images ?? []);
+    const started = this.#startPrompt(text, options.images ?? [], {
+      output,
+      ...(maxOutputRepairs !== undefined ? { maxOutputRepairs } : {}),
+    });
+    return started.then((reply) => {
+      const end = this.#lastEnd;
+      return {
+        ...(end
+          ? runResultOf(end, this.#agent.state.errorMessage)
+          : { output: undefined, messages: [], stopReason: reply.stopReason }),
+        reply,
+      };
+    });
   }
 
   /** Runs a prompt made of the skill's content (and `extra` instructions after it). */
@@ -516,8 +561,14 @@ export class AgentHarness {
     await firstValueFrom(this.#phase.pipe(filter((phase) => phase === "idle")));
   }
 
-  #startPrompt(text: string, images: ImageContent[]): Promise<AssistantMessage> {
+  #startPrompt(
+    text: string,
+    images: ImageContent[],
+    output?: Omit<PromptOptions, "images">,
+  ): Promise<AssistantMessage> {
     if (this.#busy()) return Promise.reject(busyError());
+    this.#output = output;
+    this.#lastEnd = undefined;
     const messages = [...this.#nextTurn, toMessage(text, images)];
     const drained = this.#nextTurn.length > 0;
     this.#nextTurn = [];
@@ -542,6 +593,7 @@ export class AgentHarness {
   #settle(operation: HarnessOperation | undefined): void {
     const caller = this.#caller;
     this.#caller = undefined;
+    this.#output = undefined;
     if (!operation || !caller) return;
     if (operation.error !== undefined)
       caller.reject(wrapError("invalid_state", "The operation failed", operation.error));
@@ -558,6 +610,7 @@ export class AgentHarness {
   }
 
   #onAgentEvent(event: AgentEvent): void {
+    if (event.type === "agent_end") this.#lastEnd = event;
     this.#recorder.record(event);
     this.#checkQueues();
     this.#events.forward(event);

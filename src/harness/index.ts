@@ -15,7 +15,12 @@ export {
   type TurnInput,
   type TurnOutcome,
 } from "../machines/harness.machine.js";
-export { AgentHarness, type AgentHarnessOptions } from "./agent-harness.js";
+export {
+  AgentHarness,
+  type AgentHarnessOptions,
+  type HarnessPromptOptions,
+  type HarnessRunResult,
+} from "./agent-harness.js";
 // The compaction functions themselves (docs/compaction.md), for apps that compact outside a harness.
 export {
   type BranchSummaryEntries,
@@ -101,6 +106,7 @@ export {
   type RetryPolicy,
   retryDelayMs,
 } from "./retry-policy.js";
+export { GUARDRAIL_ENTRY, OUTPUT_ENTRY } from "./session-recorder.js";
 export type { ToolsChange } from "./settings.js";
 export {
   HARNESS_SNAPSHOT_FORMAT,

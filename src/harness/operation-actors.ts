@@ -1,4 +1,5 @@
 import { fromCallback, fromPromise } from "xstate";
+import type { PromptOptions } from "../agent/agent.js";
 import { isPromiseLike, type MaybeAsyncSteps, runMaybeAsync } from "../loop/maybe-async.js";
 import type {
   BackoffInput,
@@ -34,6 +35,8 @@ export interface HarnessParts extends SummaryHost {
   loopHooks: LoopHooks;
   budget: ContextBudget;
   retry: RetryPolicy;
+  /** The typed output the operation in progress asks for (a zod schema: not data, so not in the machine). */
+  output: () => Omit<PromptOptions, "images"> | undefined;
 }
 
 /** What the `turn` actor sends back when its run ended. */
@@ -168,11 +171,12 @@ function messagesOf(operation: TurnOperation): AgentMessage[] {
 /** Starts the Agent run of a turn; resolves when it ended. */
 function startRun(parts: HarnessParts, input: TurnInput, messages: AgentMessage[]): Promise<RunResult> {
   const { agent } = parts;
-  if (input.mode === "continue") return agent.continue();
+  const output = parts.output() ?? {};
+  if (input.mode === "continue") return agent.continue(output);
   const { operation } = input;
   if (operation.kind === "resume" && operation.calls)
     return agent.resumeToolCalls(operation.calls.message, operation.calls.states);
-  return agent.prompt(messages);
+  return agent.prompt(messages, output);
 }
 
 /** How the turn ended, by its last reply: a transient error, a context overflow, or done (compaction due?). */

@@ -2,10 +2,15 @@ import type { Session } from "../storage/session.js";
 import type { AgentEvent } from "../types/events.js";
 import { AgentHarnessError, wrapError } from "./errors.js";
 
+/** The custom entry of a run's validated typed output: `data: { output }`. */
+export const OUTPUT_ENTRY = "agentchart.output";
+/** The custom entry of a guardrail that tripped: `data` is the trip (`{ guardrail, kind, reason }`). */
+export const GUARDRAIL_ENTRY = "agentchart.guardrail_tripped";
+
 /**
  * Writes the harness's entries to the session in order, following the agent's runs (`record`).
  * Messages are appended the moment they end (the session tree takes them synchronously; the file
- * write follows). Setting changes made while a run is active are held until the next turn boundary,
+ * write follows); a run's typed output and a guardrail trip become custom entries at its end. Setting changes made while a run is active are held until the next turn boundary,
  * so they land after that turn's messages and take effect, like the setters themselves, from the next
  * request on. Write failures are kept and reported by `flush()`.
  */
@@ -34,10 +39,14 @@ export class SessionRecorder {
       case "turn_end":
         this.#turnBoundary();
         break;
-      case "agent_end":
+      case "agent_end": {
+        const { output, guardrail } = event;
+        if (output !== undefined) this.#write(() => this.#session.appendCustom(OUTPUT_ENTRY, { output }));
+        if (guardrail) this.#write(() => this.#session.appendCustom(GUARDRAIL_ENTRY, guardrail));
         this.#running = false;
         this.#turnBoundary();
         break;
+      }
     }
   }
 
