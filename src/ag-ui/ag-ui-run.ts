@@ -1,9 +1,9 @@
 import type { Subscription } from "rxjs";
 import type { HarnessEvent } from "../harness/harness-hooks.js";
 import { userMessage } from "../loop/messages.js";
-import type { AgentMessage, AssistantMessage } from "../types/messages.js";
+import type { AgentMessage } from "../types/messages.js";
 import { AgUiError } from "./ag-ui-error.js";
-import { AG_UI_PROTOCOL_VERSION, type AgUiEvent } from "./ag-ui-events.js";
+import { AG_UI_PROTOCOL_VERSION } from "./ag-ui-events.js";
 import type { AgentCommand } from "./agent-command.js";
 import { RunLog } from "./run-log.js";
 import { runOutcomeEvent } from "./run-outcome.js";
