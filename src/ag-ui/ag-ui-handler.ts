@@ -5,15 +5,26 @@ import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
 import { AgUiRun } from "./ag-ui-run.js";
 import { parseCommandRequest } from "./agent-command.js";
 import { type RunTarget, runTargetOf } from "./run-target.js";
+import type { SessionRunSource } from "./session-run-source.js";
+import { sessionRuns } from "./session-runs.js";
 import { messageText } from "./to-ag-ui-events.js";
 
 /** A fetch-style request handler: a Web-standard `Request` in, a `Response` out. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-/** Options of {@link createAgUiHandler}: where each thread's agent comes from. */
+/**
+ * Options of {@link createAgUiHandler}: where each thread's agent comes from — an agent or harness
+ * in this process, or `sessions`: a session store whose workers run the agent (e.g. the
+ * `agentchart/postgres` client; each thread is a session, see {@link sessionRuns}).
+ */
 export type AgUiHandlerOptions = (
-  | { agentFor: (threadId: string) => Agent | Promise<Agent>; harnessFor?: undefined }
-  | { harnessFor: (threadId: string) => AgentHarness | Promise<AgentHarness>; agentFor?: undefined }
+  | { agentFor: (threadId: string) => Agent | Promise<Agent>; harnessFor?: undefined; sessions?: undefined }
+  | {
+      harnessFor: (threadId: string) => AgentHarness | Promise<AgentHarness>;
+      agentFor?: undefined;
+      sessions?: undefined;
+    }
+  | { sessions: SessionRunSource; agentFor?: undefined; harnessFor?: undefined }
 ) & {
   /** Finished runs kept per thread for late joins and replays (default 16; the oldest go first). */
   keepFinishedRuns?: number;
@@ -57,12 +68,13 @@ const SSE_HEADERS = {
 export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
   const threads = new Map<string, Thread>();
   const keep = options.keepFinishedRuns ?? 16;
+  const stored = options.sessions ? sessionRuns(options.sessions) : undefined;
 
   const threadFor = (threadId: string): Thread => {
     let thread = threads.get(threadId);
     if (!thread) {
       const target = Promise.resolve(
-        options.agentFor ? options.agentFor(threadId) : options.harnessFor(threadId),
+        options.agentFor ? options.agentFor(threadId) : options.harnessFor!(threadId),
       ).then(runTargetOf);
       thread = { target, runs: new Map(), current: undefined, seenMessageIds: new Set() };
       threads.set(threadId, thread);
@@ -122,6 +134,10 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
       const body = await jsonBody(request);
       if ("command" in body) {
         const { threadId, command } = parseCommandRequest(body);
+        if (stored) {
+          await stored.command(threadId, command);
+          return Response.json({ ok: true });
+        }
         const thread = threads.get(threadId);
         if (!thread) throw new AgUiError("unknown_thread", `No thread ${threadId} is served here`);
         await thread.target;
@@ -129,7 +145,11 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
         thread.current.command(command);
         return Response.json({ ok: true, runId: thread.current.runId });
       }
-      return await run(parseRunInput(body), parseLastEventId(request.headers.get("last-event-id")));
+      const input = parseRunInput(body);
+      const lastEventId = parseLastEventId(request.headers.get("last-event-id"));
+      if (stored)
+        return new Response(await stored.run(input, lastEventId), { status: 200, headers: SSE_HEADERS });
+      return await run(input, lastEventId);
     } catch (error) {
       return errorResponse(error);
     }
