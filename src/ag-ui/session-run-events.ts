@@ -21,6 +21,8 @@ export interface IdentifiedEvent {
 interface OpenReply {
   key: string;
   partial: AssistantMessage;
+  /** The arguments text streamed so far, by content index. */
+  args: Map<number, string>;
 }
 
 /**
@@ -33,10 +35,10 @@ interface OpenReply {
  * The run: `RUN_STARTED`; at its prompt's entry a `MESSAGES_SNAPSHOT` of the transcript; the
  * translated entries and reply deltas (message ids are places in the transcript, as in
  * `toAgUiMessages`); `STATE_SNAPSHOT`s as the run state changes; `RUN_FINISHED` or `RUN_ERROR` once it
- * is idle. A reply the reader holds part of but which cannot go on — its deltas were deleted once its
- * message was stored before the reader came back, it was abandoned by a dead worker and made again,
- * or its stored message is not what the deltas said — is replaced: a `MESSAGES_SNAPSHOT` without it,
- * then the reply as stored (or re-streamed).
+ * is idle. A reply the reader holds part of but which cannot go on — deltas it missed were deleted once
+ * the message was stored, it was abandoned by a dead worker and made again, or its stored message is
+ * not exactly what the deltas said — is replaced: a `MESSAGES_SNAPSHOT` without it, then the reply as
+ * stored (or re-streamed).
  *
  * ```ts
  * const events = new SessionRunEvents({ threadId: "t1", run, resumeAfter: 0 });
@@ -151,7 +153,7 @@ export class SessionRunEvents {
     if (role === "assistant") {
       const stored = message as AssistantMessage;
       const reply = this.#reply;
-      if (reply && continues(reply.partial, stored)) {
+      if (reply && completes(reply, stored)) {
         this.#pushAll(out, this.#translatorNow().translate({ type: "message_end", message }));
       } else {
         if (reply) this.#reset(out);
@@ -179,14 +181,17 @@ export class SessionRunEvents {
   #delta(key: string, update: Extract<SessionStreamUpdate, { type: "delta" }>, out: IdentifiedEvent[]): void {
     if (this.#reply && this.#reply.key !== key) this.#reset(out); // abandoned, made again
     if (!this.#reply) {
-      this.#reply = { key, partial: emptyReply() };
+      this.#reply = { key, partial: emptyReply(), args: new Map() };
       this.#pushAll(
         out,
         this.#translatorNow().translate({ type: "message_start", message: this.#reply.partial }),
       );
     }
-    const partial = this.#reply.partial;
-    const assistantMessageEvent = applyReplyDelta(partial, update.delta);
+    const { partial, args } = this.#reply;
+    const delta = update.delta;
+    if (delta.type === "toolcall_delta")
+      args.set(delta.contentIndex, (args.get(delta.contentIndex) ?? "") + delta.delta);
+    const assistantMessageEvent = applyReplyDelta(partial, delta);
     this.#pushAll(
       out,
       this.#translatorNow().translate({ type: "message_update", message: partial, assistantMessageEvent }),
@@ -295,13 +300,22 @@ function emptyReply(): AssistantMessage {
   };
 }
 
-/** Whether the stored reply goes on from what its deltas streamed (each block a prefix of the stored one). */
-function continues(partial: AssistantMessage, stored: AssistantMessage): boolean {
+/**
+ * Whether the deltas the reader got are the whole stored reply (the same blocks, texts and argument
+ * texts). Not so when deltas were missed — deleted because the message was stored between two reads,
+ * or lost by a failed write — or the reply was made again: then the reader's partial is replaced.
+ */
+function completes(reply: OpenReply, stored: AssistantMessage): boolean {
+  const { partial, args } = reply;
+  if (partial.content.length !== stored.content.length) return false;
   return partial.content.every((block, index) => {
     const final = stored.content[index];
-    if (block.type === "text") return final?.type === "text" && final.text.startsWith(block.text);
-    if (block.type === "thinking")
-      return final?.type === "thinking" && final.thinking.startsWith(block.thinking);
-    return final?.type === "toolCall" && final.id === block.id;
+    if (block.type === "text") return final?.type === "text" && final.text === block.text;
+    if (block.type === "thinking") return final?.type === "thinking" && final.thinking === block.thinking;
+    return (
+      final?.type === "toolCall" &&
+      final.id === block.id &&
+      args.get(index) === JSON.stringify(final.arguments)
+    );
   });
 }

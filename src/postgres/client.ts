@@ -56,8 +56,8 @@ export interface AgentClient {
   /**
    * With `deltas: true`, also the recorded deltas of the reply streaming now (see `WorkerOptions.recordDeltas`),
    * in stream order: a reader that joins mid-reply gets the reply's deltas so far, then the live
-   * ones, then the reply's message entry (which supersedes them: they are deleted once it is
-   * stored). `afterPosition` (an update's `position`) resumes after that update exactly; without it,
+   * ones, then the reply's message entry, which supersedes them (they are deleted once it is stored:
+   * a reader that was not reading meanwhile gets the message without the deltas it missed). `afterPosition` (an update's `position`) resumes after that update exactly; without it,
    * after entry `afterSeq` (default: the entries stored when the watch starts).
    *
    * ```ts

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Observable, Subscription } from "rxjs";
 import type { HarnessEvent } from "../harness/harness-hooks.js";
 import { type ReplyDelta, replyDeltaOf } from "../storage/reply-delta.js";
@@ -18,6 +19,8 @@ export interface ReplyRecorderHost {
   session: PostgresSession;
   /** Receives failed writes (the deltas of that batch are not stored; the message still is). */
   onError: (error: unknown) => void;
+  /** How long a batch collects deltas before it is written (ms; 0: write at once). */
+  batchMs: number;
 }
 
 /** The reply being streamed: its random id and the position of the entry it follows. */
@@ -33,14 +36,15 @@ type Step = { kind: "delta"; reply: Reply; delta: ReplyDelta } | { kind: "compac
 /**
  * Records the deltas of the replies a worker streams into `reply_deltas`, so that readers in other
  * processes (`watch(id, { deltas: true })`) can replay the running reply. Writes are group-committed:
- * one statement at a time, carrying every delta that arrived while the previous one ran; each is
+ * one statement at a time, carrying every delta that arrived while the previous one ran and during
+ * the `batchMs` the batch waits for more (at a model's pace, one delta per statement otherwise); each is
  * fenced by the session's lease (a writer that lost it stores nothing) and notifies watchers. Once a
  * reply's message entry is stored, the deltas before it are deleted. The first batch of a reply also
  * deletes the deltas of a reply abandoned after the same entry (its worker died), numbering on after
  * them so that positions are never reused.
  *
  * ```ts
- * const recorder = new ReplyRecorder({ pool, s, schema, session, onError });
+ * const recorder = new ReplyRecorder({ pool, s, schema, session, onError, batchMs: 20 });
  * const subscription = recorder.follow(harness.events$);
  * ```
  */
@@ -112,6 +116,7 @@ export class ReplyRecorder {
           await this.#compact(head.below);
           continue;
         }
+        if (this.#host.batchMs > 0) await delay(this.#host.batchMs); // more deltas join the batch
         let end = 1;
         while (end < this.#steps.length) {
           const step = this.#steps[end]!;

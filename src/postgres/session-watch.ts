@@ -68,9 +68,10 @@ export class WatchRegistry {
  * The entries of `sessionId` stored after the cursor, then every new one — with `deltas`, also the
  * recorded deltas of the reply streaming now, in stream order (an entry, the deltas of the reply
  * after it, the reply's message entry) — and the run state (now, then each change), as an
- * Observable. Entries and deltas are read in one statement (one snapshot): a reply's deltas are
- * never missed because its message was stored meanwhile, and deltas of a reply that is stored are
- * not reported after its message. A run state is reported after every entry stored before it.
+ * Observable. Entries and deltas are read in one statement (one snapshot), so a read never reports
+ * deltas of a reply after its message; deltas written and deleted (the message stored) between two
+ * reads are not reported: the message supersedes them. A run state is reported after every entry
+ * stored before it.
  * Woken by LISTEN/NOTIFY on a connection of its own; if LISTEN cannot be set up (e.g. a
  * transaction-mode pooler), it polls every `pollMs`. Errors of the database end the Observable with
  * an Error. `source.watches.endAll()` completes it and closes its connection; subscribing after that

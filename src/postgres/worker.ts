@@ -51,6 +51,11 @@ export interface WorkerOptions {
    * the reply's message is stored.
    */
   recordDeltas?: boolean;
+  /**
+   * How long recorded deltas are collected before they are written as one statement (default 20 ms):
+   * the delay a reader in another process sees at most beyond the write itself.
+   */
+  deltaBatchMs?: number;
   /** Receives errors of jobs and of the reconciler (default `console.error`). */
   onError?: (error: unknown) => void;
   /** Called after each wake job with what came of it (a throwing callback goes to `onError`). */
@@ -134,7 +139,9 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
     let run: SessionRun | undefined;
     let state: Awaited<ReturnType<SessionRun["serve"]>> = "queued";
     const recorder =
-      (options.recordDeltas ?? true) ? new ReplyRecorder({ pool, s, schema, session, onError }) : undefined;
+      (options.recordDeltas ?? true)
+        ? new ReplyRecorder({ pool, s, schema, session, onError, batchMs: options.deltaBatchMs ?? 20 })
+        : undefined;
     const recordings: Subscription[] = [];
     try {
       await store.setState(sessionId, "running");

@@ -65,11 +65,24 @@ function storeAfter(received: readonly Received[]) {
   return { messages: context.messages, status: context.status, streaming: context.streaming };
 }
 
-/** Resolves once `received` holds `count` text deltas (it is filled by a running `read`). */
-async function until(received: Received[], count: number, reading: Promise<void>): Promise<void> {
-  while (contents(received).length < count) {
-    await Promise.race([reading, new Promise((resolve) => setImmediate(resolve))]);
-  }
+/** Resolves once `received` holds `count` text deltas; `received` is filled by a running `read`. */
+function until(received: Received[], count: number, reading: Promise<void>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const push = received.push.bind(received);
+    const check = () => {
+      if (contents(received).length >= count) resolve();
+    };
+    received.push = (...items) => {
+      const length = push(...items);
+      check();
+      return length;
+    };
+    check();
+    reading.then(() => {
+      check();
+      reject(new Error(`the stream ended with ${contents(received).length} of ${count} text deltas`));
+    }, reject);
+  });
 }
 
 describe("AG-UI runs served from PostgreSQL (the worker runs the agent, web processes stream it)", () => {
