@@ -1,6 +1,6 @@
 import { filter, firstValueFrom, Observable, ReplaySubject, takeWhile } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { createClient, type SessionUpdate } from "../../src/postgres.js";
+import { createClient, PostgresSessionRepo, type SessionUpdate } from "../../src/postgres.js";
 import { workerFixture } from "./worker-fixture.js";
 
 const fixture = workerFixture("deltas");
@@ -49,6 +49,40 @@ async function untilDeltas(seen: ReplaySubject<SessionUpdate>, count: number): P
 }
 
 describe("resumable streams across processes (recorded reply deltas)", () => {
+  it("a schema of version 2 (sessions, entries, runs, commands in use) is upgraded to version 3 on first use", async () => {
+    const schema = fixture.server.schema();
+    const pool = fixture.server.pool;
+    const repo = new PostgresSessionRepo({ pool, schema });
+    const session = await repo.create({ id: "old", cwd: "/w" });
+    await session.appendMessage({ role: "user", content: "kept", timestamp: 1 });
+    await session.close();
+    // Back to version 2, as a database written by the previous release.
+    await pool.query(`DROP TABLE "${schema}".reply_deltas, "${schema}".client_runs`);
+    await pool.query(`DELETE FROM "${schema}".schema_migrations WHERE version = 3`);
+    const client = await createClient({ connectionString: fixture.url, schema });
+    try {
+      const { rows } = await pool.query<{ version: number }>(
+        `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+      );
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(await client.run("old", "r1")).toBeUndefined();
+      const { run, started } = await client.startRun("old", "r1", "again");
+      expect({ run, started }).toEqual({
+        run: { runId: "r1", afterSeq: 1, afterPosition: 2 ** 20 },
+        started: true,
+      });
+      // Started once: asking again returns the same run; another run is refused while this one waits.
+      expect(await client.startRun("old", "r1", "again")).toEqual({ run, started: false });
+      await expect(client.startRun("old", "r2", "other")).rejects.toMatchObject({ code: "locked" });
+      const { rows: commands } = await pool.query(
+        `SELECT kind FROM "${schema}".commands WHERE session_id = 'old'`,
+      );
+      expect(commands).toEqual([{ kind: "prompt" }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a reader cut mid-reply resumes on another client from its last position: every delta once, same end, deltas deleted", {
     timeout: 60_000,
   }, async () => {
