@@ -179,4 +179,50 @@ describe("AG-UI runs served from PostgreSQL (the worker runs the agent, web proc
       await otherClient.close();
     }
   });
+  it("a run parked for approval shows the waiting call; `resume` on another web process approves it and the run ends there", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client } = await fixture.setup();
+    await fixture.startWorker(schema);
+    const otherClient = await createClient({ connectionString: fixture.url, schema });
+    const webA = await serveOnLoopback(createAgUiHandler({ sessions: client }));
+    const webB = await serveOnLoopback(createAgUiHandler({ sessions: otherClient }));
+    try {
+      const input = runInput("approve", "run-1", "guarded door");
+      const waiting: Received[] = [];
+      await read(webA.url, input, waiting, {
+        stopWhen: (received) => {
+          const last = received.at(-1)!.event;
+          return last.type === "STATE_SNAPSHOT" && (last.snapshot as { phase: string }).phase === "waiting";
+        },
+      });
+      expect(waiting.at(-1)!.event).toMatchObject({
+        snapshot: {
+          awaitingApproval: [{ toolCallId: "call-1", toolName: "guarded", args: { target: "door" } }],
+        },
+      });
+      const resumed: Received[] = [];
+      await read(
+        webB.url,
+        { ...input, resume: [{ interruptId: "call-1", status: "resolved", payload: { approved: true } }] },
+        resumed,
+        { lastEventId: waiting.at(-1)!.id },
+      );
+      expect(resumed.at(-1)!.event.type).toBe("RUN_FINISHED");
+      const end = storeAfter([...waiting, ...resumed]);
+      expect(end.messages.map((message) => [message.role, message.content ?? null])).toEqual([
+        ["user", "guarded door"],
+        ["assistant", null],
+        ["tool", "guarded ran"],
+        ["assistant", "done: guarded ran"],
+      ]);
+      const fresh: Received[] = [];
+      await read(webA.url, input, fresh);
+      expect(end).toEqual(storeAfter(fresh));
+    } finally {
+      await webA.close();
+      await webB.close();
+      await otherClient.close();
+    }
+  });
 });
