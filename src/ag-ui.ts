@@ -18,3 +18,5 @@ export * from "./ag-ui/shared-state.js";
 export { sseFrame } from "./ag-ui/sse-frame.js";
 export { type AgUiTranslationOptions, AgUiTranslator, toAgUiEvents } from "./ag-ui/to-ag-ui-events.js";
 export { toAgUiMessages } from "./ag-ui/to-ag-ui-messages.js";
+export type { ReplyDelta } from "./storage/reply-delta.js";
+export type { SessionRunState, SessionStreamUpdate } from "./storage/session-stream-update.js";
