@@ -8,7 +8,16 @@ export { clientToolsOf } from "./ag-ui/client-tools.js";
 export * from "./ag-ui/node-listener.js";
 export { RunLog, type RunLogReader } from "./ag-ui/run-log.js";
 export { type RunTarget, runTargetOf } from "./ag-ui/run-target.js";
+export {
+  EVENTS_PER_POSITION,
+  type IdentifiedEvent,
+  SessionRunEvents,
+} from "./ag-ui/session-run-events.js";
+export type { SessionRunSource, StoredRun } from "./ag-ui/session-run-source.js";
+export { type SessionRuns, sessionRuns } from "./ag-ui/session-runs.js";
 export * from "./ag-ui/shared-state.js";
 export { sseFrame } from "./ag-ui/sse-frame.js";
 export { type AgUiTranslationOptions, AgUiTranslator, toAgUiEvents } from "./ag-ui/to-ag-ui-events.js";
 export { toAgUiMessages } from "./ag-ui/to-ag-ui-messages.js";
+export type { ReplyDelta } from "./storage/reply-delta.js";
+export type { SessionRunState, SessionStreamUpdate } from "./storage/session-stream-update.js";

@@ -1,7 +1,8 @@
 // Node-only: sessions in PostgreSQL (`agentchart/postgres`), on the `pg` client.
 
-export type { AgentClient, ClientOptions, Submitted } from "./postgres/client.js";
+export type { AgentClient, ClientOptions, SessionEntryUpdate, Submitted } from "./postgres/client.js";
 export { createClient } from "./postgres/client.js";
+export type { ClientRun } from "./postgres/client-runs.js";
 export type {
   PostgresPool,
   PostgresPoolClient,
@@ -27,3 +28,4 @@ export type {
   WorkerOptions,
 } from "./postgres/worker.js";
 export { createWorker } from "./postgres/worker.js";
+export type { ReplyDelta } from "./storage/reply-delta.js";

@@ -8,6 +8,8 @@ import { parseCommandRequest } from "./agent-command.js";
 import { applyAnswers, clientAnswers, notAwaiting } from "./client-answers.js";
 import { clientToolsOf, sameClientTools } from "./client-tools.js";
 import { type RunTarget, runTargetOf } from "./run-target.js";
+import type { SessionRunSource } from "./session-run-source.js";
+import { sessionRuns } from "./session-runs.js";
 import { messageText } from "./to-ag-ui-events.js";
 
 /** A fetch-style request handler: a Web-standard `Request` in, a `Response` out. */
@@ -23,16 +25,23 @@ export interface ThreadOpening {
   clientTools: AgentTool[];
 }
 
-/** Options of {@link createAgUiHandler}: where each thread's agent comes from. */
+/**
+ * Options of {@link createAgUiHandler}: where each thread's agent comes from — an agent or harness
+ * in this process, or `sessions`: a session store whose workers run the agent (e.g. the
+ * `agentchart/postgres` client; each thread is a session, see {@link sessionRuns}).
+ */
 export type AgUiHandlerOptions = (
   | {
       agentFor: (threadId: string, opening: ThreadOpening) => Agent | Promise<Agent>;
       harnessFor?: undefined;
+      sessions?: undefined;
     }
   | {
       harnessFor: (threadId: string, opening: ThreadOpening) => AgentHarness | Promise<AgentHarness>;
       agentFor?: undefined;
+      sessions?: undefined;
     }
+  | { sessions: SessionRunSource; agentFor?: undefined; harnessFor?: undefined }
 ) & {
   /** Finished runs kept per thread for late joins and replays (default 16; the oldest go first). */
   keepFinishedRuns?: number;
@@ -87,12 +96,13 @@ const SSE_HEADERS = {
 export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
   const threads = new Map<string, Thread>();
   const keep = options.keepFinishedRuns ?? 16;
+  const stored = options.sessions ? sessionRuns(options.sessions) : undefined;
 
   const threadFor = (threadId: string, opening: ThreadOpening): Thread => {
     let thread = threads.get(threadId);
     if (!thread) {
       const target = Promise.resolve(
-        options.agentFor ? options.agentFor(threadId, opening) : options.harnessFor(threadId, opening),
+        options.agentFor ? options.agentFor(threadId, opening) : options.harnessFor!(threadId, opening),
       ).then(runTargetOf);
       thread = {
         target,
@@ -214,6 +224,10 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
       const body = await jsonBody(request);
       if ("command" in body) {
         const { threadId, command } = parseCommandRequest(body);
+        if (stored) {
+          await stored.command(threadId, command);
+          return Response.json({ ok: true });
+        }
         const thread = threads.get(threadId);
         if (!thread) throw new AgUiError("unknown_thread", `No thread ${threadId} is served here`);
         await thread.target;
@@ -221,7 +235,11 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
         thread.current.command(command);
         return Response.json({ ok: true, runId: thread.current.runId });
       }
-      return await run(parseRunInput(body), parseLastEventId(request.headers.get("last-event-id")));
+      const input = parseRunInput(body);
+      const lastEventId = parseLastEventId(request.headers.get("last-event-id"));
+      if (stored)
+        return new Response(await stored.run(input, lastEventId), { status: 200, headers: SSE_HEADERS });
+      return await run(input, lastEventId);
     } catch (error) {
       return errorResponse(error);
     }

@@ -2,11 +2,12 @@ import type { Subscription } from "rxjs";
 import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { HarnessEvent } from "../harness/hooks.js";
 import { userMessage } from "../loop/messages.js";
-import type { AgentMessage, AssistantMessage } from "../types/messages.js";
+import type { AgentMessage } from "../types/messages.js";
 import { AgUiError } from "./ag-ui-error.js";
-import { AG_UI_PROTOCOL_VERSION, type AgUiEvent } from "./ag-ui-events.js";
+import { AG_UI_PROTOCOL_VERSION } from "./ag-ui-events.js";
 import type { AgentCommand } from "./agent-command.js";
 import { RunLog } from "./run-log.js";
+import { runOutcomeEvent } from "./run-outcome.js";
 import { type RunTarget, waitsForClientOnly } from "./run-target.js";
 import type { PendingApproval, SharedAgentState } from "./shared-state.js";
 import { AgUiTranslator, messageText } from "./to-ag-ui-events.js";
@@ -220,47 +221,17 @@ export class AgUiRun {
     this.#ended = true;
     this.#subscription.unsubscribe();
     this.#publishState();
-    this.log.append(this.#finalEvent(error));
-    this.log.end();
-    this.#finish();
-  }
-
-  #finalEvent(error: unknown): AgUiEvent {
-    if (this.#parked)
-      return {
-        type: "RUN_FINISHED",
-        threadId: this.threadId,
-        runId: this.runId,
-        outcome: {
-          type: "success",
-          pendingToolCallIds: this.#target.state().awaitingClient.map((call) => call.toolCallId),
-        },
-      };
-    if (error !== undefined)
-      return {
-        type: "RUN_ERROR",
-        message: error instanceof Error ? error.message : String(error),
-        ...(typeof (error as { code?: unknown })?.code === "string"
-          ? { code: (error as { code: string }).code }
-          : {}),
-      };
-    const last = this.#target
-      .messages()
-      .findLast((message) => (message as { role?: string }).role === "assistant") as
-      | AssistantMessage
-      | undefined;
-    if (last?.stopReason === "error")
-      return {
-        type: "RUN_ERROR",
-        message: last.errorMessage ?? "The model request failed",
-        code: "model_error",
-      };
-    return {
-      type: "RUN_FINISHED",
+    const outcome = {
       threadId: this.threadId,
       runId: this.runId,
-      outcome: { type: last?.stopReason === "aborted" ? "cancelled" : "success" },
+      messages: this.#target.messages(),
+      ...(this.#parked
+        ? { pendingToolCallIds: this.#target.state().awaitingClient.map((call) => call.toolCallId) }
+        : {}),
     };
+    this.log.append(runOutcomeEvent(error === undefined ? outcome : { ...outcome, error }));
+    this.log.end();
+    this.#finish();
   }
 }
 

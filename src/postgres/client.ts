@@ -1,6 +1,7 @@
 import type PgBoss from "pg-boss";
 import { defer, EMPTY, type Observable, switchMap } from "rxjs";
 import { SessionError } from "../types/session-error.js";
+import { type ClientRun, ClientRuns } from "./client-runs.js";
 import { pg } from "./pg-driver.js";
 import { quoteSchema } from "./postgres-schema.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
@@ -16,6 +17,12 @@ export interface ClientOptions {
   /** `watch` polls this often (ms) when LISTEN/NOTIFY is unavailable (default 500). */
   pollMs?: number;
 }
+
+/** What `watch` reports without `deltas`: entries and run-state changes. */
+export type SessionEntryUpdate = Exclude<SessionUpdate, { type: "delta" }>;
+
+/** Options of `watch`. */
+type WatchOptions = { afterSeq?: number; afterPosition?: number; deltas?: boolean };
 
 /** What `submit` stored. */
 export interface Submitted {
@@ -45,7 +52,42 @@ export interface AgentClient {
    * New entries (after `afterSeq`, default: those stored when the watch starts) and run-state changes
    * of the session; LISTEN/NOTIFY, falling back to polling.
    */
-  watch(sessionId: string, options?: { afterSeq?: number }): Observable<SessionUpdate>;
+  watch(sessionId: string, options?: { afterSeq?: number; deltas?: false }): Observable<SessionEntryUpdate>;
+  /**
+   * With `deltas: true`, also the recorded deltas of the reply streaming now (see `WorkerOptions.recordDeltas`),
+   * in stream order: a reader that joins mid-reply gets the reply's deltas so far, then the live
+   * ones, then the reply's message entry, which supersedes them (they are deleted once it is stored:
+   * a reader that was not reading meanwhile gets the message without the deltas it missed). `afterPosition` (an update's `position`) resumes after that update exactly; without it,
+   * after entry `afterSeq` (default: the entries stored when the watch starts).
+   *
+   * ```ts
+   * client.watch("s1", { afterSeq: 4, deltas: true }).subscribe((update) => {
+   *   if (update.type === "delta" && update.delta.type === "text_delta") process.stdout.write(update.delta.delta);
+   * });
+   * ```
+   */
+  watch(
+    sessionId: string,
+    options: { afterSeq?: number; afterPosition?: number; deltas: true },
+  ): Observable<SessionUpdate>;
+  /**
+   * Starts a run named `runId` once: stores the prompt as a command (as `submit` does, creating the
+   * session with `cwd` on first use) and records the run, at the session's current entry count, so
+   * that any process can find and replay it (`run`). A run that exists is returned as it is
+   * (`started: false`), its prompt not sent again.
+   * @throws SessionError("locked") while the session runs another run (or one waits for approval),
+   * ("invalid_id") for a malformed id, ("storage") when the database fails.
+   */
+  startRun(
+    sessionId: string,
+    runId: string,
+    prompt: string,
+    options?: { cwd?: string },
+  ): Promise<{ run: ClientRun; started: boolean }>;
+  /** The run named `runId` of the session, if one was started (`startRun`). */
+  run(sessionId: string, runId: string): Promise<ClientRun | undefined>;
+  /** The ids of the tool calls a parked run of the session waits on for approval (none: `[]`). */
+  awaitingApproval(sessionId: string): Promise<string[]>;
   /**
    * Ends every `watch()` of this client (their subscribers complete) and closes the client's
    * connections, theirs included, so that nothing keeps the process alive. Later watches error.
@@ -64,6 +106,7 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
   pool.on("error", () => {});
   const repo = new PostgresSessionRepo({ pool, schema });
   const store = new RunStore(pool, s);
+  const runs = new ClientRuns(pool, s);
   const watches = new WatchRegistry();
   let boss: PgBoss;
   try {
@@ -81,6 +124,18 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
     );
     return rows[0]?.count;
   };
+  /** Creates the session (with `cwd`) unless it exists; resolves with its entry count. */
+  const ensureSession = async (sessionId: string, cwd: string | undefined): Promise<number> => {
+    const count = await entryCount(sessionId);
+    if (count !== undefined) return count;
+    try {
+      const created = await repo.create({ id: sessionId, cwd: cwd ?? process.cwd() });
+      await created.close();
+    } catch (error) {
+      if (!(error instanceof SessionError && error.code === "already_exists")) throw error;
+    }
+    return (await entryCount(sessionId)) ?? 0;
+  };
   const send = async (sessionId: string, command: SessionCommand): Promise<void> => {
     if ((await entryCount(sessionId)) === undefined) {
       throw new SessionError("not_found", `Session "${sessionId}" does not exist in schema "${schema}".`);
@@ -89,18 +144,37 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
     await wakeSession(boss, pool, schema, sessionId);
   };
 
+  const watch = (sessionId: string, watchOptions: WatchOptions = {}): Observable<SessionUpdate> => {
+    const source = {
+      connectionString: options.connectionString,
+      pool,
+      s,
+      schema,
+      store,
+      pollMs: options.pollMs ?? 500,
+      watches,
+    };
+    const deltas = watchOptions.deltas === true;
+    const afterPosition = deltas ? watchOptions.afterPosition : undefined;
+    if (watchOptions.afterSeq !== undefined || afterPosition !== undefined) {
+      const afterSeq = watchOptions.afterSeq ?? 0;
+      return watchSession(source, sessionId, {
+        afterSeq,
+        deltas,
+        ...(afterPosition === undefined ? {} : { afterPosition }),
+      });
+    }
+    // A close while the count is read ends the watch before it starts.
+    return defer(() => entryCount(sessionId)).pipe(
+      switchMap((count) =>
+        watches.ended ? EMPTY : watchSession(source, sessionId, { afterSeq: count ?? 0, deltas }),
+      ),
+    );
+  };
+
   return {
     async submit(sessionId, prompt, submitOptions = {}) {
-      let afterSeq = await entryCount(sessionId);
-      if (afterSeq === undefined) {
-        try {
-          const created = await repo.create({ id: sessionId, cwd: submitOptions.cwd ?? process.cwd() });
-          await created.close();
-        } catch (error) {
-          if (!(error instanceof SessionError && error.code === "already_exists")) throw error;
-        }
-        afterSeq = (await entryCount(sessionId)) ?? 0;
-      }
+      const afterSeq = await ensureSession(sessionId, submitOptions.cwd);
       await store.addCommand(sessionId, { kind: "prompt", text: prompt });
       await wakeSession(boss, pool, schema, sessionId);
       return { sessionId, afterSeq };
@@ -114,22 +188,15 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
         sessionId,
         reason === undefined ? { kind: "deny", toolCallId } : { kind: "deny", toolCallId, reason },
       ),
-    watch(sessionId, watchOptions = {}) {
-      const source = {
-        connectionString: options.connectionString,
-        pool,
-        s,
-        schema,
-        store,
-        pollMs: options.pollMs ?? 500,
-        watches,
-      };
-      if (watchOptions.afterSeq !== undefined) return watchSession(source, sessionId, watchOptions.afterSeq);
-      // A close while the count is read ends the watch before it starts.
-      return defer(() => entryCount(sessionId)).pipe(
-        switchMap((count) => (watches.ended ? EMPTY : watchSession(source, sessionId, count ?? 0))),
-      );
+    watch: watch as AgentClient["watch"],
+    async startRun(sessionId, runId, prompt, runOptions = {}) {
+      await ensureSession(sessionId, runOptions.cwd);
+      const started = await runs.start(sessionId, runId, prompt);
+      if (started.started) await wakeSession(boss, pool, schema, sessionId);
+      return started;
     },
+    run: (sessionId, runId) => runs.find(sessionId, runId),
+    awaitingApproval: async (sessionId) => (await store.parked(sessionId))?.awaiting ?? [],
     async close() {
       await watches.endAll();
       await boss.stop({ graceful: false, wait: true });

@@ -82,6 +82,26 @@ function migrations(s: string): string[][] {
       `CREATE TRIGGER runs_notify AFTER INSERT OR UPDATE ON ${s}.runs
          FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
     ],
+    [
+      // Version 3: resumable streams. The deltas of the reply a worker is streaming (deleted once the
+      // reply's message entry is stored), and the runs apps started by id (to join them, never twice).
+      `CREATE TABLE ${s}.reply_deltas (
+        session_id text NOT NULL REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+        seq bigint NOT NULL,
+        reply text NOT NULL,
+        delta jsonb NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      )`,
+      `CREATE TABLE ${s}.client_runs (
+        session_id text NOT NULL REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+        run_id text NOT NULL,
+        after_seq integer NOT NULL,
+        command_id bigint NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, run_id)
+      )`,
+      `CREATE INDEX client_runs_by_position ON ${s}.client_runs (session_id, after_seq)`,
+    ],
   ];
 }
 

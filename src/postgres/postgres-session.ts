@@ -19,6 +19,11 @@ export class PostgresSession extends Session {
     this.leaseLost = lease.lost;
   }
 
+  /** @internal This writer's lease (owner token and epoch), for statements fenced like its appends. */
+  get leaseHolder(): { owner: string; epoch: number } {
+    return { owner: this.#lease.owner, epoch: this.#lease.epoch };
+  }
+
   /**
    * Extends the lease to `leaseMs` from now (the repo also does this every third of `leaseMs`
    * while the session is open, and every append renews it).

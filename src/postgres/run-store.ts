@@ -1,4 +1,5 @@
 import type { PersistedHarness } from "../harness/snapshot.js";
+import type { SessionRunState } from "../storage/session-stream-update.js";
 import type { PostgresQueryable } from "./postgres-pool.js";
 
 /**
@@ -16,11 +17,8 @@ export type SessionCommand =
 /** A stored command and its id (ascending in the order the commands were written). */
 export type StoredCommand = SessionCommand & { id: string };
 
-/**
- * Where a session's run stands: `queued` (a command waits for a worker), `running` (a worker holds
- * the session), `awaiting_approval` (persisted, no worker holds it), `idle`.
- */
-export type RunState = "queued" | "running" | "awaiting_approval" | "idle";
+/** Where a session's run stands (see {@link SessionRunState}). */
+export type RunState = SessionRunState;
 
 /** A run persisted while its tool calls wait for approval. */
 export interface ParkedRun {

@@ -1,10 +1,12 @@
 import type PgBoss from "pg-boss";
+import type { Subscription } from "rxjs";
 import type { AgentHarness, AgentHarnessOptions } from "../harness/agent-harness.js";
 import { SessionError } from "../types/session-error.js";
 import { pg } from "./pg-driver.js";
 import { quoteSchema, WAKE_CHANNEL } from "./postgres-schema.js";
 import type { PostgresSession } from "./postgres-session.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
+import { ReplyRecorder } from "./reply-recorder.js";
 import { type RunState, RunStore } from "./run-store.js";
 import { SessionRun } from "./session-run.js";
 import { startWakeQueue, WAKE_QUEUE, type WakeJob, wakeSession } from "./wake-queue.js";
@@ -43,6 +45,17 @@ export interface WorkerOptions {
    * session over): the run stops, and its later writes are refused with `fenced`.
    */
   onLeaseLost?: (sessionId: string, error: SessionError) => void;
+  /**
+   * Record the deltas of each streaming reply in `reply_deltas` (default true), so that
+   * `watch(id, { deltas: true })` in any process replays the running reply. They are deleted once
+   * the reply's message is stored.
+   */
+  recordDeltas?: boolean;
+  /**
+   * How long recorded deltas are collected before they are written as one statement (default 20 ms):
+   * the delay a reader in another process sees at most beyond the write itself.
+   */
+  deltaBatchMs?: number;
   /** Receives errors of jobs and of the reconciler (default `console.error`). */
   onError?: (error: unknown) => void;
   /** Called after each wake job with what came of it (a throwing callback goes to `onError`). */
@@ -125,6 +138,11 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
     }
     let run: SessionRun | undefined;
     let state: Awaited<ReturnType<SessionRun["serve"]>> = "queued";
+    const recorder =
+      (options.recordDeltas ?? true)
+        ? new ReplyRecorder({ pool, s, schema, session, onError, batchMs: options.deltaBatchMs ?? 20 })
+        : undefined;
+    const recordings: Subscription[] = [];
     try {
       await store.setState(sessionId, "running");
       const harnessOptions = await options.harness(session);
@@ -135,12 +153,15 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
         handBack: handBack.signal,
         draining: draining.signal,
         commandPollMs: options.commandPollMs ?? 250,
-        ...(options.onHarness
-          ? { onHarness: (harness: AgentHarness) => options.onHarness!(harness, session) }
-          : {}),
+        onHarness: (harness: AgentHarness) => {
+          if (recorder) recordings.push(recorder.follow(harness.events$));
+          options.onHarness?.(harness, session);
+        },
       });
       state = await run.serve();
     } finally {
+      for (const recording of recordings) recording.unsubscribe();
+      await recorder?.settled(); // the reply's deltas are gone before the state says it ended
       await session.close().catch(() => {}); // releases the lease (a fenced writer's close touches nothing)
       run?.dispose();
       // Recorded once the lease is released, so a watcher that sees it may act on it at once.

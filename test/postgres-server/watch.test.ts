@@ -37,7 +37,7 @@ describe("watching a session", () => {
         watches: new WatchRegistry(),
       };
       // One watch, shared by the two readers below; ended when both are done.
-      const updates = watchSession(source, "watched", 1).pipe(
+      const updates = watchSession(source, "watched", { afterSeq: 1 }).pipe(
         share({ connector: () => new ReplaySubject<SessionUpdate>(), resetOnRefCountZero: true }),
       );
       const seen = firstValueFrom(updates.pipe(take(4), toArray()));

@@ -9,13 +9,18 @@
 //   pause-in-tool: `effect` works 3 s before its side effect (time to SIGSTOP the process there)
 //   die-on-approval: the process kills itself (SIGKILL) the moment a call asks for approval, before
 //                  the worker can park the run
+//   gated:         every echo reply streams in 40 deltas; the first reply stops after 10 of them and
+//                  again before it ends, each time printing "GATED" and going on once a line arrives on
+//                  stdin
 // With WORKER_LATENCY=1 every reply takes 150–300 ms. A lost lease prints "FENCED <session id>".
 // A steer or follow-up taken into a running harness's queue prints "QUEUED <text>".
+import { createInterface } from "node:readline";
 import pg from "pg";
 import { z } from "zod";
 import { type AgentTool, defineTool, type StreamFn } from "../../src/index.js";
 import { createWorker } from "../../src/postgres.js";
 import { scriptedModel } from "../../src/testing.js";
+import type { AssistantMessageEvent } from "../../src/types/stream.js";
 import { testModel } from "./loop-harness.js";
 import { transcriptReply } from "./worker-model.js";
 
@@ -67,7 +72,35 @@ const slow = defineTool({
   },
 });
 
-const replies = () => scriptedModel(Array.from({ length: 20 }, () => transcriptReply));
+const replies = () =>
+  scriptedModel(
+    Array.from({ length: 20 }, () =>
+      mode === "gated"
+        ? (context: Parameters<typeof transcriptReply>[0]) => ({ ...transcriptReply(context), deltas: 40 })
+        : transcriptReply,
+    ),
+  );
+
+/** The lines on stdin (mode `gated` only: reading stdin would keep the process alive). */
+const stdinLines =
+  mode === "gated" ? createInterface({ input: process.stdin })[Symbol.asyncIterator]() : undefined;
+let gateUsed = false;
+/** A gate of mode `gated`: "GATED", then a line on stdin. */
+const gate = async () => {
+  process.stdout.write("GATED\n");
+  await stdinLines?.next();
+};
+/** The first reply of mode `gated`: 10 text deltas, a gate, the other deltas, a gate, the end. */
+async function* gated(events: AsyncIterable<AssistantMessageEvent>): AsyncGenerator<AssistantMessageEvent> {
+  const first = !gateUsed;
+  gateUsed = true;
+  let deltas = 0;
+  for await (const event of events) {
+    if (first && event.type === "text_delta" && ++deltas === 11) await gate();
+    if (first && event.type === "done") await gate();
+    yield event;
+  }
+}
 
 /** The scripted model, slowed down to a model's latency, or hanging (mode hang-model). */
 const streamFn: StreamFn = async (model, context, options) => {
@@ -77,7 +110,9 @@ const streamFn: StreamFn = async (model, context, options) => {
   }
   if (process.env.WORKER_LATENCY === "1")
     await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 150)); // simulated latency
-  return replies()(model, context, options);
+  const events = replies()(model, context, options);
+  // The scripted model streams an async generator.
+  return mode === "gated" ? gated((await events) as AsyncIterable<AssistantMessageEvent>) : events;
 };
 
 const worker = await createWorker({
