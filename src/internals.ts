@@ -2,22 +2,26 @@
 // no stability promise — anything here may change in any release. The public API is `agentchart`
 // and its other entry points; `api/*.api.md` lists it, and a test fails on any change to it.
 
+export type { GuardrailCheck, GuardrailOutcome } from "./actors/guardrails.actor.js";
 export type {
+  ReplyOutput,
   StreamedReply,
   StreamReplyInput,
   StreamReplyOutput,
   StreamRequest,
 } from "./actors/stream-reply.actor.js";
 export type { ToolStepInput } from "./actors/tool-step.actors.js";
+export type { OutputValidation } from "./actors/validate-output.actor.js";
 export { escapeXml } from "./harness/resources/skills-prompt.js";
 export { abortableDelay } from "./harness/retry-policy.js";
-export type { InboxMessage, RunState, ToolBatch, ToolCallPhase } from "./loop/agent-context.js";
+export type { HeldReply, InboxMessage, RunState, ToolBatch, ToolCallPhase } from "./loop/agent-context.js";
 export type {
   NextTurnPlan,
   TurnCallbacksAnswer,
   TurnCallbacksInput,
   TurnDecision,
 } from "./loop/between-turns.js";
+export type { OutputCandidate, OutputVerdict } from "./loop/output-steps.js";
 export type { DecisionEvent } from "./machines/agent.actions.js";
 export type { AgentInternalEvent } from "./machines/agent.machine.js";
 export type {

@@ -107,3 +107,17 @@ export function agentContextOf(ref: AnyActorRef): AgentContext {
     tools: activeTools(runtime, context.toolNames),
   };
 }
+
+/**
+ * Whether the agent has between-turn callbacks (`prepareNextTurn`, `shouldStopAfterTurn`, the external
+ * queue sources): without them the machine decides from its context alone.
+ */
+export function hasTurnCallbacks(runtime: AgentRuntime): boolean {
+  const callbacks = runtime.callbacks;
+  return (
+    callbacks.prepareNextTurn !== undefined ||
+    callbacks.shouldStopAfterTurn !== undefined ||
+    callbacks.getSteeringMessages !== undefined ||
+    callbacks.getFollowUpMessages !== undefined
+  );
+}

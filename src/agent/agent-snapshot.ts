@@ -1,5 +1,10 @@
 import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
-import { type AgentRuntime, bindAgentRuntime, guardrailNamesOf } from "../actors/agent-runtime.js";
+import {
+  type AgentRuntime,
+  bindAgentRuntime,
+  guardrailNamesOf,
+  hasTurnCallbacks,
+} from "../actors/agent-runtime.js";
 import type { AgentMachineContext } from "../loop/agent-context.js";
 import { agentMachine } from "../machines/agent.machine.js";
 import type { ToolCallContext } from "../machines/tool-call.machine.js";
@@ -118,10 +123,15 @@ export function restoreAgentActor(
     else if (value === "awaitingApproval" || value === "awaitingClient") waiting.push(id);
     else reenter.push(id);
   }
-  // Guardrails are functions: the restore options supply them, and the context names those.
+  // Guardrails and callbacks are functions: the restore options supply them; the context says which.
   const restored = {
     ...snapshot,
-    context: { ...context, ...definedOnly(overrides), guardrails: guardrailNamesOf(runtime) },
+    context: {
+      ...context,
+      ...definedOnly(overrides),
+      guardrails: guardrailNamesOf(runtime),
+      hasTurnCallbacks: hasTurnCallbacks(runtime),
+    },
   };
   const actor = createActor(agentMachine, {
     snapshot: restored as never,

@@ -118,5 +118,7 @@ export interface AgentMachineContext {
   errorMessage: string | undefined;
   /** The agent's guardrails by name (implementations in the runtime). */
   guardrails: GuardrailNames;
+  /** The runtime has between-turn callbacks (else the machine decides between turns by itself). */
+  hasTurnCallbacks: boolean;
   run: RunState | undefined;
 }

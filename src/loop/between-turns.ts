@@ -114,6 +114,14 @@ export function toTurnDecision(
   return decision;
 }
 
+/** The decision of an agent without between-turn callbacks: stop only at `maxTurns` (pure). */
+export function decisionWithoutCallbacks(ctx: AgentMachineContext): TurnDecision {
+  const run = ctx.run!;
+  const maxTurns = ctx.settings.maxTurns;
+  const stop = run.lastTurn !== undefined && maxTurns !== undefined && run.turns >= maxTurns;
+  return { stop, external: { steering: [], followUp: [] } };
+}
+
 /** What follows the decision. */
 export type NextTurnPlan = { next: "stream" | "stop"; context: AgentMachineContext };
 

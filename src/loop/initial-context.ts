@@ -14,6 +14,7 @@ export interface AgentStart {
   settings?: Partial<AgentSettings>;
   streamOptions?: PersistableStreamOptions;
   guardrails?: GuardrailNames;
+  hasTurnCallbacks?: boolean;
 }
 
 /** The context of an idle agent with nothing queued: defaults filled in, the transcript copied. */
@@ -38,6 +39,7 @@ export function initialAgentContext(start: AgentStart): AgentMachineContext {
     streamOptions: { ...start.streamOptions },
     errorMessage: undefined,
     guardrails: start.guardrails ?? { input: [], output: [] },
+    hasTurnCallbacks: start.hasTurnCallbacks ?? true,
     run: undefined,
   };
 }

@@ -4,6 +4,7 @@ import {
   agentEmitter,
   bindAgentRuntime,
   guardrailNamesOf,
+  hasTurnCallbacks,
 } from "../actors/agent-runtime.js";
 import { type GuardrailCheck, type GuardrailOutcome, guardrailsActor } from "../actors/guardrails.actor.js";
 import {
@@ -20,7 +21,12 @@ import type {
   ToolCallOutcome,
 } from "../loop/agent-context.js";
 import type { AgentCommand } from "../loop/agent-events.js";
-import { type NextTurnPlan, planNextTurn, type TurnDecision } from "../loop/between-turns.js";
+import {
+  decisionWithoutCallbacks,
+  type NextTurnPlan,
+  planNextTurn,
+  type TurnDecision,
+} from "../loop/between-turns.js";
 import { tripGuardrail } from "../loop/guardrail-steps.js";
 import { initialAgentContext } from "../loop/initial-context.js";
 import {
@@ -144,6 +150,14 @@ export const agentMachine = setup({
       else if (event.type === "RESUME_CALLS") apply(enqueue, steps.resumeCalls(context, event));
       else if (event.type === "CONTINUE")
         apply(enqueue, steps.continueRun(context, event.output ? { output: event.output } : {}));
+    }),
+    startDecision: enqueueActions(({ context, enqueue, self }) => {
+      if (context.hasTurnCallbacks)
+        enqueue.spawnChild("turnCallbacks", { id: "turnCallbacks", input: { context } });
+      else enqueue.sendTo(self, { type: "DECIDED", decision: decisionWithoutCallbacks(context) });
+    }),
+    stopDecision: enqueueActions(({ context, enqueue }) => {
+      if (context.hasTurnCallbacks) enqueue.stopChild("turnCallbacks");
     }),
     applyPlan: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === "DECIDED") enqueue.assign(() => planOf(context, event.decision).context);
@@ -296,6 +310,7 @@ export const agentMachine = setup({
       ...input,
       toolNames: input.toolNames ?? [...input.runtime.tools.keys()],
       guardrails: guardrailNamesOf(input.runtime),
+      hasTurnCallbacks: hasTurnCallbacks(input.runtime),
     });
   },
   initial: "idle",
@@ -371,13 +386,12 @@ export const agentMachine = setup({
       },
       states: {
         deciding: {
-          // The callbacks run once the listeners of the last turn's events have run (an invoked actor
+          // The callbacks run once the listeners of the last turn's events have run (a spawned actor
           // starts after its macrostep), so an abort requested in a listener acts before the decision.
-          invoke: {
-            id: "turnCallbacks",
-            src: "turnCallbacks",
-            input: ({ context }) => ({ context }),
-          },
+          // An agent without between-turn callbacks decides from its context alone, one macrostep
+          // later (a self-sent DECIDED): the same guarantee, without an actor per decision.
+          entry: "startDecision",
+          exit: "stopDecision",
           on: {
             DECIDED: [
               {

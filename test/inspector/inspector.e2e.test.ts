@@ -261,16 +261,9 @@ describe("an inspector a person can read", () => {
     );
     // Tool call children by tool name and call id; XState's generated invoke ids stay out of sight.
     const actorNames = () => page.$$eval(".actor .name", (names) => names.map((name) => name.textContent));
-    // The agent's own invoked actors (the between-turn callbacks, the model call) keep their names.
-    expect(await actorNames()).toEqual([
-      agentName(second.harness),
-      "turnCallbacks",
-      "stream",
-      "echo · call_second",
-      "turnCallbacks",
-      "stream",
-      "turnCallbacks",
-    ]);
+    // The agent's own invoked actors (the model call) keep their names; the harness sets no
+    // between-turn callbacks, so its agent decides between turns without an actor.
+    expect(await actorNames()).toEqual([agentName(second.harness), "stream", "echo · call_second", "stream"]);
     expect(await page.textContent('[data-testid="child-call_second"] .internal-count')).toBe("+2 internal");
     const log = await page.textContent('[data-testid="event-log"]');
     expect(log).not.toContain("0.toolCall");
@@ -281,14 +274,11 @@ describe("an inspector a person can read", () => {
     await page.waitForSelector('.actor .name:text-is("call_second › executing")');
     expect(await actorNames()).toEqual([
       agentName(second.harness),
-      "turnCallbacks",
       "stream",
       "echo · call_second",
       "call_second › preparing.validating",
       "call_second › executing",
-      "turnCallbacks",
       "stream",
-      "turnCallbacks",
     ]);
     await page.waitForSelector('[data-testid="event-log"] .actor-id:text-is("call_second › executing")');
     await page.uncheck('[data-testid="show-internal"]');
@@ -327,7 +317,8 @@ describe("an inspector a person can read", () => {
     expect(await page.textContent("#diagram-title")).toBe(
       `Machine harness — harness of ${agentName(second.harness)} (active)`,
     );
-    expect(await actorNames()).toEqual([`harness of ${agentName(second.harness)}`]);
+    // The harness's turn is its invoked actor `turn` (one owner per run).
+    expect(await actorNames()).toEqual([`harness of ${agentName(second.harness)}`, "turn"]);
     await page.screenshot({ path: screenshotPath("inspector-readable-harness.png") });
     await page.click(`[data-testid="companion"]:text-is("switch to ${agentName(second.harness)}")`);
     await page.waitForSelector(`${diagram}[data-machine^="agent#"]`);

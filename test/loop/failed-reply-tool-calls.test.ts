@@ -3,6 +3,7 @@ import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentMessage, ToolResultMessage } from "../../src/types/messages.js";
 import {
+  deferred,
   echoTool,
   emptyContext,
   runToEnd,
@@ -23,15 +24,20 @@ describe("tool calls of a reply that did not finish", () => {
   it("get an 'aborted' error result when the run is aborted mid-reply", async () => {
     const events: AgentEvent[] = [];
     const streamFn = scriptedModel([{ toolCalls: [toolCall], hang: true }]);
+    const argumentsStreamed = deferred<void>();
     const { actor, ended, prompt } = startLoopActor(
       [user("hi")],
       emptyContext({ tools: [echoTool()] }),
       { model: testModel, streamFn },
-      (e) => events.push(e),
+      (e) => {
+        events.push(e);
+        if (e.type === "message_update" && e.assistantMessageEvent.type === "toolcall_end")
+          argumentsStreamed.resolve();
+      },
     );
     prompt();
-    // Let the scripted stream run until it waits for an abort (it uses no timers).
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // The scripted stream has sent the whole call and now hangs until aborted.
+    await argumentsStreamed.promise;
     expect(actor.getSnapshot().matches("streaming")).toBe(true);
     expect(events.some((e) => e.type === "message_update")).toBe(true);
     actor.send({ type: "ABORT" });
