@@ -1,7 +1,7 @@
 // The web chat page: the agentchart client store and the useAgent hook, without JSX or a build step.
 import { createElement as h, useState } from "react";
 import { createRoot } from "react-dom/client";
-import { createAgentClient } from "../../src/client/agent-client.js";
+import { createAgentClient, type FrontendTool } from "../../src/client/agent-client.js";
 import type { ClientToolCall } from "../../src/client/agent-client-state.js";
 import { useAgent } from "../../src/react/use-agent.js";
 
@@ -10,7 +10,17 @@ const threadId =
   localStorage.getItem("web-chat.thread") ??
   crypto.randomUUID();
 localStorage.setItem("web-chat.thread", threadId);
-const client = createAgentClient({ url: "/agent", threadId });
+/** A frontend tool: the model asks, the page shows the choices, the user's click is the answer. */
+const pickColour: FrontendTool = {
+  name: "pick_colour",
+  description: "Asks the user to pick one of the colours in `choices`",
+  parameters: {
+    type: "object",
+    properties: { choices: { type: "array", items: { type: "string" } } },
+    required: ["choices"],
+  },
+};
+const client = createAgentClient({ url: "/agent", threadId, tools: [pickColour] });
 
 function Messages() {
   const messages = useAgent(client, (context) => context.messages);
@@ -33,6 +43,37 @@ function Streaming() {
   const streaming = useAgent(client, (context) => context.streaming);
   if (!streaming || streaming.role === "tool") return null;
   return h("div", { className: "message assistant", "data-testid": "streaming" }, streaming.content);
+}
+
+/** The choices of a `pick_colour` call (its arguments are JSON text). */
+function choicesOf(call: ClientToolCall): string[] {
+  try {
+    const { choices } = JSON.parse(call.args) as { choices?: unknown };
+    return Array.isArray(choices) ? choices.filter((choice) => typeof choice === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The card of a `pick_colour` call waiting for the user: a button per colour; a click answers the call. */
+function ColourPicker({ call }: { call: ClientToolCall }) {
+  return h(
+    "div",
+    { "data-testid": "colour-picker" },
+    choicesOf(call).map((colour) =>
+      h(
+        "button",
+        {
+          key: colour,
+          type: "button",
+          className: "colour",
+          style: { background: colour },
+          onClick: () => client.trigger.answerTool({ toolCallId: call.id, result: colour }),
+        },
+        colour,
+      ),
+    ),
+  );
 }
 
 function ToolCard({ call }: { call: ClientToolCall }) {
@@ -60,6 +101,7 @@ function ToolCard({ call }: { call: ClientToolCall }) {
           ),
         )
       : null,
+    call.status === "awaiting-client" && call.name === pickColour.name ? h(ColourPicker, { call }) : null,
   );
 }
 
@@ -89,7 +131,7 @@ function Composer() {
     },
     h("input", {
       value: text,
-      placeholder: 'Try "deploy" or "tell a story"',
+      placeholder: 'Try "deploy", "pick a colour" or "tell a story"',
       onChange: (event: { target: { value: string } }) => setText(event.target.value),
     }),
     h("button", { type: "submit", disabled: busy }, "Send"),

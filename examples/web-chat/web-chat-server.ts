@@ -41,7 +41,8 @@ export interface WebChat {
 
 /**
  * Starts the web chat: the page (served by Vite from this folder) and the AG-UI endpoint at `/agent`,
- * one `AgentHarness` per thread on a JSONL session under `sessionRoot`, with the offline model.
+ * one `AgentHarness` per thread on a JSONL session under `sessionRoot`, with the offline model. The
+ * page's frontend tool `pick_colour` is declared by the page; its calls wait for the user's answer.
  */
 export async function startWebChat(
   options: { port?: number; sessionRoot?: string; delayMs?: number } = {},
@@ -50,14 +51,15 @@ export async function startWebChat(
   const repo = new JsonlSessionRepo({ root: sessionRoot });
   const harnesses = new Map<string, AgentHarness>();
   const handler = createAgUiHandler({
-    harnessFor: async (threadId) => {
+    harnessFor: async (threadId, { clientTools }) => {
       if (!/^[A-Za-z0-9-]{1,64}$/.test(threadId)) throw new Error(`Not a thread id: ${threadId}`);
       const session = await repo.open(threadId).catch(() => repo.create({ id: threadId, cwd: "/web-chat" }));
       const harness = new AgentHarness({
         model: MODEL,
         streamFn: webChatModel(options.delayMs),
         session,
-        tools: [deployTool],
+        // The page's tools (pick_colour), as declared by the request that opens the thread.
+        tools: [deployTool, ...clientTools],
         systemPrompt: "You are the agentchart web chat demo.",
       });
       harnesses.set(threadId, harness);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORY } from "../../examples/web-chat/web-chat-model.js";
+import { COLOURS, STORY } from "../../examples/web-chat/web-chat-model.js";
 import { startWebChat, type WebChat } from "../../examples/web-chat/web-chat-server.js";
 import { chromiumBinary, HEADLESS_CHROMIUM_FLAGS } from "../support/chromium.js";
 
@@ -93,6 +93,56 @@ describe("the web chat example in headless Chromium", () => {
       "Deployed. The app is live on production.",
     ]);
     expect(await sessionTail("e2e-approve")).toMatchObject({ role: "assistant", stopReason: "stop" });
+    await page.close();
+  });
+
+  it("answers a frontend tool: the colour card waits for a click, and the chosen colour finishes the run", async () => {
+    const page = await openThread("e2e-colour");
+    await send(page, "pick a colour for me");
+    await page.waitForSelector('[data-testid="tool-pick_colour"][data-status="awaiting-client"]');
+    expect(await page.textContent('[data-testid="status"]')).toBe("waiting");
+    expect(
+      await page.$$eval('[data-testid="colour-picker"] button', (nodes) =>
+        nodes.map((node) => node.textContent),
+      ),
+    ).toEqual(COLOURS);
+    await page.click('[data-testid="colour-picker"] button:text("plum")');
+    await page.waitForSelector('[data-testid="tool-pick_colour"][data-status="done"]');
+    await finished(page);
+    expect(await page.$('[data-testid="colour-picker"]')).toBeNull();
+    expect(await assistantTexts(page)).toEqual([
+      "Pick the colour you like.",
+      "You picked plum. Lovely choice!",
+    ]);
+    const messages = chat?.harnesses.get("e2e-colour")?.messages ?? [];
+    expect(messages.find((message) => message.role === "toolResult")).toMatchObject({
+      toolName: "pick_colour",
+      isError: false,
+      content: [{ type: "text", text: "plum" }],
+    });
+    expect(await sessionTail("e2e-colour")).toMatchObject({ role: "assistant", stopReason: "stop" });
+    await page.close();
+  });
+
+  it("reloaded while the colour card waits, shows the card again, and answering still finishes the run", async () => {
+    const page = await openThread("e2e-colour-reload");
+    await send(page, "which color?");
+    await page.waitForSelector('[data-testid="tool-pick_colour"][data-status="awaiting-client"]');
+    await page.reload();
+    await page.click('[data-testid="tool-pick_colour"][data-status="awaiting-client"] button:text("amber")');
+    await finished(page);
+    expect(await assistantTexts(page)).toEqual([
+      "Pick the colour you like.",
+      "You picked amber. Lovely choice!",
+    ]);
+    expect(await page.$$eval('[data-role="user"]', (nodes) => nodes.map((node) => node.textContent))).toEqual(
+      ["which color?"],
+    );
+    expect(await sessionTail("e2e-colour-reload")).toMatchObject({
+      role: "assistant",
+      stopReason: "stop",
+      content: [{ type: "text", text: "You picked amber. Lovely choice!" }],
+    });
     await page.close();
   });
 
