@@ -1,4 +1,5 @@
 import { fromPromise } from "xstate";
+import { messagesText } from "../loop/messages.js";
 import { errorText } from "../types/error-text.js";
 import type { Guardrail, GuardrailContext, GuardrailVerdict } from "../types/guardrail.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
@@ -68,23 +69,6 @@ function isVerdict(value: unknown): value is GuardrailVerdict {
   );
 }
 
-/** The text of messages: their text blocks, a message's blocks joined, messages separated by a blank line. */
-export function textOf(messages: readonly AgentMessage[]): string {
-  const texts: string[] = [];
-  for (const message of messages) {
-    const content = (message as { content?: unknown }).content;
-    if (typeof content === "string") texts.push(content);
-    else if (Array.isArray(content))
-      texts.push(
-        content
-          .filter((block): block is { type: "text"; text: string } => block?.type === "text")
-          .map((block) => block.text)
-          .join(""),
-      );
-  }
-  return texts.filter((text) => text !== "").join("\n\n");
-}
-
 /** What a guardrail check of the agent machine is asked to look at (data). */
 export type GuardrailCheck =
   /** The run's prompt messages, with the blocking input guardrails. */
@@ -112,7 +96,7 @@ export const guardrailsActor = fromPromise<GuardrailOutcome, GuardrailCheck>(({ 
     {
       kind: "output",
       messages,
-      text: textOf(messages),
+      text: messagesText(messages),
       reply: input.reply,
       ...(input.output !== undefined ? { output: input.output } : {}),
       agent: agentContextOf(self),
@@ -126,5 +110,5 @@ export function inputCheckContext(
   self: Parameters<typeof agentContextOf>[0],
   messages: AgentMessage[],
 ): GuardrailContext {
-  return { kind: "input", messages, text: textOf(messages), agent: agentContextOf(self) };
+  return { kind: "input", messages, text: messagesText(messages), agent: agentContextOf(self) };
 }

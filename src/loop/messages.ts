@@ -3,6 +3,7 @@ import type {
   AssistantMessage,
   ImageContent,
   Message,
+  TextContent,
   ToolCall,
   ToolResultMessage,
   UserMessage,
@@ -80,4 +81,30 @@ export function userMessage(text: string, images: ImageContent[] = []): UserMess
 /** A message as given, or a user message of the text. */
 export function toMessage(message: AgentMessage | string, images?: ImageContent[]): AgentMessage {
   return typeof message === "string" ? userMessage(message, images) : message;
+}
+
+/**
+ * The text of messages: each message's text blocks joined (a string content as it is), messages
+ * separated by a blank line, empty ones left out. What guardrails check and typed output parses.
+ *
+ * Contract: pure; never throws.
+ *
+ * ```ts
+ * messagesText([reply]); // "Paris is the capital."
+ * ```
+ */
+export function messagesText(messages: readonly AgentMessage[]): string {
+  const texts: string[] = [];
+  for (const message of messages) {
+    const content = (message as { content?: unknown }).content;
+    if (typeof content === "string") texts.push(content);
+    else if (Array.isArray(content))
+      texts.push(
+        content
+          .filter((block): block is TextContent => block?.type === "text")
+          .map((block) => block.text)
+          .join(""),
+      );
+  }
+  return texts.filter((text) => text !== "").join("\n\n");
 }

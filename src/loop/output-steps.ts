@@ -7,7 +7,7 @@ import {
   type RunOutputState,
 } from "../types/output.js";
 import type { AgentMachineContext } from "./agent-context.js";
-import { errorToolResult, userMessage } from "./messages.js";
+import { errorToolResult, messagesText, userMessage } from "./messages.js";
 import { endToolCall, Step, type StepResult, settleRemaining, startToolCall } from "./run-steps.js";
 
 // Typed output, as pure functions of the agent's context: which reply carries the value, what the
@@ -52,21 +52,13 @@ export function outputCandidate(
     return { via: "tool", call: final, value: output.wrapped ? args.value : args, raw: JSON.stringify(args) };
   }
   if (calls.length > 0) return undefined;
-  const raw = replyText(reply);
+  const raw = messagesText([reply]);
   const json = unfenced(raw);
   try {
     return { via: "text", value: JSON.parse(json), raw };
   } catch (error) {
     return { via: "text", value: undefined, parseError: (error as Error).message, raw };
   }
-}
-
-/** The text blocks of a reply, joined. */
-export function replyText(reply: AssistantMessage): string {
-  return reply.content
-    .filter((block): block is { type: "text"; text: string } => block.type === "text")
-    .map((block) => block.text)
-    .join("");
 }
 
 /** The JSON inside a Markdown code fence (models add them despite instructions), else the text. */
