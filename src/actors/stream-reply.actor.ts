@@ -296,7 +296,8 @@ export const streamReplyActor = fromPromise<StreamedReply, StreamRequest>(async 
   const emit = agentEmitter(self);
   const held: AgentEvent[] = [];
   let live = !input.hold && !input.inputCheck;
-  const sink: AgentEventSink = (event) => (live ? emit(event) : held.push(event));
+  // A reply nobody holds goes straight to the listeners: no extra call per delta.
+  const sink: AgentEventSink = live ? emit : (event) => (live ? emit(event) : held.push(event));
   let inputTrip: GuardrailOutcome | undefined;
   let cut: AbortController | undefined;
   let check: Promise<void> | undefined;
