@@ -104,6 +104,33 @@ function planOf(context: AgentMachineContext, decision: TurnDecision): NextTurnP
 const NO_MODEL: Model = { id: "none", api: "none", provider: "none", contextWindow: 0, maxTokens: 0 };
 
 /**
+ * `ABORT` and `FAIL` in a state whose reply may have unanswered calls (`validatingOutput`,
+ * `executingTools`): every call answered, the turn closed, the run ended.
+ */
+const END_ANSWERING_CALLS = {
+  ABORT: {
+    target: "idle",
+    actions: ["abortRun", { type: "abortToolBatch", params: undefined }, "closeTurn", "endRun"],
+  },
+  FAIL: {
+    target: "idle",
+    actions: [
+      "abortRun",
+      { type: "abortToolBatch", params: ({ event }: { event: { error: string } }) => event.error },
+      "closeTurn",
+      {
+        type: "failTurn",
+        params: ({ event }: { event: { error: string } }) => ({
+          reason: "error" as const,
+          text: event.error,
+        }),
+      },
+      "endRun",
+    ],
+  },
+} as const;
+
+/**
  * One agent, one long-lived actor: `idle` —PROMPT/CONTINUE→ `preparingTurn` (`deciding`: the
  * between-turn callbacks, an invoked actor; `injecting`: one queued message per step) → `streaming`
  * (the stream actor) → `executingTools` (one spawned `toolCallMachine` per call, id = tool call id) →
@@ -589,20 +616,7 @@ export const agentMachine = setup({
         },
       },
       on: {
-        ABORT: {
-          target: "idle",
-          actions: ["abortRun", { type: "abortToolBatch", params: undefined }, "closeTurn", "endRun"],
-        },
-        FAIL: {
-          target: "idle",
-          actions: [
-            "abortRun",
-            { type: "abortToolBatch", params: ({ event }) => event.error },
-            "closeTurn",
-            { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
-            "endRun",
-          ],
-        },
+        ...END_ANSWERING_CALLS,
         RESUME: {
           target: "validatingOutput",
           reenter: true,
@@ -646,20 +660,7 @@ export const agentMachine = setup({
           guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
           actions: "forwardToCall",
         },
-        ABORT: {
-          target: "idle",
-          actions: ["abortRun", { type: "abortToolBatch", params: undefined }, "closeTurn", "endRun"],
-        },
-        FAIL: {
-          target: "idle",
-          actions: [
-            "abortRun",
-            { type: "abortToolBatch", params: ({ event }) => event.error },
-            "closeTurn",
-            { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
-            "endRun",
-          ],
-        },
+        ...END_ANSWERING_CALLS,
         RESUME: {
           actions: [
             { type: "announceResume", params: "executingTools" },
