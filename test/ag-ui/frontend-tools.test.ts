@@ -4,14 +4,13 @@ import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { AgUiEvent, AgUiMessage, AgUiTool, RunAgentInput } from "../../src/ag-ui/ag-ui-events.js";
+import type { AgUiEvent, AgUiMessage, RunAgentInput } from "../../src/ag-ui/ag-ui-events.js";
 import { createAgUiHandler } from "../../src/ag-ui/ag-ui-handler.js";
 import type { SharedAgentState } from "../../src/ag-ui/shared-state.js";
 import { Agent } from "../../src/agent/agent.js";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
-import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { JsonlSessionRepo } from "../../src/storage/jsonl-session-repo.js";
-import type { LlmContext } from "../../src/types/stream.js";
 import {
   postCommand,
   postRun,
@@ -20,6 +19,7 @@ import {
   scriptedAgents,
   serveOnLoopback,
 } from "../support/ag-ui-server.js";
+import { colourScript, lastResult, pickColour } from "../support/colour-tool.js";
 import { roles, testModel, texts } from "../support/harness-support.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentchart-frontend-tools-"));
@@ -35,30 +35,6 @@ async function serve(handler: Parameters<typeof serveOnLoopback>[0]) {
   servers.push(served);
   return served;
 }
-
-/** The frontend tool the page declares: it asks the user to pick a colour. */
-const pickColour: AgUiTool = {
-  name: "pick_colour",
-  description: "Asks the user to pick a colour",
-  parameters: {
-    type: "object",
-    properties: { choices: { type: "array", items: { type: "string" } } },
-    required: ["choices"],
-  },
-};
-
-/** The text of the last tool result the model was given (to prove the answer reached it). */
-const lastResult = (context: LlmContext) =>
-  texts(context.messages.filter((message) => message.role === "toolResult")).at(-1);
-
-/** A model that calls pick_colour, then says what the user picked. */
-const colourScript = (): ScriptedTurn[] => [
-  {
-    text: "Let me ask.",
-    toolCalls: [{ id: "call_c", name: "pick_colour", arguments: { choices: ["teal", "plum"] } }],
-  },
-  (context) => ({ text: `You picked ${lastResult(context)}.` }),
-];
 
 function expectValidAgUi(events: AgUiEvent[]): void {
   for (const event of events) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgUiTool, RunAgentInput } from "../../src/ag-ui/ag-ui-events.js";
+import type { RunAgentInput } from "../../src/ag-ui/ag-ui-events.js";
 import {
   type AgentClient,
   createAgentClient,
@@ -9,8 +9,8 @@ import {
 } from "../../src/client/agent-client.js";
 import type { AgentClientContext } from "../../src/client/agent-client-state.js";
 import type { ScriptedTurn } from "../../src/providers/scripted/scripted-model.js";
-import type { LlmContext } from "../../src/types/stream.js";
 import { scriptedAgents, serveOnLoopback } from "../support/ag-ui-server.js";
+import { colourScript, lastResult, pickColour } from "../support/colour-tool.js";
 import { texts } from "../support/harness-support.js";
 
 const servers: { close(): Promise<void> }[] = [];
@@ -19,27 +19,6 @@ afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-const pickColour: AgUiTool = {
-  name: "pick_colour",
-  description: "Asks the user to pick a colour",
-  parameters: {
-    type: "object",
-    properties: { choices: { type: "array", items: { type: "string" } } },
-    required: ["choices"],
-  },
-};
-
-const lastResult = (context: LlmContext) =>
-  texts(context.messages.filter((message) => message.role === "toolResult")).at(-1);
-
-const colourScript = (): ScriptedTurn[] => [
-  {
-    text: "Let me ask.",
-    toolCalls: [{ id: "call_c", name: "pick_colour", arguments: { choices: ["teal", "plum"] } }],
-  },
-  (context) => ({ text: `You picked ${lastResult(context)}.` }),
-];
 
 async function serve(script: () => ScriptedTurn[]) {
   const setup = scriptedAgents(script);
