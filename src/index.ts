@@ -3,6 +3,7 @@ export {
   Agent,
   type AgentListener,
   type AgentOptions,
+  type AgentPathOption,
   type AgentRestoreOptions,
   type PromptOptions,
 } from "./agent/agent.js";
@@ -32,6 +33,7 @@ export type { ResumedCallState } from "./loop/run-steps.js";
 export { type AgentMachineEvent, type AgentMachineInput, agentMachine } from "./machines/agent.machine.js";
 export { type ToolCallContext, toolCallMachine } from "./machines/tool-call.machine.js";
 export * from "./storage/index.js";
+export { defineAgentTool } from "./tools/define-agent-tool.js";
 export { type ClientToolDefinition, defineClientTool } from "./tools/define-client-tool.js";
 export {
   defineJsonSchemaTool,

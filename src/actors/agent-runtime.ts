@@ -1,6 +1,7 @@
 import type { AnyActorRef } from "xstate";
 import type { z } from "zod";
 import type { AgentMachineContext } from "../loop/agent-context.js";
+import { isSubAgentProgress } from "../loop/sub-agent-steps.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrail, GuardrailNames, Guardrails } from "../types/guardrail.js";
 import type { AgentCallbacks, AgentContext } from "../types/loop.js";
@@ -20,6 +21,19 @@ export interface AgentRuntime {
   guardrails: { input: Guardrail[]; output: Guardrail[] };
   /** The zod schema of the current run's typed output (the context holds its JSON Schema). */
   outputSchema?: z.ZodType;
+  /** Where a sub-agent sits in its tree (absent for a root agent). */
+  place?: SubAgentPlace;
+}
+
+/** A sub-agent's place: its path from the root, and the call actor its events go up through. */
+export interface SubAgentPlace {
+  /** Tool call ids from the root down to this agent. */
+  path: string[];
+  /** The tool call actor that runs this agent (set when the child actor is bound). */
+  call: AnyActorRef | undefined;
+  /** The call's validated arguments (for its `tool_execution_update` progress events). */
+  args: unknown;
+  toolName: string;
 }
 
 /** Creates a runtime for `callbacks`, `tools` and `guardrails`. */
@@ -59,7 +73,34 @@ const bindings = new WeakMap<AnyActorRef, Binding>();
  * by `Agent.restore` for a restored actor). Children find it through their parent.
  */
 export function bindAgentRuntime(agent: AnyActorRef, runtime: AgentRuntime): void {
+  if (bindings.get(agent)?.runtime === runtime) return;
   bindings.set(agent, { agent, runtime });
+  const place = runtime.place;
+  if (place) {
+    place.call = parentOf(agent);
+    agent.on("*", (event: AgentEvent) => forwardUp(place, event));
+  }
+}
+
+/**
+ * Delivers a sub-agent's event to its parent agent's listeners with the path from the parent down
+ * (the parent's own forwarding prepends its part); the child's own replies and tool executions also
+ * become `tool_execution_update` progress of the call that runs it.
+ */
+function forwardUp(place: SubAgentPlace, event: AgentEvent): void {
+  if (!place.call) return;
+  const emit = agentEmitter(place.call);
+  const toolCallId = place.path.at(-1)!;
+  const forwarded: AgentEvent = { ...event, agentPath: [toolCallId, ...(event.agentPath ?? [])] };
+  emit(forwarded);
+  if (event.agentPath === undefined && isSubAgentProgress(event))
+    emit({
+      type: "tool_execution_update",
+      toolCallId,
+      toolName: place.toolName,
+      args: place.args,
+      partialResult: { agentEvent: forwarded },
+    });
 }
 
 function bindingOf(ref: AnyActorRef): Binding {

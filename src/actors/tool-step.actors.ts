@@ -49,6 +49,7 @@ export const validateToolCallActor = fromCallback<{ type: "NONE" }, { toolCall: 
       beforeHook: runtime.callbacks.beforeToolCall !== undefined,
       afterHook: runtime.callbacks.afterToolCall !== undefined,
       client: tool?.client === true,
+      agentTool: tool?.subAgent !== undefined,
     });
   },
 );

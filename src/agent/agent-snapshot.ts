@@ -5,9 +5,12 @@ import {
   guardrailNamesOf,
   hasTurnCallbacks,
 } from "../actors/agent-runtime.js";
+import { subAgentRuntime } from "../actors/sub-agent.actors.js";
 import type { AgentMachineContext } from "../loop/agent-context.js";
 import { agentMachine } from "../machines/agent.machine.js";
 import type { ToolCallContext } from "../machines/tool-call.machine.js";
+import { errorText } from "../types/error-text.js";
+import { agentAt } from "./agent-tree.js";
 import {
   issuesText,
   migrateV1toV2,
@@ -19,12 +22,12 @@ import {
 export type AgentActor = Actor<typeof agentMachine>;
 
 export const AGENT_SNAPSHOT_FORMAT = "agentchart.agent";
-export const AGENT_SNAPSHOT_VERSION = 3;
+export const AGENT_SNAPSHOT_VERSION = 4;
 
 /** A persisted agent: JSON-safe, versioned; made by `agent.persist()`, read by `Agent.restore`. */
 export interface PersistedAgent {
   format: typeof AGENT_SNAPSHOT_FORMAT;
-  /** 3 since agentchart 0.3.0; versions 1 (0.2.0) and 2 are migrated on restore. */
+  /** 4 since agentchart 0.3.0 (sub-agents); versions 1 (0.2.0), 2 and 3 are migrated on restore. */
   version: typeof AGENT_SNAPSHOT_VERSION;
   /** XState's persisted snapshot of the agent actor, without its invoked step actors. */
   snapshot: PersistedAgentMachine;
@@ -59,20 +62,34 @@ export class AgentRestoreError extends Error {
 /**
  * The agent actor's persisted snapshot as data. Invoked step actors (the stream, async between-turn
  * callbacks, a tool's execution and hooks) are left out: a restore re-enters the state that ran them,
- * by the rules of `resumePlan`. Tool call actors are kept with their state and context.
+ * by the rules of `resumePlan`. Tool call actors are kept with their state and context, and a call
+ * running a child agent keeps that agent, persisted the same way.
  */
 export function persistAgent(actor: AgentActor): PersistedAgent {
   const persisted = actor.getPersistedSnapshot() as unknown as PersistedAgentMachine;
-  const children: Record<string, PersistedChild> = {};
-  for (const [id, child] of Object.entries(persisted.children ?? {})) {
-    if (child.src !== "toolCall") continue;
-    children[id] = { ...child, snapshot: { ...child.snapshot, children: {} } };
-  }
   return {
     format: AGENT_SNAPSHOT_FORMAT,
     version: AGENT_SNAPSHOT_VERSION,
-    snapshot: { ...persisted, children },
+    snapshot: withoutStepActors(persisted),
   };
+}
+
+function withoutStepActors(persisted: PersistedAgentMachine): PersistedAgentMachine {
+  const children: Record<string, PersistedChild> = {};
+  for (const [id, child] of Object.entries(persisted.children ?? {})) {
+    if (child.src !== "toolCall") continue;
+    const agent = child.snapshot.children?.agent as PersistedChild | undefined;
+    const kept = agent
+      ? {
+          agent: {
+            ...agent,
+            snapshot: withoutStepActors(agent.snapshot as unknown as PersistedAgentMachine),
+          },
+        }
+      : {};
+    children[id] = { ...child, snapshot: { ...child.snapshot, children: kept } };
+  }
+  return { ...persisted, children };
 }
 
 const RUN_STATES = ["preparingTurn", "streaming", "validatingOutput", "executingTools"] as const;
@@ -87,6 +104,8 @@ export interface RestorePlan {
   reenter: string[];
   /** Calls waiting for approval or the client: they ask again. */
   waiting: string[];
+  /** Sub-agents (at any depth, parents first) that go on with their own plan. */
+  subAgents: { path: string[]; plan: RestorePlan }[];
 }
 
 /** State values in the snapshot win, except what the restore options set explicitly. */
@@ -106,40 +125,97 @@ export function restoreAgentActor(
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void),
 ): { actor: AgentActor; plan: RestorePlan } {
   const persisted = parse(input);
-  const snapshot = persisted.snapshot;
+  const runtimes: { path: string[]; runtime: AgentRuntime }[] = [];
+  const level = restoreLevel(persisted.snapshot, runtime, [], runtimes);
+  const snapshot = { ...level.snapshot, context: { ...level.snapshot.context, ...definedOnly(overrides) } };
+  const actor = createActor(agentMachine, {
+    snapshot: snapshot as never,
+    input: { runtime, model: snapshot.context.model },
+    ...(inspect ? { inspect } : {}),
+  });
+  bindAgentRuntime(actor, runtime);
+  // Parents first: a child's events go up through its parent's binding.
+  for (const { path, runtime: childRuntime } of runtimes)
+    bindAgentRuntime(agentAt(actor, path)!, childRuntime);
+  return { actor, plan: level.plan };
+}
+
+/**
+ * One agent of the persisted tree: checks its tools against `runtime`, sorts its calls into the
+ * plan, rebuilds each sub-agent's runtime from its agent tool (recursively, into `runtimes`), and
+ * refreshes what the context holds of the runtime (guardrail names, whether callbacks exist).
+ */
+function restoreLevel(
+  snapshot: PersistedAgentMachine,
+  runtime: AgentRuntime,
+  path: string[],
+  runtimes: { path: string[]; runtime: AgentRuntime }[],
+): { snapshot: PersistedAgentMachine; plan: RestorePlan } {
   const context = snapshot.context;
-  const from = runStateOf(snapshot.value);
+  const plan: RestorePlan = {
+    from: runStateOf(snapshot.value),
+    interrupted: [],
+    reenter: [],
+    waiting: [],
+    subAgents: [],
+  };
   for (const name of context.toolNames) requireTool(runtime, name);
-  const interrupted: string[] = [];
-  const reenter: string[] = [];
-  const waiting: string[] = [];
+  const children: Record<string, PersistedChild> = {};
   for (const [id, child] of Object.entries(snapshot.children)) {
     const callContext = child.snapshot.context as ToolCallContext | undefined;
     if (child.src !== "toolCall" || !callContext?.toolCall)
       throw invalid(`child actor "${id}" is not a tool call`);
     const tool = requireTool(runtime, callContext.toolCall.name);
     const value = child.snapshot.value;
-    if (value === "executing" && tool.replay !== "safe") interrupted.push(id);
-    else if (value === "awaitingApproval" || value === "awaitingClient") waiting.push(id);
-    else reenter.push(id);
+    const agent = child.snapshot.children?.agent as PersistedChild | undefined;
+    children[id] = child;
+    if ((value === "delegating") !== (agent !== undefined))
+      throw invalid(
+        agent
+          ? `tool call "${id}" holds a child agent but is ${JSON.stringify(value)}`
+          : `tool call "${id}" is delegating but its child agent is missing`,
+      );
+    if (agent) {
+      if (!tool.subAgent)
+        throw invalid(`tool call "${id}" runs a child agent but "${tool.name}" is no agent tool`);
+      const childPath = [...path, id];
+      let childRuntime: AgentRuntime;
+      try {
+        childRuntime = subAgentRuntime(runtime, tool, id, callContext.args).runtime;
+      } catch (error) {
+        throw new AgentRestoreError(
+          "tool",
+          `The agent tool "${tool.name}" could not rebuild its sub-agent: ${errorText(error)}`,
+        );
+      }
+      runtimes.push({ path: childPath, runtime: childRuntime });
+      const nested = agent.snapshot as unknown as PersistedAgentMachine;
+      checkConsistency(nested, `sub-agent ${childPath.join("/")}: `);
+      const childLevel = restoreLevel(nested, childRuntime, childPath, runtimes);
+      children[id] = {
+        ...child,
+        snapshot: { ...child.snapshot, children: { agent: { ...agent, snapshot: childLevel.snapshot } } },
+      };
+      if (childLevel.plan.from) plan.subAgents.push({ path: childPath, plan: childLevel.plan });
+      plan.subAgents.push(...childLevel.plan.subAgents);
+      childLevel.plan.subAgents = [];
+    } else if (value === "executing" && tool.replay !== "safe") plan.interrupted.push(id);
+    else if (value === "awaitingApproval" || value === "awaitingClient") plan.waiting.push(id);
+    else plan.reenter.push(id);
   }
   // Guardrails and callbacks are functions: the restore options supply them; the context says which.
-  const restored = {
-    ...snapshot,
-    context: {
-      ...context,
-      ...definedOnly(overrides),
-      guardrails: guardrailNamesOf(runtime),
-      hasTurnCallbacks: hasTurnCallbacks(runtime),
+  return {
+    snapshot: {
+      ...snapshot,
+      children,
+      context: {
+        ...context,
+        guardrails: guardrailNamesOf(runtime),
+        hasTurnCallbacks: hasTurnCallbacks(runtime),
+      },
     },
+    plan,
   };
-  const actor = createActor(agentMachine, {
-    snapshot: restored as never,
-    input: { runtime, model: restored.context.model },
-    ...(inspect ? { inspect } : {}),
-  });
-  bindAgentRuntime(actor, runtime);
-  return { actor, plan: { from, interrupted, reenter, waiting } };
 }
 
 function parse(input: string | PersistedAgent): PersistedAgent {
@@ -168,7 +244,8 @@ function parse(input: string | PersistedAgent): PersistedAgent {
   const raw = candidate.snapshot as Record<string, unknown> | undefined;
   if (typeof raw !== "object" || raw === null) throw invalid("the snapshot is missing");
   const version = candidate.version as number;
-  const migrated = version === 3 ? raw : migrateV2toV3(version === 1 ? migrateV1toV2(raw) : raw);
+  // Version 4 added agent tools' states and nested agents, which older snapshots never hold.
+  const migrated = version >= 3 ? raw : migrateV2toV3(version === 1 ? migrateV1toV2(raw) : raw);
   const checked = persistedAgentMachineSchema.safeParse(migrated);
   if (!checked.success) throw invalid(issuesText(checked.error.issues));
   const snapshot = migrated as unknown as PersistedAgentMachine;
@@ -177,23 +254,23 @@ function parse(input: string | PersistedAgent): PersistedAgent {
 }
 
 /** What the schema cannot see: the run, its batch and the call actors must agree. */
-function checkConsistency(snapshot: PersistedAgentMachine): void {
+function checkConsistency(snapshot: PersistedAgentMachine, where = ""): void {
+  const fail = (detail: string) => invalid(where + detail);
   const context = snapshot.context;
   const inRun = snapshot.value !== "idle";
-  if (inRun && !context.run)
-    throw invalid(`the agent is in ${JSON.stringify(snapshot.value)} but has no run`);
+  if (inRun && !context.run) throw fail(`the agent is in ${JSON.stringify(snapshot.value)} but has no run`);
   if (snapshot.value === "executingTools" && !context.run?.batch)
-    throw invalid("the agent is executing tools but its run has no tool batch");
+    throw fail("the agent is executing tools but its run has no tool batch");
   const batch = context.run?.batch;
   const calls = new Set(batch?.calls.map((call) => call.id) ?? []);
   for (const id of Object.keys(snapshot.children))
     if (snapshot.value !== "executingTools" || !calls.has(id))
-      throw invalid(`child actor "${id}" belongs to no call of the current tool batch`);
+      throw fail(`child actor "${id}" belongs to no call of the current tool batch`);
   if (snapshot.value !== "executingTools" || !batch) return;
   for (const call of batch.calls) {
     const phase = batch.phases[call.id] ?? "pending";
     if (phase !== "pending" && phase !== "settled" && !snapshot.children[call.id])
-      throw invalid(`tool call "${call.id}" is ${phase} but its actor is missing`);
+      throw fail(`tool call "${call.id}" is ${phase} but its actor is missing`);
   }
 }
 

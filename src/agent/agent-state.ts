@@ -18,7 +18,10 @@ export interface AgentState {
   pendingToolCalls: ReadonlySet<string>;
   /** The error of the last failed turn of the current/last run. */
   errorMessage: string | undefined;
-  /** Calls waiting for `approveToolCall` / `denyToolCall`, in source order (also right after a restore). */
+  /**
+   * Calls waiting for `approveToolCall` / `denyToolCall`, in source order (also right after a restore),
+   * sub-agents' calls included (with their `agentPath`).
+   */
   awaitingApproval: readonly WaitingToolCall[];
   /** Calls of client tools waiting for `answerToolCall`, in source order (also right after a restore). */
   awaitingClient: readonly WaitingToolCall[];
@@ -30,6 +33,8 @@ export interface WaitingToolCall {
   toolName: string;
   /** The validated arguments. */
   args: unknown;
+  /** The call belongs to a sub-agent: the tool call ids from this agent down to it. */
+  agentPath?: string[];
 }
 
 /** What the Agent follows from the event stream rather than the machine: the live reply and open calls. */

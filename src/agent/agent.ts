@@ -1,13 +1,14 @@
 import { Observable, Subject } from "rxjs";
-import { createActor } from "xstate";
+import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
 import { type AgentRuntime, activeTools, createAgentRuntime } from "../actors/agent-runtime.js";
 import type { AgentMachineContext, PersistableStreamOptions, QueueMode } from "../loop/agent-context.js";
 import { isPromiseLike } from "../loop/maybe-async.js";
 import { toMessage, userMessage } from "../loop/messages.js";
+import { outputStateOf } from "../loop/output-schema.js";
+import { runResultOf } from "../loop/run-result.js";
 import type { ResumedCallState } from "../loop/run-steps.js";
 import { agentMachine } from "../machines/agent.machine.js";
-import type { ToolCallContext } from "../machines/tool-call.machine.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrails } from "../types/guardrail.js";
@@ -30,8 +31,7 @@ import {
   reduceLiveProgress,
   type WaitingToolCall,
 } from "./agent-state.js";
-import { outputStateOf } from "./output-schema.js";
-import { runResultOf } from "./run-result.js";
+import { agentAt, waitingCalls } from "./agent-tree.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
@@ -61,6 +61,11 @@ export interface AgentOptions<TOutput = unknown>
   maxOutputRepairs?: number;
   /** Checks of each prompt (input) and of each reply before it is released (output). */
   guardrails?: Guardrails;
+}
+
+/** Addresses a sub-agent: the tool call ids from this agent down to it (see docs/subagents.md). */
+export interface AgentPathOption {
+  agentPath?: readonly string[];
 }
 
 /** Options of `agent.prompt(…)`. */
@@ -155,10 +160,14 @@ export class Agent<TOutput = unknown> {
     this.actor.on("*", (event) => this.#dispatch(event));
     this.actor.start();
     if (restored?.plan.from) {
-      // After `restore` returns, so that a listener attached right after it sees `agent_resume`.
+      // After `restore` returns, so that a listener attached right after it sees `agent_resume`;
+      // then each sub-agent of the tree, parents first.
       this.#beginRun();
-      const { interrupted, reenter, waiting } = restored.plan;
-      queueMicrotask(() => this.actor.send({ type: "RESUME", interrupted, reenter, waiting }));
+      const { plan } = restored;
+      queueMicrotask(() => {
+        this.actor.send(resumeEvent(plan));
+        for (const sub of plan.subAgents) agentAt(this.actor, sub.path)?.send(resumeEvent(sub.plan));
+      });
     }
   }
 
@@ -212,24 +221,9 @@ export class Agent<TOutput = unknown> {
       streamingMessage: this.#progress.streamingMessage,
       pendingToolCalls: this.#progress.pendingToolCalls,
       errorMessage: context.errorMessage,
-      awaitingApproval: this.#waitingCalls("awaitingApproval"),
-      awaitingClient: this.#waitingCalls("awaitingClient"),
+      awaitingApproval: waitingCalls(this.actor, "awaitingApproval"),
+      awaitingClient: waitingCalls(this.actor, "awaitingClient"),
     };
-  }
-
-  /** The calls of the current batch whose actor waits in `state`, in source order. */
-  #waitingCalls(state: "awaitingApproval" | "awaitingClient"): WaitingToolCall[] {
-    const snapshot = this.actor.getSnapshot();
-    const calls = snapshot.context.run?.batch?.calls ?? [];
-    const waiting: WaitingToolCall[] = [];
-    for (const call of calls) {
-      const child = snapshot.children[call.id]?.getSnapshot() as
-        | { value?: unknown; context?: ToolCallContext }
-        | undefined;
-      if (child?.value === state && child.context)
-        waiting.push({ toolCallId: call.id, toolName: call.name, args: child.context.args });
-    }
-    return waiting;
   }
 
   /** Every AgentEvent of every run. */
@@ -292,14 +286,17 @@ export class Agent<TOutput = unknown> {
     });
   }
 
-  /** Queues a message injected after the current turn (text becomes a user message). */
-  steer(message: AgentMessage | string): void {
-    this.#send({ type: "STEER", message: toMessage(message) });
+  /**
+   * Queues a message injected after the current turn (text becomes a user message). With `agentPath`
+   * it goes to that running sub-agent instead (throws when none runs there).
+   */
+  steer(message: AgentMessage | string, options: AgentPathOption = {}): void {
+    this.#sendAt(options.agentPath, { type: "STEER", message: toMessage(message) });
   }
 
-  /** Queues a message delivered when the agent would otherwise stop. */
-  followUp(message: AgentMessage | string): void {
-    this.#send({ type: "FOLLOW_UP", message: toMessage(message) });
+  /** Queues a message delivered when the agent (or the sub-agent at `agentPath`) would otherwise stop. */
+  followUp(message: AgentMessage | string, options: AgentPathOption = {}): void {
+    this.#sendAt(options.agentPath, { type: "FOLLOW_UP", message: toMessage(message) });
   }
 
   clearQueues(): void {
@@ -467,44 +464,65 @@ export class Agent<TOutput = unknown> {
     this.#send({ type: "RESET" });
   }
 
-  /** Lets a tool call waiting in `awaitingApproval` run. Throws when no such call is waiting. */
-  approveToolCall(toolCallId: string): void {
-    this.#requireAwaitingApproval(toolCallId);
-    this.#send({ type: "APPROVE_TOOL", toolCallId });
+  /**
+   * Lets a tool call waiting in `awaitingApproval` run — a sub-agent's call with its `agentPath` (as
+   * `state.awaitingApproval` and `tool_approval_request` give it). Throws when no such call is waiting.
+   */
+  approveToolCall(toolCallId: string, options: AgentPathOption = {}): void {
+    const agent = this.#requireWaiting(toolCallId, "awaitingApproval", options.agentPath);
+    this.#sendTo(agent, { type: "APPROVE_TOOL", toolCallId });
   }
 
-  /** Refuses a tool call waiting for approval: it gets an error result with the reason. */
-  denyToolCall(toolCallId: string, reason?: string): void {
-    this.#requireAwaitingApproval(toolCallId);
-    this.#send({ type: "DENY_TOOL", toolCallId, reason });
+  /** Refuses a tool call waiting for approval (at `agentPath`): it gets an error result with the reason. */
+  denyToolCall(toolCallId: string, reason?: string, options: AgentPathOption = {}): void {
+    const agent = this.#requireWaiting(toolCallId, "awaitingApproval", options.agentPath);
+    this.#sendTo(agent, { type: "DENY_TOOL", toolCallId, reason });
   }
 
   /**
    * Gives the result of a client tool's call waiting in `awaitingClient` (see `defineClientTool`).
    * Throws when no such call is waiting.
    */
-  answerToolCall(toolCallId: string, result: ToolResult, options: { isError?: boolean } = {}): void {
-    this.#requireWaiting(toolCallId, "awaitingClient");
-    this.#send({ type: "ANSWER_TOOL", toolCallId, result, isError: options.isError });
+  answerToolCall(
+    toolCallId: string,
+    result: ToolResult,
+    options: AgentPathOption & { isError?: boolean } = {},
+  ): void {
+    const agent = this.#requireWaiting(toolCallId, "awaitingClient", options.agentPath);
+    this.#sendTo(agent, { type: "ANSWER_TOOL", toolCallId, result, isError: options.isError });
   }
 
-  #requireAwaitingApproval(toolCallId: string): void {
-    this.#requireWaiting(toolCallId, "awaitingApproval");
-  }
-
-  #requireWaiting(toolCallId: string, state: "awaitingApproval" | "awaitingClient"): void {
-    const child = this.actor.getSnapshot().children[toolCallId]?.getSnapshot() as
+  /** The agent (this one or the sub-agent at `agentPath`) whose call `toolCallId` waits in `state`. */
+  #requireWaiting(
+    toolCallId: string,
+    state: "awaitingApproval" | "awaitingClient",
+    agentPath: readonly string[] = [],
+  ): AnyActorRef {
+    const agent = agentAt(this.actor, agentPath);
+    const child = agent?.getSnapshot().children[toolCallId]?.getSnapshot() as
       | { matches?: (state: string) => boolean }
       | undefined;
-    if (!child?.matches?.(state))
+    if (!agent || !child?.matches?.(state))
       throw new Error(
-        `No tool call "${toolCallId}" is ${state === "awaitingApproval" ? "awaiting approval" : "awaiting the client"}`,
+        `No tool call "${toolCallId}"${agentPath.length > 0 ? ` of sub-agent ${agentPath.join("/")}` : ""} is ${state === "awaitingApproval" ? "awaiting approval" : "awaiting the client"}`,
       );
+    return agent;
   }
 
   #send(event: Parameters<AgentActor["send"]>[0]): void {
-    this.actor.send(event);
+    this.#sendTo(this.actor, event);
+  }
+
+  #sendTo(agent: AnyActorRef, event: Parameters<AgentActor["send"]>[0]): void {
+    agent.send(event);
     this.#publishState();
+  }
+
+  /** Sends `event` to the agent at `agentPath` (this one when absent); throws when no sub-agent runs there. */
+  #sendAt(agentPath: readonly string[] | undefined, event: Parameters<AgentActor["send"]>[0]): void {
+    const agent = agentAt(this.actor, agentPath ?? []);
+    if (!agent) throw new Error(`No sub-agent is running at ${agentPath!.join("/")}`);
+    this.#sendTo(agent, event);
   }
 
   #beginRun(): Run {
@@ -535,8 +553,10 @@ export class Agent<TOutput = unknown> {
   }
 
   #dispatch(event: AgentEvent): void {
-    if (event.type === "agent_start" && !this.#run) this.#beginRun();
-    if (reduceLiveProgress(this.#progress, event)) this.#publishState();
+    // A descendant's event (`agentPath`) goes to the listeners; the run and its progress are this agent's.
+    const own = event.agentPath === undefined;
+    if (own && event.type === "agent_start" && !this.#run) this.#beginRun();
+    if (own && reduceLiveProgress(this.#progress, event)) this.#publishState();
     if (this.#events.observed) this.#events.next(event);
     const signal = this.#runtime.controller.signal;
     for (const listener of this.#listeners) {
@@ -550,7 +570,7 @@ export class Agent<TOutput = unknown> {
         this.#report(error, event);
       }
     }
-    if (event.type === "agent_end" && this.#run)
+    if (own && event.type === "agent_end" && this.#run)
       void this.#settle(this.#run, runResultOf(event, this.#context.errorMessage));
   }
 
@@ -561,6 +581,10 @@ export class Agent<TOutput = unknown> {
       // The error reporter itself failed; there is nobody left to tell.
     }
   }
+}
+
+function resumeEvent({ interrupted, reenter, waiting }: RestorePlan) {
+  return { type: "RESUME" as const, interrupted, reenter, waiting };
 }
 
 function defaultListenerError(error: unknown, event: AgentEvent): void {

@@ -7,9 +7,9 @@ import { z } from "zod";
 // restores the snapshots 0.2.0 wrote, in test/fixtures/persisted/0.2.0/).
 
 /** The versions this agentchart reads; the last one is what it writes. */
-export const SUPPORTED_AGENT_SNAPSHOT_VERSIONS = [1, 2, 3] as const;
+export const SUPPORTED_AGENT_SNAPSHOT_VERSIONS = [1, 2, 3, 4] as const;
 
-/** Every state value of the agent actor a snapshot may hold (version 3). */
+/** Every state value of the agent actor a snapshot may hold (versions 3 and 4). */
 export const AGENT_STATE_VALUES = [
   "idle",
   { preparingTurn: "deciding" },
@@ -22,7 +22,10 @@ export const AGENT_STATE_VALUES = [
   "executingTools",
 ] as const;
 
-/** Every state value of a tool-call child a snapshot may hold (versions 2 and 3); `settled` calls are not kept. */
+/**
+ * Every state value of a tool-call child a snapshot may hold (versions 2 to 4; the agent tools'
+ * `startingAgent`, `delegating` and `collecting` since 4); `settled` calls are not kept.
+ */
 export const TOOL_CALL_STATE_VALUES = [
   { preparing: "validating" },
   { preparing: "checkingHook" },
@@ -30,6 +33,9 @@ export const TOOL_CALL_STATE_VALUES = [
   "awaitingApproval",
   "awaitingClient",
   "executing",
+  "startingAgent",
+  "delegating",
+  "collecting",
   "finalizing",
 ] as const;
 
@@ -133,12 +139,25 @@ const child = z
         status: z.literal("active"),
         value: stateValue(TOOL_CALL_STATE_VALUES),
         context: toolCallContext,
+        // A call of an agent tool that is `delegating`: its child agent, persisted the same way.
+        get children() {
+          return z.object({ agent: subAgent.optional() }).optional();
+        },
       })
       .loose(),
   })
   .loose();
 
-/** The schema of a version-3 persisted agent's `snapshot` (XState's persisted snapshot, step actors left out). */
+const subAgent = z
+  .object({
+    src: z.literal("subAgent"),
+    get snapshot() {
+      return persistedAgentMachineSchema;
+    },
+  })
+  .loose();
+
+/** The schema of a version-4 persisted agent's `snapshot` (XState's persisted snapshot, step actors left out). */
 export const persistedAgentMachineSchema = z
   .object({
     status: z.literal("active"),

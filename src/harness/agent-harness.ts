@@ -3,9 +3,9 @@ import { type Actor, createActor, type InspectionEvent, type Observer } from "xs
 import type { z } from "zod";
 import { Agent, type PromptOptions } from "../agent/agent.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
-import { runResultOf } from "../agent/run-result.js";
 import type { QueueMode } from "../loop/agent-context.js";
 import { toMessage } from "../loop/messages.js";
+import { runResultOf } from "../loop/run-result.js";
 import {
   type HarnessMachineEvent,
   type HarnessOperation,

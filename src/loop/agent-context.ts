@@ -121,4 +121,6 @@ export interface AgentMachineContext {
   /** The runtime has between-turn callbacks (else the machine decides between turns by itself). */
   hasTurnCallbacks: boolean;
   run: RunState | undefined;
+  /** This agent is a sub-agent run by that tool call of its parent (see `defineAgentTool`). */
+  parentToolCallId?: string;
 }

@@ -15,6 +15,7 @@ export interface AgentStart {
   streamOptions?: PersistableStreamOptions;
   guardrails?: GuardrailNames;
   hasTurnCallbacks?: boolean;
+  parentToolCallId?: string;
 }
 
 /** The context of an idle agent with nothing queued: defaults filled in, the transcript copied. */
@@ -41,5 +42,6 @@ export function initialAgentContext(start: AgentStart): AgentMachineContext {
     guardrails: start.guardrails ?? { input: [], output: [] },
     hasTurnCallbacks: start.hasTurnCallbacks ?? true,
     run: undefined,
+    ...(start.parentToolCallId ? { parentToolCallId: start.parentToolCallId } : {}),
   };
 }

@@ -31,6 +31,7 @@ export function toolResultMessage(
     content: result.content ?? [],
     details: result.details,
     isError,
+    ...(result.usage ? { usage: result.usage } : {}),
     timestamp: Date.now(),
   };
 }

@@ -38,6 +38,7 @@ import {
   validatedReply,
 } from "../loop/output-steps.js";
 import * as steps from "../loop/run-steps.js";
+import type { SubAgentEnd } from "../loop/sub-agent-steps.js";
 import { isBatchSettled } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
 import { errorText } from "../types/error-text.js";
@@ -57,7 +58,13 @@ import {
   runDecision,
   startToolBatch,
 } from "./agent.actions.js";
-import { type ToolAwaitingEvent, type ToolPreparedEvent, toolCallMachine } from "./tool-call.machine.js";
+import {
+  bindSubAgentLogic,
+  type SubAgentEndedEvent,
+  type ToolAwaitingEvent,
+  type ToolPreparedEvent,
+  toolCallMachine,
+} from "./tool-call.machine.js";
 
 /** Input of `agentMachine`: the runtime (functions) and the agent's initial data. */
 export interface AgentMachineInput {
@@ -71,6 +78,8 @@ export interface AgentMachineInput {
   messages?: AgentMessage[];
   settings?: Partial<AgentSettings>;
   streamOptions?: PersistableStreamOptions;
+  /** The tool call that runs this agent as a sub-agent (see `defineAgentTool`). */
+  parentToolCallId?: string;
 }
 
 /** Internal events: decisions, injections, tool call children and their completions. */
@@ -200,6 +209,14 @@ export const agentMachine = setup({
       const result = steps.endRun(context);
       const returned: QueuedReturns = result.returned;
       if (returned.length > 0) enqueue(({ self }) => returnQueuedMessages(self, returned));
+      // A sub-agent tells the call that runs it first: once a listener sees `agent_end`, the call has
+      // its result, so a snapshot taken then never holds an ended child whose call still waits.
+      if (context.parentToolCallId)
+        enqueue.sendParent({
+          type: "SUB_AGENT_ENDED",
+          end: result.events.at(-1) as SubAgentEnd,
+          errorMessage: result.context.errorMessage,
+        } satisfies SubAgentEndedEvent);
       apply(enqueue, result);
     }),
     recordReply: enqueueActions(({ context, enqueue }, output: StreamedReply) =>
@@ -262,6 +279,8 @@ export const agentMachine = setup({
     }),
     abortToolBatch: enqueueActions(({ context, enqueue }, text: string | undefined) => {
       const result = steps.abortToolBatch(context, text);
+      // A call running a child agent aborts it first: the child's run ends with its own `agent_end`.
+      for (const id of result.stop) enqueue.sendTo(id, { type: "ABORT" });
       apply(enqueue, result);
       for (const id of result.stop) enqueue.stopChild(id);
     }),
@@ -672,6 +691,8 @@ export const agentMachine = setup({
     },
   },
 });
+
+bindSubAgentLogic(agentMachine);
 
 /** The request of the next model call, as data. */
 function streamRequestOf(context: AgentMachineContext): StreamRequest {

@@ -1,4 +1,19 @@
-import { assign, sendParent, setup } from "xstate";
+import {
+  type AnyActorLogic,
+  assign,
+  type EventObject,
+  fromCallback,
+  sendParent,
+  sendTo,
+  setup,
+} from "xstate";
+import type { AgentRuntime } from "../actors/agent-runtime.js";
+import {
+  collectSubAgentActor,
+  prepareSubAgentActor,
+  type SubAgentReadyEvent,
+  takeSubAgentRuntime,
+} from "../actors/sub-agent.actors.js";
 import {
   afterToolCallActor,
   beforeToolCallActor,
@@ -7,6 +22,7 @@ import {
   validateToolCallActor,
 } from "../actors/tool-step.actors.js";
 import type { ToolCallOutcome } from "../loop/agent-context.js";
+import type { SubAgentEnd, SubAgentStart } from "../loop/sub-agent-steps.js";
 import { clientAnswerOutcome, deniedOutcome } from "../loop/tool-outcome.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { ToolResult } from "../types/tool.js";
@@ -28,6 +44,12 @@ export interface ToolCallContext extends ToolCallInput {
   client: boolean;
   /** An `afterToolCall` callback was set when the call was validated. */
   afterHook: boolean;
+  /** The tool is an agent tool: the call runs a child agent (`startingAgent` → `delegating` → `collecting`). */
+  agentTool?: boolean;
+  /** The child agent's start (kept for a restore). */
+  delegate?: SubAgentStart;
+  /** How the child agent's run ended (until its result is collected). */
+  agentEnd?: { end: SubAgentEnd; errorMessage: string | undefined };
   outcome: ToolCallOutcome | undefined;
 }
 
@@ -39,7 +61,26 @@ export interface ToolValidatedEvent {
   beforeHook: boolean;
   afterHook: boolean;
   client: boolean;
+  agentTool: boolean;
 }
+
+/** Sent by a child agent (an agent tool's) to its call when its run ended. */
+export interface SubAgentEndedEvent {
+  type: "SUB_AGENT_ENDED";
+  end: SubAgentEnd;
+  errorMessage: string | undefined;
+}
+
+/** Input of a child agent (`agentMachine`): its runtime and its start. */
+export type SubAgentInput = SubAgentStart & { runtime: AgentRuntime };
+
+/**
+ * The child agent logic. `agentMachine` invokes tool calls and a tool call invokes an agent: the
+ * agent machine's module ties the knot (`bindSubAgentLogic`) once both machines exist.
+ */
+const unboundSubAgent = fromCallback<EventObject, SubAgentInput>(() => {
+  throw new Error("agentchart: the sub-agent logic is not bound (import agentMachine)");
+});
 
 export type ToolCallEvent =
   | { type: "EXECUTE" }
@@ -52,7 +93,11 @@ export type ToolCallEvent =
   /** After a restore: a call waiting for a decision or the client announces itself again. */
   | { type: "REANNOUNCE" }
   | ToolValidatedEvent
-  | { type: "REJECTED"; outcome: ToolCallOutcome };
+  | { type: "REJECTED"; outcome: ToolCallOutcome }
+  | SubAgentReadyEvent
+  | SubAgentEndedEvent
+  /** The agent ends the batch (abort, failure): a call running a child agent aborts it first. */
+  | { type: "ABORT" };
 
 /** Sent to the parent agent when the preflight passed and the call waits for `EXECUTE`. */
 export interface ToolPreparedEvent {
@@ -108,6 +153,9 @@ export const toolCallMachine = setup({
     beforeToolCall: beforeToolCallActor,
     executeTool: executeToolActor,
     afterToolCall: afterToolCallActor,
+    prepareSubAgent: prepareSubAgentActor,
+    subAgent: unboundSubAgent,
+    collectSubAgent: collectSubAgentActor,
   },
   actions: {
     announcePrepared: sendParent(
@@ -126,13 +174,20 @@ export const toolCallMachine = setup({
         needsApproval: validated.needsApproval,
         afterHook: validated.afterHook,
         client: validated.client,
+        agentTool: validated.agentTool,
       };
     }),
+    promptSubAgent: sendTo("agent", ({ context }) => ({
+      type: "PROMPT",
+      messages: context.delegate!.prompt,
+      ...(context.delegate!.output ? { output: context.delegate!.output } : {}),
+    })),
   },
   guards: {
     beforeHook: ({ event }) => (event as ToolValidatedEvent).beforeHook,
     needsApproval: ({ context }) => context.needsApproval && context.approved !== true,
     client: ({ context }) => context.client,
+    agentTool: ({ context }) => context.agentTool === true,
     afterHook: ({ context }) => context.afterHook,
   },
 }).createMachine({
@@ -191,6 +246,7 @@ export const toolCallMachine = setup({
             EXECUTE: [
               { guard: "needsApproval", target: "#toolCall.awaitingApproval" },
               { guard: "client", target: "#toolCall.awaitingClient" },
+              { guard: "agentTool", target: "#toolCall.startingAgent" },
               { target: "#toolCall.executing" },
             ],
           },
@@ -200,7 +256,11 @@ export const toolCallMachine = setup({
     awaitingApproval: {
       entry: "requestApproval",
       on: {
-        APPROVE: [{ guard: "client", target: "awaitingClient" }, { target: "executing" }],
+        APPROVE: [
+          { guard: "client", target: "awaitingClient" },
+          { guard: "agentTool", target: "startingAgent" },
+          { target: "executing" },
+        ],
         DENY: {
           target: "settled",
           actions: assign({
@@ -235,6 +295,50 @@ export const toolCallMachine = setup({
       },
       on: { RESUME: { target: "executing", reenter: true } },
     },
+    startingAgent: {
+      invoke: { src: "prepareSubAgent", input: stepInput },
+      on: {
+        SUB_AGENT_READY: { target: "delegating", actions: assign({ delegate: ({ event }) => event.start }) },
+        REJECTED: { target: "settled", actions: assign({ outcome: ({ event }) => event.outcome }) },
+        RESUME: { target: "startingAgent", reenter: true },
+      },
+    },
+    delegating: {
+      // The child agent, visible under the call; its events reach the root with `agentPath`.
+      invoke: {
+        id: "agent",
+        src: "subAgent",
+        input: ({ context, self }) => ({ ...context.delegate!, runtime: takeSubAgentRuntime(self) }),
+      },
+      entry: "promptSubAgent",
+      on: {
+        SUB_AGENT_ENDED: {
+          target: "collecting",
+          actions: assign({
+            agentEnd: ({ event }) => ({ end: event.end, errorMessage: event.errorMessage }),
+          }),
+        },
+        ABORT: { actions: sendTo("agent", { type: "ABORT" }) },
+      },
+    },
+    collecting: {
+      invoke: {
+        src: "collectSubAgent",
+        input: ({ context }) => ({ ...stepInput({ context }), ...context.agentEnd! }),
+        onDone: [
+          {
+            guard: "afterHook",
+            target: "finalizing",
+            actions: assign({ outcome: ({ event }) => event.output, agentEnd: undefined }),
+          },
+          {
+            target: "settled",
+            actions: assign({ outcome: ({ event }) => event.output, agentEnd: undefined }),
+          },
+        ],
+      },
+      on: { RESUME: { target: "collecting", reenter: true } },
+    },
     finalizing: {
       invoke: {
         src: "afterToolCall",
@@ -247,3 +351,12 @@ export const toolCallMachine = setup({
   },
   output: ({ context }) => context.outcome!,
 });
+
+/**
+ * Makes `agentLogic` (the agent machine) the logic of a call's child agent.
+ *
+ * Contract: called once, by the agent machine's module; synchronous.
+ */
+export function bindSubAgentLogic(agentLogic: AnyActorLogic): void {
+  (toolCallMachine.implementations.actors as Record<string, unknown>).subAgent = agentLogic;
+}

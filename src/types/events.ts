@@ -3,8 +3,15 @@ import type { GuardrailTrip, OutputIssue, RunStopReason } from "./output.js";
 import type { AssistantMessageEvent } from "./stream.js";
 import type { ToolResult } from "./tool.js";
 
-/** Events of one agent run, in the order described in docs/concepts.md (pi-compatible). */
-export type AgentEvent =
+/**
+ * Events of one agent run, in the order described in docs/concepts.md (pi-compatible). An event of a
+ * sub-agent reaches its ancestors' listeners with `agentPath`: the tool call ids from the root down to
+ * the agent that emitted it (see docs/subagents.md); an agent's own events have none.
+ */
+export type AgentEvent = OwnAgentEvent & { agentPath?: string[] };
+
+/** An AgentEvent as the agent that emits it makes it (without `agentPath`). */
+export type OwnAgentEvent =
   | { type: "agent_start" }
   | {
       type: "agent_end";

@@ -8,5 +8,6 @@ export * from "./model-catalogue.js";
 export * from "./output.js";
 export * from "./resolve-model.js";
 export * from "./stream.js";
+export * from "./sub-agent.js";
 export * from "./tool.js";
 export * from "./tool-source.js";

@@ -97,6 +97,8 @@ export interface ToolResultMessage<TDetails = unknown> {
   content: (TextContent | ImageContent)[];
   details?: TDetails;
   isError: boolean;
+  /** Model usage spent producing the result: an agent tool's child run, its descendants included. */
+  usage?: Usage;
   timestamp: number;
 }
 

@@ -1,11 +1,14 @@
 import type { z } from "zod";
-import type { ImageContent, TextContent } from "./messages.js";
+import type { AgentMessage, ImageContent, TextContent, Usage } from "./messages.js";
+import type { RunResult } from "./output.js";
 
 /** What a tool returns; `terminate: true` on every result of a batch stops the loop after it. */
 export interface ToolResult<TDetails = unknown> {
   content: (TextContent | ImageContent)[];
   details?: TDetails;
   terminate?: boolean;
+  /** Model usage spent producing this result (an agent tool: its child's whole run, descendants included). */
+  usage?: Usage;
 }
 
 /** The second argument of a tool's `execute`. */
@@ -55,5 +58,20 @@ export interface AgentTool<TArgs = any, TDetails = unknown, TContext = any> {
    * `agent.answerToolCall(id, result)` gives the result.
    */
   client?: boolean;
+  /** An **agent tool** (made with `defineAgentTool`): the call runs a child agent, not `execute`. */
+  subAgent?: SubAgentDefinition;
   execute: (args: TArgs, ctx: ToolExecutionContext<TContext>) => Promise<ToolResult<TDetails>>;
+}
+
+/**
+ * What an agent tool carries besides the `AgentTool` fields (made by `defineAgentTool`, read by the
+ * tool call machine). `agent` returns a `SubAgentSpec` (types/sub-agent.ts; typed loosely here so that
+ * the tool types do not depend on the loop's).
+ */
+export interface SubAgentDefinition {
+  agent: (args: unknown) => object;
+  input: (args: unknown) => string | AgentMessage[];
+  output: ((result: RunResult) => ToolResult | string | Promise<ToolResult | string>) | undefined;
+  maxDepth: number;
+  maxConcurrent: number;
 }
