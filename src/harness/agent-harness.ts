@@ -1,7 +1,7 @@
 import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, type Observable } from "rxjs";
 import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
 import type { z } from "zod";
-import { Agent, type PromptOptions } from "../agent/agent.js";
+import { Agent, type AgentPathOption, type PromptOptions } from "../agent/agent.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { QueueMode } from "../loop/agent-context.js";
 import { toMessage } from "../loop/messages.js";
@@ -425,14 +425,17 @@ export class AgentHarness {
     return this.#agent.state.awaitingApproval;
   }
 
-  /** Lets a call waiting for approval run. Throws when no such call is waiting. */
-  approveToolCall(toolCallId: string): void {
-    this.#agent.approveToolCall(toolCallId);
+  /**
+   * Lets a call waiting for approval run — a sub-agent's with its `agentPath` (as `awaitingApproval`
+   * lists it). Throws when no such call is waiting.
+   */
+  approveToolCall(toolCallId: string, options: AgentPathOption = {}): void {
+    this.#agent.approveToolCall(toolCallId, options);
   }
 
   /** Refuses a call waiting for approval: it gets the error result "Tool call denied: <reason>". */
-  denyToolCall(toolCallId: string, reason?: string): void {
-    this.#agent.denyToolCall(toolCallId, reason);
+  denyToolCall(toolCallId: string, reason?: string, options: AgentPathOption = {}): void {
+    this.#agent.denyToolCall(toolCallId, reason, options);
   }
 
   /** Gives the result of a client tool's call (see `defineClientTool`). Throws when no such call is waiting. */
@@ -443,8 +446,8 @@ export class AgentHarness {
   /** Applies `decisions` to the calls they name when those ask for approval (in this run). */
   #decideWhenAsked(decisions: Readonly<Record<string, ToolCallDecision>>): void {
     const off = this.#agent.subscribe((event) => {
-      if (event.type === "agent_end") off();
-      if (event.type !== "tool_approval_request") return;
+      if (event.type === "agent_end" && !event.agentPath) off();
+      if (event.type !== "tool_approval_request" || event.agentPath) return;
       const decision = decisions[event.toolCallId];
       if (!decision) return;
       if (decision.approved) this.#agent.approveToolCall(event.toolCallId);
