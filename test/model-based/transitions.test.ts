@@ -26,6 +26,7 @@ import { applyLoopEvent, describeLoopState, observeLoop, projectLoop } from "./l
 import { createLoopModel, type LoopModel, type LoopModelEvent, loopModelEvents } from "./loop.model.js";
 import { describeOutputAndGuardrailPaths } from "./output-guardrail-paths.js";
 import { LoopRig, settle } from "./real-loop.js";
+import { describeSubAgentPaths } from "./sub-agent-paths.js";
 import {
   applyToolCallEvent,
   describeToolCallState,
@@ -430,6 +431,7 @@ describe("agentMachine commands", () => {
 });
 
 describeOutputAndGuardrailPaths(inspect);
+describeSubAgentPaths(inspect);
 
 describe("transition coverage", () => {
   it("names every transition of both machines uniquely", () => {
