@@ -5,7 +5,7 @@ import { isSubAgentProgress } from "../loop/sub-agent-steps.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrail, GuardrailNames, Guardrails } from "../types/guardrail.js";
 import type { AgentCallbacks, AgentContext } from "../types/loop.js";
-import type { AgentTool } from "../types/tool.js";
+import type { AgentTool, HandoffDefinition } from "../types/tool.js";
 import { emitterOf, parentOf } from "../xstate/internals.js";
 
 export type { AgentCallbacks };
@@ -23,6 +23,8 @@ export interface AgentRuntime {
   outputSchema?: z.ZodType;
   /** Where a sub-agent sits in its tree (absent for a root agent). */
   place?: SubAgentPlace;
+  /** The agents this one can hand off to (directly or through them), by name. */
+  handoffs: Map<string, HandoffDefinition>;
 }
 
 /** A sub-agent's place: its path from the root, and the call actor its events go up through. */
@@ -42,12 +44,34 @@ export function createAgentRuntime(
   tools: readonly AgentTool[] = [],
   guardrails: Guardrails = {},
 ): AgentRuntime {
-  return {
+  const runtime: AgentRuntime = {
     callbacks,
-    tools: new Map(tools.map((tool) => [tool.name, tool])),
+    tools: new Map(),
     controller: new AbortController(),
     guardrails: { input: [...(guardrails.input ?? [])], output: [...(guardrails.output ?? [])] },
+    handoffs: new Map(),
   };
+  addTools(runtime, tools);
+  return runtime;
+}
+
+/**
+ * Adds tool implementations to `runtime` (replacing those of the same name), with the agents their
+ * handoffs lead to and those agents' tools (inactive until a handoff), transitively.
+ *
+ * Contract: synchronous; never throws.
+ */
+export function addTools(runtime: AgentRuntime, tools: readonly AgentTool[]): void {
+  for (const tool of tools) runtime.tools.set(tool.name, tool);
+  for (const tool of tools) {
+    const handoff = tool.handoff;
+    if (!handoff || runtime.handoffs.has(handoff.agent)) continue;
+    runtime.handoffs.set(handoff.agent, handoff);
+    addTools(
+      runtime,
+      handoff.tools.filter((target) => !runtime.tools.has(target.name)),
+    );
+  }
 }
 
 /** The runtime's guardrails as data, for the machine's context. */

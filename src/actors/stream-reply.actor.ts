@@ -28,6 +28,8 @@ export interface StreamReplyInput {
   sink: AgentEventSink;
   /** The typed output the reply should carry (`output_delta` events go to the sink). */
   output?: ReplyOutput;
+  /** The active handoff agent's view of the transcript (applied before `transformContext`). */
+  inputFilter?: (messages: AgentMessage[]) => AgentMessage[] | Promise<AgentMessage[]>;
 }
 
 /** The typed output asked of one reply: by response format, or by the final-answer tool. */
@@ -159,9 +161,8 @@ export function streamReply(input: StreamReplyInput): Promise<StreamReplyOutput>
     };
 
     (async () => {
-      const transformed = callbacks.transformContext
-        ? await callbacks.transformContext(input.messages, signal)
-        : input.messages;
+      const seen = input.inputFilter ? await input.inputFilter(input.messages) : input.messages;
+      const transformed = callbacks.transformContext ? await callbacks.transformContext(seen, signal) : seen;
       const messages = callbacks.convertToLlm
         ? await callbacks.convertToLlm(transformed)
         : defaultConvertToLlm(transformed);
@@ -258,6 +259,8 @@ export interface StreamRequest {
   /** Check these prompt messages with the parallel input guardrails beside the model call. */
   inputCheck?: AgentMessage[];
   output?: ReplyOutput;
+  /** The agent a handoff made active: its `inputFilter` shapes what the model sees. */
+  activeAgent?: string;
 }
 
 /** What the stream actor hands the agent: the reply, and whether its tool calls must run one by one. */
@@ -316,6 +319,7 @@ export const streamReplyActor = fromPromise<StreamedReply, StreamRequest>(async 
       },
     );
   }
+  const filter = input.activeAgent ? runtime.handoffs.get(input.activeAgent)?.inputFilter : undefined;
   const reply = await streamReply({
     callbacks: runtime.callbacks,
     model: input.model,
@@ -327,6 +331,7 @@ export const streamReplyActor = fromPromise<StreamedReply, StreamRequest>(async 
     signal: cut ? AbortSignal.any([controller.signal, cut.signal]) : controller.signal,
     sink,
     ...(input.output ? { output: input.output } : {}),
+    ...(filter ? { inputFilter: filter } : {}),
   });
   await check;
   if (inputTrip) return { ...reply, started: false, sequential: false, held: false, inputTrip };

@@ -20,6 +20,7 @@ export function createAgentLoopActor(context: AgentContext, config: AgentLoopCon
     input: {
       runtime,
       model: config.model,
+      toolNames: context.tools.map((tool) => tool.name),
       systemPrompt: context.systemPrompt,
       thinkingLevel: config.thinkingLevel ?? "off",
       messages: context.messages,

@@ -1,7 +1,7 @@
 import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
-import { type AgentRuntime, activeTools, createAgentRuntime } from "../actors/agent-runtime.js";
+import { type AgentRuntime, activeTools, addTools, createAgentRuntime } from "../actors/agent-runtime.js";
 import type { AgentMachineContext, PersistableStreamOptions, QueueMode } from "../loop/agent-context.js";
 import { isPromiseLike } from "../loop/maybe-async.js";
 import { toMessage, userMessage } from "../loop/messages.js";
@@ -25,12 +25,7 @@ import {
   type RestorePlan,
   restoreAgentActor,
 } from "./agent-snapshot.js";
-import {
-  type AgentState,
-  type LiveProgress,
-  reduceLiveProgress,
-  type WaitingToolCall,
-} from "./agent-state.js";
+import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
 import { agentAt, waitingCalls } from "./agent-tree.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
@@ -148,6 +143,7 @@ export class Agent<TOutput = unknown> {
           runtime: this.#runtime,
           ...(options.agentId ? { agentId: options.agentId } : {}),
           model: resolveModel(options.model),
+          toolNames: (options.tools ?? []).map((tool) => tool.name),
           systemPrompt: options.systemPrompt ?? "",
           thinkingLevel: options.thinkingLevel ?? "off",
           messages: options.messages ?? [],
@@ -270,7 +266,7 @@ export class Agent<TOutput = unknown> {
   }
   /** Replaces the active tools (a running turn keeps its own; the next request sees these). */
   setTools(tools: AgentTool[]): void {
-    for (const tool of tools) this.#runtime.tools.set(tool.name, tool);
+    addTools(this.#runtime, tools);
     this.#send({ type: "SET_TOOLS", toolNames: tools.map((tool) => tool.name) });
   }
   /** Replaces the transcript (copied). Rejected while running: the run owns the transcript then. */

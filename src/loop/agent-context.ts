@@ -123,4 +123,6 @@ export interface AgentMachineContext {
   run: RunState | undefined;
   /** This agent is a sub-agent run by that tool call of its parent (see `defineAgentTool`). */
   parentToolCallId?: string;
+  /** The agent a handoff made active (see `defineHandoff`); absent: the agent as it was built. */
+  activeAgent?: string;
 }

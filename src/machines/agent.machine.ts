@@ -28,6 +28,7 @@ import {
   type TurnDecision,
 } from "../loop/between-turns.js";
 import { tripGuardrail } from "../loop/guardrail-steps.js";
+import { applyHandoff } from "../loop/handoff-steps.js";
 import { initialAgentContext } from "../loop/initial-context.js";
 import {
   applyOutputVerdict,
@@ -73,7 +74,7 @@ export interface AgentMachineInput {
   model: Model;
   systemPrompt?: string;
   thinkingLevel?: ThinkingLevel;
-  /** Active tools by name (default: every tool of the runtime). */
+  /** Active tools by name (default: every tool of the runtime, handoff targets' included). */
   toolNames?: string[];
   messages?: AgentMessage[];
   settings?: Partial<AgentSettings>;
@@ -256,6 +257,10 @@ export const agentMachine = setup({
       enqueue.assign(() => steps.markFailure(context, text)),
     ),
     closeTurn: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.closeTurn(context))),
+    applyHandoff: enqueueActions(({ context, enqueue }) => {
+      const result = applyHandoff(context);
+      if (result.context !== context) apply(enqueue, result);
+    }),
     advanceToolBatch: enqueueActions(({ context, enqueue }) => startToolBatch(context, enqueue)),
     markPrepared: enqueueActions(({ context, enqueue }, toolCallId: string) =>
       enqueue.assign(() => steps.markPrepared(context, toolCallId)),
@@ -645,7 +650,7 @@ export const agentMachine = setup({
     },
     executingTools: {
       entry: "advanceToolBatch",
-      always: { guard: "batchSettled", target: "preparingTurn", actions: "closeTurn" },
+      always: { guard: "batchSettled", target: "preparingTurn", actions: ["applyHandoff", "closeTurn"] },
       on: {
         TOOL_PREPARED: {
           actions: [{ type: "markPrepared", params: ({ event }) => event.toolCallId }, "advanceToolBatch"],
@@ -707,6 +712,7 @@ function streamRequestOf(context: AgentMachineContext): StreamRequest {
     streamOptions: context.streamOptions,
     toolExecution: context.settings.toolExecution,
     hold: context.guardrails.output.length > 0,
+    ...(context.activeAgent ? { activeAgent: context.activeAgent } : {}),
     ...(run?.inputCheck === "parallel" ? { inputCheck: run.newMessages } : {}),
     ...(output
       ? { output: { request: output.request, viaTool: outputViaTool(context), wrapped: output.wrapped } }

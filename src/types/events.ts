@@ -46,6 +46,11 @@ export type OwnAgentEvent =
   | { type: "output_delta"; partial: unknown }
   /** A guardrail tripped: the run ends with `stopReason: "guardrail"` (nothing of a tripped reply is released). */
   | ({ type: "guardrail_tripped" } & GuardrailTrip)
+  /**
+   * A handoff tool's batch settled: from the next request on, the agent is `to` (its system prompt,
+   * tools and model); `from` is the agent that handed off (`undefined`: the agent as it was built).
+   */
+  | { type: "handoff"; from: string | undefined; to: string }
   /** A restored agent goes on with a run it was persisted in the middle of (agentchart). */
   | { type: "agent_resume"; from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools" };
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { AgentMessage, ImageContent, TextContent, Usage } from "./messages.js";
+import type { Model } from "./model.js";
 import type { RunResult } from "./output.js";
 
 /** What a tool returns; `terminate: true` on every result of a batch stops the loop after it. */
@@ -60,6 +61,8 @@ export interface AgentTool<TArgs = any, TDetails = unknown, TContext = any> {
   client?: boolean;
   /** An **agent tool** (made with `defineAgentTool`): the call runs a child agent, not `execute`. */
   subAgent?: SubAgentDefinition;
+  /** A **handoff** (made with `defineHandoff`): after its batch, the run goes on as this agent. */
+  handoff?: HandoffDefinition;
   execute: (args: TArgs, ctx: ToolExecutionContext<TContext>) => Promise<ToolResult<TDetails>>;
 }
 
@@ -74,4 +77,30 @@ export interface SubAgentDefinition {
   output: ((result: RunResult) => ToolResult | string | Promise<ToolResult | string>) | undefined;
   maxDepth: number;
   maxConcurrent: number;
+}
+
+/**
+ * The agent a handoff transfers the run to (made by `defineHandoff`): after the batch of its call,
+ * its system prompt, tools and model become the agent's (as data in the context).
+ */
+export interface HandoffDefinition {
+  /** The target agent's name (the context's `activeAgent` once it took over). */
+  agent: string;
+  systemPrompt: string;
+  tools: AgentTool[];
+  /** The target's model (default: keep the current one). */
+  model?: Model;
+  /**
+   * What the target's model sees of the transcript, at each of its requests (the transcript itself
+   * keeps everything). Contract: may be async; a throw fails the model call like `transformContext`.
+   */
+  inputFilter?: (messages: AgentMessage[]) => AgentMessage[] | Promise<AgentMessage[]>;
+}
+
+/** The handoff a handoff tool's result records, as data (`details.handoff`): who took over, with what. */
+export interface HandoffRecord {
+  agent: string;
+  systemPrompt: string;
+  toolNames: string[];
+  model?: Model;
 }

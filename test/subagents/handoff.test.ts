@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { defineHandoff } from "../../src/tools/define-handoff.js";
+import type { AgentEvent } from "../../src/types/events.js";
+import type { AgentMessage } from "../../src/types/messages.js";
+import { echoTool, testModel } from "../support/loop-harness.js";
+
+const billingModel = { ...testModel, id: "billing-model" };
+
+function handoffs() {
+  const seenByBilling: AgentMessage[][] = [];
+  const toBilling = defineHandoff({
+    agent: {
+      name: "billing",
+      description: "refunds and invoices",
+      systemPrompt: "You do billing.",
+      tools: [echoTool("refund")],
+      model: billingModel,
+    },
+    // Billing sees only the user's messages and its own turns, not triage's tool traffic.
+    inputFilter: (messages) => {
+      const kept = messages.filter((m) => (m as { role: string }).role !== "toolResult" && !hasToolCall(m));
+      seenByBilling.push(kept);
+      return kept;
+    },
+  });
+  return { toBilling, seenByBilling };
+}
+
+const hasToolCall = (m: AgentMessage) =>
+  (m as { role: string }).role === "assistant" &&
+  (m as { content: { type: string }[] }).content.some((block) => block.type === "toolCall");
+
+describe("handoff", () => {
+  it("ends triage's turn and goes on with the same run as billing: prompt, tools, model", async () => {
+    const { toBilling, seenByBilling } = handoffs();
+    const model = scriptedModel([
+      { toolCalls: [{ id: "t1", name: "transfer_to_billing", arguments: {} }] },
+      { toolCalls: [{ id: "r1", name: "refund", arguments: { text: "A-1" } }] },
+      { text: "Refunded A-1." },
+    ]);
+    const agent = new Agent({
+      model: testModel,
+      streamFn: model,
+      systemPrompt: "Route the user.",
+      tools: [toBilling],
+    });
+    const events: AgentEvent[] = [];
+    agent.subscribe((event) => {
+      events.push(event);
+    });
+    const result = await agent.prompt("I want a refund");
+    expect(result.stopReason).toBe("stop");
+    expect(events.filter((e) => e.type === "handoff")).toEqual([
+      { type: "handoff", from: undefined, to: "billing" },
+    ]);
+    expect(events.filter((e) => e.type === "agent_start")).toHaveLength(1);
+    // The first request was triage's; the next two are billing's.
+    expect(
+      model.calls.map((call) => [
+        call.model.id,
+        call.context.systemPrompt,
+        call.context.tools.map((t) => t.name),
+      ]),
+    ).toEqual([
+      [testModel.id, "Route the user.", ["transfer_to_billing"]],
+      ["billing-model", "You do billing.", ["refund"]],
+      ["billing-model", "You do billing.", ["refund"]],
+    ]);
+    expect(seenByBilling[0]!.map((m) => (m as { role: string }).role)).toEqual(["user"]);
+    // The transcript keeps everything.
+    expect(agent.state.messages.map((m) => (m as { role: string }).role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
+    expect(agent.state.tools.map((t) => t.name)).toEqual(["refund"]);
+  });
+
+  it("is data: persisted between turns and restored, later prompts go to the active agent", async () => {
+    const first = handoffs();
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([
+        { toolCalls: [{ id: "t1", name: "transfer_to_billing", arguments: {} }] },
+        { text: "Billing here." },
+      ]),
+      systemPrompt: "Route the user.",
+      tools: [first.toBilling],
+    });
+    await agent.prompt("refund please");
+    const saved = JSON.stringify(agent.persist());
+    const second = handoffs();
+    const model = scriptedModel([{ text: "Invoice sent." }]);
+    const restored = Agent.restore(saved, { streamFn: model, tools: [second.toBilling] });
+    expect(restored.state.systemPrompt).toBe("You do billing.");
+    await restored.prompt("and an invoice");
+    expect(model.calls[0]!.context.systemPrompt).toBe("You do billing.");
+    expect(model.calls[0]!.model.id).toBe("billing-model");
+    expect(second.seenByBilling).toHaveLength(1);
+  });
+});
