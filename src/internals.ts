@@ -10,6 +10,8 @@ export type {
   StreamReplyOutput,
   StreamRequest,
 } from "./actors/stream-reply.actor.js";
+export type { SubAgentPlace } from "./actors/agent-runtime.js";
+export type { SubAgentCollection, SubAgentReadyEvent } from "./actors/sub-agent.actors.js";
 export type { ToolStepInput } from "./actors/tool-step.actors.js";
 export type { OutputValidation } from "./actors/validate-output.actor.js";
 export { escapeXml } from "./harness/resources/skills-prompt.js";
@@ -22,9 +24,12 @@ export type {
   TurnDecision,
 } from "./loop/between-turns.js";
 export type { OutputCandidate, OutputVerdict } from "./loop/output-steps.js";
+export type { SubAgentEnd, SubAgentStart } from "./loop/sub-agent-steps.js";
 export type { DecisionEvent } from "./machines/agent.actions.js";
 export type { AgentInternalEvent } from "./machines/agent.machine.js";
 export type {
+  SubAgentEndedEvent,
+  SubAgentInput,
   ToolAwaitingEvent,
   ToolCallEvent,
   ToolCallInput,
