@@ -183,6 +183,21 @@ describe("examples", () => {
     expect(output).toContain("answer: INV-7 is paid.");
   });
 
+  it("subagents: three parallel children, a grandchild's approval persisted, restored and approved by path", async () => {
+    const output = await runExample("subagents");
+    for (const id of ["research_1", "research_2", "research_3"])
+      expect(output).toContain(`  [${id}] agent_end (stop)`);
+    expect(output).toContain("    [support_1 › billing_1] asks approval for refund");
+    expect(output).toContain("restored: refund waits at support_1 › billing_1");
+    expect(output).toContain("refunds run: 1 — A-17 (key root/support_1/billing_1:refund_1)");
+    expect(output).toContain("support's result: The customer got the refund.");
+    // support 30+5+50+7 and billing 40+8+60+6 tokens
+    expect(output).toContain("support's tokens, its descendants included: 206");
+    expect(output).toContain(
+      'last reply: [{"type":"text","text":"Researched three topics and refunded A-17."}]',
+    );
+  });
+
   it("mcp-filesystem: the official filesystem server's tools list and read a folder through the harness", async () => {
     const output = await runExample("mcp-filesystem");
     expect(output).toContain("fs: connected");
