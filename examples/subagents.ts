@@ -126,4 +126,5 @@ const support = results.find((r) => r.toolName === "support");
 console.log(`refunds run: ${refunds.length} — ${refunds.join(", ")}`);
 console.log(`support's result: ${support?.content[0]?.type === "text" ? support.content[0].text : ""}`);
 console.log(`support's tokens, its descendants included: ${support?.usage?.totalTokens}`);
-console.log(`last reply: ${JSON.stringify(restored.state.messages.at(-1)?.content)}`);
+const last = restored.state.messages.at(-1);
+console.log(`last reply: ${JSON.stringify(last?.role === "assistant" ? last.content : last)}`);

@@ -34,8 +34,8 @@ export { type AgentMachineEvent, type AgentMachineInput, agentMachine } from "./
 export { type ToolCallContext, toolCallMachine } from "./machines/tool-call.machine.js";
 export * from "./storage/index.js";
 export { defineAgentTool } from "./tools/define-agent-tool.js";
-export { defineHandoff, type HandoffOptions } from "./tools/define-handoff.js";
 export { type ClientToolDefinition, defineClientTool } from "./tools/define-client-tool.js";
+export { defineHandoff, type HandoffOptions } from "./tools/define-handoff.js";
 export {
   defineJsonSchemaTool,
   InvalidToolSchemaError,

@@ -2,6 +2,7 @@
 // no stability promise — anything here may change in any release. The public API is `agentchart`
 // and its other entry points; `api/*.api.md` lists it, and a test fails on any change to it.
 
+export type { SubAgentPlace } from "./actors/agent-runtime.js";
 export type { GuardrailCheck, GuardrailOutcome } from "./actors/guardrails.actor.js";
 export type {
   ReplyOutput,
@@ -10,7 +11,6 @@ export type {
   StreamReplyOutput,
   StreamRequest,
 } from "./actors/stream-reply.actor.js";
-export type { SubAgentPlace } from "./actors/agent-runtime.js";
 export type { SubAgentCollection, SubAgentReadyEvent } from "./actors/sub-agent.actors.js";
 export type { ToolStepInput } from "./actors/tool-step.actors.js";
 export type { OutputValidation } from "./actors/validate-output.actor.js";

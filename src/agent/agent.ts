@@ -9,6 +9,7 @@ import { outputStateOf } from "../loop/output-schema.js";
 import { runResultOf } from "../loop/run-result.js";
 import type { ResumedCallState } from "../loop/run-steps.js";
 import { agentMachine } from "../machines/agent.machine.js";
+import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrails } from "../types/guardrail.js";
@@ -17,6 +18,7 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../types/mess
 import type { Model, ModelInput, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL, type RunOutputState, type RunResult } from "../types/output.js";
 import { resolveModel } from "../types/resolve-model.js";
+import type { AgentToolOptions, SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import {
   type AgentActor,
@@ -193,6 +195,38 @@ export class Agent<TOutput = unknown> {
     } finally {
       restoring = undefined;
     }
+  }
+
+  /**
+   * An agent tool whose calls each run a fresh child with this agent's definition as it is now —
+   * system prompt, model, thinking level, active tools, StreamFn and callbacks, typed output and
+   * guardrails — never this agent's transcript (see `defineAgentTool`; docs/subagents.md).
+   *
+   * Contract: synchronous; throws as `defineAgentTool` does.
+   *
+   * ```ts
+   * const writer = new Agent({ model, streamFn, systemPrompt: "You write." });
+   * const editor = new Agent({ model, streamFn, tools: [writer.asTool({ name: "write", description: "Writes a draft" })] });
+   * ```
+   */
+  asTool(options: Omit<AgentToolOptions, "agent">): AgentTool {
+    return defineAgentTool({ ...options, agent: () => this.#definition() });
+  }
+
+  /** This agent's definition as a sub-agent spec (its current state, its options' functions). */
+  #definition(): SubAgentSpec {
+    const options = this.#options;
+    const context = this.#context;
+    return {
+      ...options,
+      streamFn: this.#runtime.callbacks.streamFn,
+      model: context.model,
+      systemPrompt: context.systemPrompt,
+      thinkingLevel: context.thinkingLevel,
+      tools: activeTools(this.#runtime, context.toolNames),
+      toolExecution: context.settings.toolExecution,
+      ...(context.settings.maxTurns !== undefined ? { maxTurns: context.settings.maxTurns } : {}),
+    };
   }
 
   /** The whole agent as JSON-safe data (after any macrostep): give it to `Agent.restore`. */
