@@ -134,7 +134,9 @@ const awaiting =
  * `preparing` (`validating`: find the tool, `prepareArguments`, zod, `requiresApproval` — an invoked
  * actor → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the agent's `EXECUTE`) →
  * `awaitingApproval` (tools that require it, unless resumed already approved) → `executing` (the tool,
- * an invoked actor) or `awaitingClient` (a tool without `execute`: the client answers) → `finalizing`
+ * an invoked actor), `awaitingClient` (a tool without `execute`: the client answers) or, for an agent
+ * tool, `startingAgent` (limits, the child's spec) → `delegating` (the child `agentMachine`, invoked as
+ * "agent") → `collecting` (the child's run as the result) → `finalizing`
  * (`afterToolCall`, when set) → `settled` (output: the outcome). Every piece of user code runs in an
  * invoked actor, never while a transition is computed; guards read only the context. Nothing here
  * throws, so a call always settles with an outcome. After a restore, `RESUME` re-enters a state whose
