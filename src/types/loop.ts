@@ -62,44 +62,130 @@ export type SteeringPolicy = "afterToolBatch" | "betweenTools";
 /**
  * The functions an agent calls, and its runtime-only stream options (API key, headers, payload hooks:
  * never persisted). They are read when they are needed (getters work), never copied into the agent
- * machine's context, and supplied again when a persisted agent is restored. Every callback may be
- * async. Callbacks should not throw; if one does, the run ends with an assistant error message and
- * `agent_end` (tool hooks: an error tool result).
+ * machine's context, and supplied again when a persisted agent is restored. Every callback runs in an
+ * invoked actor (or the stream actor), never while the machine computes a transition, and may be
+ * sync or async. A callback that throws ends the run with an assistant error message and `agent_end`
+ * (tool hooks: an error tool result for that call); none of them makes `prompt()` reject.
  */
 export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasoning"> {
+  /**
+   * Calls the model: one request, one stream of `AssistantMessageEvent`s ending with `done` or `error`.
+   *
+   * Contract: may be async (a Promise of the stream); throwing, erroring or ending without a final
+   * event becomes an assistant message with `stopReason: "error"`; must follow `options.signal`.
+   *
+   * ```ts
+   * streamFn: scriptedModel([{ text: "Hi!" }]) // or openaiStreamFn({ client })
+   * ```
+   */
   streamFn: StreamFn;
-  /** Maps the transcript to model messages. Default: keep user, assistant and toolResult messages. */
+  /**
+   * Maps the transcript to what the model understands, before every request. Default: keep user,
+   * assistant and toolResult messages (custom messages are the app's to convert).
+   *
+   * Contract: may be async; a throw fails the model call (an error reply); must not mutate its input.
+   *
+   * ```ts
+   * convertToLlm: (messages) => messages.flatMap((m) => (m.role === "note" ? [] : [m]))
+   * ```
+   */
   convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;
-  /** Prunes or injects messages before `convertToLlm`; its result is not written back. */
+  /**
+   * Prunes or injects messages before `convertToLlm` (e.g. a sliding window); its result is what the
+   * model sees, never written back to the transcript.
+   *
+   * Contract: may be async and should follow `signal`; a throw fails the model call.
+   *
+   * ```ts
+   * transformContext: (messages) => messages.slice(-40)
+   * ```
+   */
   transformContext?: (messages: AgentMessage[], signal: AbortSignal) => MaybePromise<AgentMessage[]>;
   /**
-   * External steering source, polled at run start and after each turn together with the agent's own
-   * queue; returns (and removes from its queue) messages to inject.
+   * An external steering source, polled at run start and after each turn together with the agent's
+   * own queue; returns (and removes from its queue) the messages to inject.
+   *
+   * Contract: may be async; must return an array (else the run ends with a TypeError); a throw ends
+   * the run; messages drained by a poll that an abort overtook go back through `restoreQueuedMessages`.
+   *
+   * ```ts
+   * getSteeringMessages: () => inbox.splice(0)
+   * ```
    */
   getSteeringMessages?: () => MaybePromise<AgentMessage[]>;
-  /** External follow-up source, polled only when the loop would otherwise stop. */
+  /**
+   * An external follow-up source, polled only when the loop would otherwise stop.
+   *
+   * Contract: as `getSteeringMessages`.
+   *
+   * ```ts
+   * getFollowUpMessages: async () => (await queue.take()) ?? []
+   * ```
+   */
   getFollowUpMessages?: () => MaybePromise<AgentMessage[]>;
   /**
-   * Receives external-source messages that were drained but could not be delivered because the run was
-   * aborted. When the abort lands while a poll is still running, this is called once the poll returns —
-   * possibly after `agent_end`.
+   * Receives external-source messages that were drained but could not be delivered because the run
+   * was aborted. When the abort lands while a poll is still running, this is called once the poll
+   * returns — possibly after `agent_end`.
+   *
+   * Contract: synchronous and must not throw (it runs as an action of the agent actor after the run
+   * ended or while a poll returns; keep the messages somewhere safe and return).
+   *
+   * ```ts
+   * restoreQueuedMessages: (queue, messages) => inbox.unshift(...messages)
+   * ```
    */
   restoreQueuedMessages?: (queue: "steering" | "followUp", messages: AgentMessage[]) => void;
-  /** Before a validated call runs; `{ block: true, reason }` answers it with an error result instead. */
+  /**
+   * Before a validated call runs (after `prepareArguments` and zod, before approval):
+   * `{ block: true, reason }` answers it with an error result instead; changing `ctx.args` changes
+   * what runs (approval is decided on the arguments the hook left).
+   *
+   * Contract: may be async and should follow `signal`; a throw, or an abort meanwhile, is that call's
+   * error result; the other calls go on.
+   *
+   * ```ts
+   * beforeToolCall: ({ toolCall }) => (toolCall.name === "rm" ? { block: true, reason: "no deleting" } : undefined)
+   * ```
+   */
   beforeToolCall?: (
     ctx: BeforeToolCallContext,
     signal: AbortSignal,
   ) => MaybePromise<BeforeToolCallResult | undefined>;
-  /** After a call ran; returned fields replace the result's. */
+  /**
+   * After a call ran (or a client answered it): returned fields replace the result's (no deep merge).
+   *
+   * Contract: may be async; a throw makes the call's result an error naming it.
+   *
+   * ```ts
+   * afterToolCall: ({ result }) => ({ content: result.content.slice(0, 1) })
+   * ```
+   */
   afterToolCall?: (
     ctx: AfterToolCallContext,
     signal: AbortSignal,
   ) => MaybePromise<AfterToolCallResult | undefined>;
-  /** After every turn: may replace the context, model or thinking level for the next request. */
+  /**
+   * After every turn: may replace the context, model or thinking level for the next request.
+   *
+   * Contract: may be async; a throw ends the run with an error message.
+   *
+   * ```ts
+   * prepareNextTurn: ({ context }) => (context.messages.length > 50 ? { model: bigModel } : undefined)
+   * ```
+   */
   prepareNextTurn?: (ctx: TurnEndContext) => MaybePromise<NextTurnUpdate | undefined>;
-  /** After every turn: `true` ends the run. */
+  /**
+   * After every turn (after `prepareNextTurn`): `true` ends the run normally.
+   *
+   * Contract: may be async; a throw ends the run with an error message.
+   *
+   * ```ts
+   * shouldStopAfterTurn: ({ toolResults }) => toolResults.some((r) => r.toolName === "finish")
+   * ```
+   */
   shouldStopAfterTurn?: (ctx: TurnEndContext) => MaybePromise<boolean>;
-  /** Value passed to every tool's `execute` as `context`. */
+  /** Value passed to every tool's `execute` as `ctx.context` (e.g. `{ cwd }`); not persisted. */
   toolContext?: unknown;
 }
 
