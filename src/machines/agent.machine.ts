@@ -337,6 +337,7 @@ export const agentMachine = setup({
     inputTripped: (_, output: StreamedReply) => output.inputTrip !== undefined,
     tripped: (_, outcome: GuardrailOutcome) => outcome.trip !== undefined,
     holdsReplies: ({ context }) => context.guardrails.output.length > 0,
+    isSubAgent: ({ context }) => context.parentToolCallId !== undefined,
     inputCheckDue: ({ context }) =>
       (context.run?.inbox.length ?? 0) === 0 && context.run?.inputCheck === "blocking",
     outputFailsForGood: ({ context }, verdict: OutputVerdict) => {
@@ -585,8 +586,22 @@ export const agentMachine = setup({
         },
       },
       on: {
-        // The stream actor answers the aborted signal at once with the partial reply (→ idle).
-        ABORT: { actions: "abortRun" },
+        ABORT: [
+          // A sub-agent is stopped by its parent right after this event: it ends its run now (its
+          // partial reply is dropped), so its transcript closes and its caller hears of it.
+          {
+            guard: "isSubAgent",
+            target: "idle",
+            actions: [
+              "abortRun",
+              "dropHeldReply",
+              { type: "failTurn", params: { reason: "aborted", text: ABORTED_TEXT } },
+              "endRun",
+            ],
+          },
+          // The stream actor answers the aborted signal at once with the partial reply (→ idle).
+          { actions: "abortRun" },
+        ],
         // The same, and the partial reply is recorded as the error that ended the run.
         FAIL: { actions: [{ type: "markFailure", params: ({ event }) => event.error }, "abortRun"] },
         RESUME: {

@@ -135,6 +135,27 @@ export function describeSubAgentPaths(inspect: Inspect) {
       expectFinished(agent, events);
     });
 
+    it("a sub-agent streaming —ABORT→ idle at once: its run ends with agent_end before its call is stopped", async () => {
+      const streaming = deferred();
+      const helper = helperTool(() => ({
+        streamFn: scriptedModel([{ text: "never finished", hang: true }]),
+      }));
+      const { agent, events } = agentOf(inspect, [delegate("h1")], { tools: [helper] });
+      agent.subscribe((event) => {
+        if (event.type === "message_update" && event.agentPath) streaming.resolve();
+      });
+      const done = agent.prompt("go");
+      await streaming.promise;
+      agent.abort();
+      expect((await done).stopReason).toBe("aborted");
+      const childEnd = events.findIndex((e) => e.type === "agent_end" && e.agentPath?.join("/") === "h1");
+      const callEnd = events.findIndex((e) => e.type === "tool_execution_end" && e.toolCallId === "h1");
+      expect(childEnd).toBeGreaterThan(-1);
+      expect(childEnd).toBeLessThan(callEnd);
+      expect(events[childEnd]).toMatchObject({ stopReason: "aborted" });
+      expectFinished(agent, events);
+    });
+
     it("collecting and startingAgent —RESUME→ re-entered after a restore", async () => {
       const helperOf = (text: string) => helperTool(() => ({ streamFn: scriptedModel([{ text }]) }));
       const { agent } = agentOf(inspect, [delegate("h1"), { text: "root done" }], {
