@@ -1,0 +1,132 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { AgentHarness } from "../../src/harness/agent-harness.js";
+import type { HarnessEvent } from "../../src/harness/hooks.js";
+import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";
+import type { Session } from "../../src/storage/session.js";
+import type { SessionRepo } from "../../src/storage/session-repo.js";
+import type { ToolResultMessage } from "../../src/types/messages.js";
+import { harnessSupportTree } from "../support/harness-subagent-tree.js";
+import { roles, texts } from "../support/harness-support.js";
+import { refundModel } from "../support/refund-tool.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "agentchart-subagent-sessions-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const refunds = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n") : []);
+
+function nextEvent(harness: AgentHarness, matches: (event: HarnessEvent) => boolean) {
+  return new Promise<HarnessEvent>((resolve) => {
+    const subscription = harness.events$.subscribe((event) => {
+      if (!matches(event)) return;
+      subscription.unsubscribe();
+      resolve(event);
+    });
+  });
+}
+
+/** The session whose header links `parent` (path or id) and the call `toolCallId`. */
+async function childSession(repo: SessionRepo, parent: Session, toolCallId: string): Promise<Session> {
+  const infos = await repo.list();
+  const links = [parent.id, parent.path].filter(Boolean);
+  const matching = infos.filter(
+    (info) => links.includes(info.parentSession) && info.parentToolCallId === toolCallId,
+  );
+  expect(matching).toHaveLength(1);
+  return repo.open(matching[0]!.id);
+}
+
+const toolResultsOf = (session: Session) =>
+  session
+    .buildContext()
+    .messages.filter((message): message is ToolResultMessage => message.role === "toolResult");
+
+describe("sub-agents in a harness", () => {
+  it("records only the harness's own run in its session, each child in its own linked session", async () => {
+    const effects = join(scratch, "live.log");
+    const repo = new MemorySessionRepo();
+    const session = await repo.create({ cwd: "/shop" });
+    const tree = harnessSupportTree(effects);
+    const harness = new AgentHarness({
+      session,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: tree.tools,
+      streamFn: tree.harnessModel,
+    });
+    const phaseAtChildEnds: string[] = [];
+    harness.events$.subscribe((event) => {
+      if (event.type === "agent_end" && "agentPath" in event && event.agentPath)
+        phaseAtChildEnds.push(`${event.agentPath.join("/")}:${harness.phase}`);
+    });
+    const asked = nextEvent(harness, (event) => event.type === "tool_approval_request");
+    const done = harness.prompt("help");
+    expect(await asked).toMatchObject({ toolCallId: "r1", agentPath: ["s1", "b1"] });
+    expect(harness.awaitingApproval).toEqual([
+      { toolCallId: "r1", toolName: "refund", args: { order: "A-1" }, agentPath: ["s1", "b1"] },
+    ]);
+    harness.approveToolCall("r1", { agentPath: ["s1", "b1"] });
+    const reply = await done;
+
+    expect(texts([reply])).toEqual(["root: all done"]);
+    expect(refunds(effects)).toEqual([`A-1 ${session.id}/s1/b1:r1`]);
+    // A child's end settles nothing of the parent: the harness is still in its turn each time.
+    expect(phaseAtChildEnds).toEqual(["s1/b1:turn", "s1:turn"]);
+    // The root session holds the root's run only: none of the children's messages or output entries.
+    expect(roles(session.buildContext().messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    expect(session.getEntries().filter((entry) => entry.type === "custom")).toEqual([]);
+    expect(roles(harness.messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    // A child without a StreamFn of its own asks the harness's model with its own system prompt.
+    expect(tree.harnessModel.calls.map((call) => call.context.systemPrompt)).toEqual([
+      "You are a helpful assistant.",
+      "You do support.",
+      "You do support.",
+      "You are a helpful assistant.",
+    ]);
+
+    const support = await childSession(repo, session, "s1");
+    const billing = await childSession(repo, support, "b1");
+    expect(texts(support.buildContext().messages)).toEqual([
+      "customer wants a refund",
+      "[toolCall]",
+      "billing: refunded",
+      "support: done",
+    ]);
+    expect(texts(billing.buildContext().messages)).toEqual([
+      "refund A-1",
+      "[toolCall]",
+      "refunded A-1",
+      "billing: refunded",
+    ]);
+    // Each agent tool result links the session of the child it ran, in memory and in the session.
+    expect(toolResultsOf(session)[0]!.details).toMatchObject({ session: support.id });
+    expect((harness.messages[2] as ToolResultMessage).details).toMatchObject({ session: support.id });
+    expect(toolResultsOf(support)[0]!.details).toMatchObject({ session: billing.id });
+    expect(toolResultsOf(billing)[0]!.details).toBeUndefined();
+    await Promise.all([support.close(), billing.close(), session.close()]);
+  });
+
+  it("records no child sessions without a repo, and the children still run", async () => {
+    const effects = join(scratch, "no-repo.log");
+    const repo = new MemorySessionRepo();
+    const session = await repo.create({ cwd: "/shop" });
+    const tree = harnessSupportTree(effects);
+    const harness = new AgentHarness({
+      session,
+      model: refundModel,
+      tools: tree.tools,
+      streamFn: tree.harnessModel,
+    });
+    const asked = nextEvent(harness, (event) => event.type === "tool_approval_request");
+    const done = harness.prompt("help");
+    await asked;
+    harness.approveToolCall("r1", { agentPath: ["s1", "b1"] });
+    await done;
+    expect(refunds(effects)).toHaveLength(1);
+    expect((await repo.list()).map((info) => info.id)).toEqual([session.id]);
+    expect(roles(session.buildContext().messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    await session.close();
+  });
+});
