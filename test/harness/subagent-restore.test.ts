@@ -138,4 +138,57 @@ describe("a harness persisted while a grandchild's call waits for approval", () 
     expect(refunds(effects)).toEqual([]);
     await restoreAndApprove(root, effects, saved);
   });
+
+  it("without a persisted harness (the process died), resume() runs the interrupted child again from its task, in a new session", async () => {
+    const root = join(scratch, "crash");
+    const effects = join(scratch, "crash.log");
+    const repo = new JsonlSessionRepo({ root });
+    const session = await repo.create({ cwd: "/shop", id: "root-session" });
+    const tree = harnessSupportTree(effects);
+    const first = new AgentHarness({
+      session,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: tree.tools,
+      streamFn: tree.harnessModel,
+    });
+    const asked = nextEvent(first, "tool_approval_request");
+    void first.prompt("help");
+    await asked;
+    await first.close();
+    await session.close();
+    const interrupted = await childrenOf(
+      repo,
+      (await repo.list()).find((info) => info.id === "root-session")!,
+    );
+    expect(interrupted.map((child) => child.call)).toEqual(["s1"]);
+
+    const reopened = await repo.open("root-session");
+    const again = harnessSupportTree(effects);
+    // The session alone knows the root's reply with call s1: the child is asked from its task again.
+    const harness = new AgentHarness({
+      session: reopened,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: again.tools,
+      streamFn: again.harnessModel,
+    });
+    const reasked = nextEvent(harness, "tool_approval_request");
+    const resumed = harness.resume();
+    expect(await reasked).toMatchObject({ toolCallId: "r1", agentPath: ["s1", "b1"] });
+    harness.approveToolCall("r1", { agentPath: ["s1", "b1"] });
+    await resumed;
+    expect(refunds(effects)).toEqual(["A-1 root-session/s1/b1:r1"]);
+    await reopened.close();
+    const rootInfo = (await repo.list()).find((info) => info.id === "root-session")!;
+    const supports = await childrenOf(repo, rootInfo);
+    expect(supports.map((child) => child.call)).toEqual(["s1", "s1"]);
+    const linked = await repo.open("root-session");
+    const result = linked.buildContext().messages[2] as ToolResultMessage;
+    await linked.close();
+    // The tool result links the child session that finished; the interrupted one stays as it was.
+    expect(result.details).toMatchObject({
+      session: supports.find((child) => child.id !== interrupted[0]!.id)!.id,
+    });
+  });
 });
