@@ -63,7 +63,7 @@ import {
 import { SubAgentSessions } from "./sub-agent-sessions.js";
 import { harnessAgentTool, type SubAgentWiring } from "./sub-agent-tools.js";
 import type { HarnessCompactResult, NavigateTreeResult } from "./summaries.js";
-import { journaledTool } from "./tool-journal.js";
+import { journaledTool, journalToolCall } from "./tool-journal.js";
 import { followToolSources, initialTools } from "./tool-sources.js";
 
 /** Options of `new AgentHarness(...)`. */
@@ -159,6 +159,7 @@ export class AgentHarness {
   #nextTurn: AgentMessage[] = [];
   #lastQueues: unknown;
   readonly #subAgents: SubAgentSessions;
+  readonly #onError: (error: unknown, eventType: string) => void;
   readonly #wiring: SubAgentWiring;
   /** The run of an agent restored mid-run (a sub-agent was running), until the resumed turn takes it. */
   #restoredRun: Promise<void> | undefined;
@@ -167,6 +168,7 @@ export class AgentHarness {
     const session = options.session;
     this.session = session;
     const onError = options.onHandlerError ?? defaultHandlerError;
+    this.#onError = onError;
     const hooks = new HookRegistry(onError);
     this.#hooks = hooks;
     this.#events = new HarnessEvents(hooks);
@@ -439,7 +441,9 @@ export class AgentHarness {
    * approval included) goes through its whole preflight: an approval tool waits in `awaitingApproval`
    * and emits `tool_approval_request` again, it never runs unasked. A started one (journaled right
    * before its tool ran) runs again with the same `ctx.idempotencyKey` if its tool's `replay` is
-   * `"safe"`, else gets the error result "interrupted, not re-run". `approvals` is a shortcut: the
+   * `"safe"`, else gets the error result "interrupted, not re-run"; an agent tool's call is journaled
+   * when its child starts, and the same rule applies (`"safe"`: the child starts over from its task, in
+   * a new session). `approvals` is a shortcut: the
    * calls it names are approved or denied as soon as they ask. Resolves with the run's last assistant
    * message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
    * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
@@ -688,13 +692,32 @@ export class AgentHarness {
    * its `agent_end` the run's end; a sub-agent's go to that sub-agent's session. All reach `events$`.
    */
   #onAgentEvent(event: AgentEvent): void {
-    if (event.agentPath?.length) this.#subAgents.record(event);
-    else {
+    if (event.agentPath?.length) {
+      if (event.type === "agent_start" && event.agentPath.length === 1)
+        this.#journalAgentCall(event.agentPath[0]!);
+      this.#subAgents.record(event);
+    } else {
       if (event.type === "agent_end") this.#lastEnd = event;
       this.#recorder.record(event);
     }
     this.#checkQueues();
     this.#events.forward(event);
+  }
+
+  /**
+   * A child of the agent starts: its agent tool call is journaled like a tool about to run, so a resume
+   * from the session alone follows the agent tool's `replay` (see resume()).
+   */
+  #journalAgentCall(toolCallId: string): void {
+    const reply = this.#agent.state.messages.findLast(
+      (message): message is AssistantMessage =>
+        message.role === "assistant" &&
+        message.content.some((block) => block.type === "toolCall" && block.id === toolCallId),
+    );
+    const call = reply?.content.find((block) => block.type === "toolCall" && block.id === toolCallId);
+    if (call?.type !== "toolCall") return;
+    const tool = this.#settings.tools().find((candidate) => candidate.name === call.name);
+    journalToolCall(this.session, call, tool).catch((error: unknown) => this.#onError(error, "agent_start"));
   }
 
   #applyTools(change: ToolsChange): void {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
 import type { HarnessEvent } from "../../src/harness/hooks.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { JsonlSessionRepo } from "../../src/storage/jsonl-session-repo.js";
 import type { Session } from "../../src/storage/session.js";
 import type { SessionRepo } from "../../src/storage/session-repo.js";
@@ -139,12 +140,13 @@ describe("a harness persisted while a grandchild's call waits for approval", () 
     await restoreAndApprove(root, effects, saved);
   });
 
-  it("without a persisted harness (the process died), resume() runs the interrupted child again from its task, in a new session", async () => {
-    const root = join(scratch, "crash");
-    const effects = join(scratch, "crash.log");
+  /** A harness on a JSONL session that stops (as a killed process would) while the grandchild's call waits. */
+  async function diedAtTheApproval(name: string, replay: "safe" | undefined) {
+    const root = join(scratch, name);
+    const effects = join(scratch, `${name}.log`);
     const repo = new JsonlSessionRepo({ root });
     const session = await repo.create({ cwd: "/shop", id: "root-session" });
-    const tree = harnessSupportTree(effects);
+    const tree = harnessSupportTree(effects, false, replay);
     const first = new AgentHarness({
       session,
       sessionRepo: repo,
@@ -157,14 +159,36 @@ describe("a harness persisted while a grandchild's call waits for approval", () 
     await asked;
     await first.close();
     await session.close();
-    const interrupted = await childrenOf(
-      repo,
-      (await repo.list()).find((info) => info.id === "root-session")!,
-    );
+    const rootInfo = async () => (await repo.list()).find((info) => info.id === "root-session")!;
+    const interrupted = await childrenOf(repo, await rootInfo());
     expect(interrupted.map((child) => child.call)).toEqual(["s1"]);
+    return { repo, effects, interrupted: interrupted[0]!, rootInfo };
+  }
 
+  it("without a persisted harness (the process died), resume() answers the started agent tool call as interrupted by default", async () => {
+    const { repo, effects } = await diedAtTheApproval("crash-never", undefined);
+    const session = await repo.open("root-session");
+    const model = scriptedModel([{ text: "The support agent was interrupted." }]);
+    const harness = new AgentHarness({
+      session,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: harnessSupportTree(effects).tools,
+      streamFn: model,
+    });
+    await harness.resume();
+    expect(refunds(effects)).toEqual([]);
+    const result = harness.messages[2] as ToolResultMessage;
+    expect(result).toMatchObject({ toolCallId: "s1", isError: true });
+    expect(texts([result])[0]).toMatch(/^Tool call interrupted, not re-run/);
+    expect(model.calls).toHaveLength(1);
+    await session.close();
+  });
+
+  it('without a persisted harness, resume() runs a `replay: "safe"` agent tool\'s child again from its task, in a new session', async () => {
+    const { repo, effects, interrupted, rootInfo } = await diedAtTheApproval("crash-safe", "safe");
     const reopened = await repo.open("root-session");
-    const again = harnessSupportTree(effects);
+    const again = harnessSupportTree(effects, false, "safe");
     // The session alone knows the root's reply with call s1: the child is asked from its task again.
     const harness = new AgentHarness({
       session: reopened,
@@ -180,15 +204,14 @@ describe("a harness persisted while a grandchild's call waits for approval", () 
     await resumed;
     expect(refunds(effects)).toEqual(["A-1 root-session/s1/b1:r1"]);
     await reopened.close();
-    const rootInfo = (await repo.list()).find((info) => info.id === "root-session")!;
-    const supports = await childrenOf(repo, rootInfo);
+    const supports = await childrenOf(repo, await rootInfo());
     expect(supports.map((child) => child.call)).toEqual(["s1", "s1"]);
     const linked = await repo.open("root-session");
     const result = linked.buildContext().messages[2] as ToolResultMessage;
     await linked.close();
     // The tool result links the child session that finished; the interrupted one stays as it was.
     expect(result.details).toMatchObject({
-      session: supports.find((child) => child.id !== interrupted[0]!.id)!.id,
+      session: supports.find((child) => child.id !== interrupted.id)!.id,
     });
   });
 });

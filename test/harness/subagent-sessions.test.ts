@@ -76,7 +76,11 @@ describe("sub-agents in a harness", () => {
     expect(phaseAtChildEnds).toEqual(["s1/b1:turn", "s1:turn"]);
     // The root session holds the root's run only: none of the children's messages or output entries.
     expect(roles(session.buildContext().messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
-    expect(session.getEntries().filter((entry) => entry.type === "custom")).toEqual([]);
+    // Its only custom entry is the journal entry of the agent tool call (written when the child started).
+    const customs = session.getEntries().flatMap((entry) => (entry.type === "custom" ? [entry] : []));
+    expect(
+      customs.map((entry) => [entry.customType, (entry.data as { toolCallId: string }).toolCallId]),
+    ).toEqual([["agentchart.tool_call", "s1"]]);
     expect(roles(harness.messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     // A child without a StreamFn of its own asks the harness's model with its own system prompt.
     expect(tree.harnessModel.calls.map((call) => call.context.systemPrompt)).toEqual([

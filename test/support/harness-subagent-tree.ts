@@ -6,9 +6,10 @@ import { refundTool } from "./refund-tool.js";
  * A harness's three-level tree: root → `support` (agent tool, call `s1`; no StreamFn of its own, so it
  * uses the harness's) → `billing` (agent tool, call `b1`; its own scripted model) → `refund` (approval,
  * call `r1`, one line in `effects` per refund). `harnessScript` serves the root's and support's requests
- * in the order they come; `restored` drops the replies already in the persisted transcripts.
+ * in the order they come; `restored` drops the replies already in the persisted transcripts;
+ * `supportReplay` is the `support` tool's `replay`.
  */
-export function harnessSupportTree(effects: string, restored = false) {
+export function harnessSupportTree(effects: string, restored = false, supportReplay?: "safe" | "never") {
   const billingScript: ScriptedTurn[] = [
     { toolCalls: [{ id: "r1", name: "refund", arguments: { order: "A-1" } }] },
     { text: "billing: refunded" },
@@ -23,6 +24,7 @@ export function harnessSupportTree(effects: string, restored = false) {
     name: "support",
     description: "Handles support",
     agent: { systemPrompt: "You do support.", tools: [billing] },
+    ...(supportReplay ? { replay: supportReplay } : {}),
   });
   const script: ScriptedTurn[] = [
     { toolCalls: [{ id: "s1", name: "support", arguments: { task: "customer wants a refund" } }] },
