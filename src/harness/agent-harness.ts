@@ -697,7 +697,10 @@ export class AgentHarness {
         this.#journalAgentCall(event.agentPath[0]!);
       this.#subAgents.record(event);
     } else {
-      if (event.type === "agent_end") this.#lastEnd = event;
+      if (event.type === "agent_end") {
+        this.#lastEnd = event;
+        this.#subAgents.endAll();
+      }
       this.#recorder.record(event);
     }
     this.#checkQueues();

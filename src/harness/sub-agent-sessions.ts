@@ -81,6 +81,18 @@ export class SubAgentSessions {
     }
   }
 
+  /**
+   * The harness's own run ended: every sub-agent is over, so the sessions of those that never reported
+   * their end (a child stopped with its parent's abort) are flushed and closed with what they hold.
+   */
+  endAll(): void {
+    for (const run of this.#runs.values()) {
+      if (run.ended) continue;
+      run.ended = true;
+      run.recorded = run.recorded.then((recorder) => this.#finish(run, recorder));
+    }
+  }
+
   /** The sub-agents whose run has not ended, parents first (what `persist()` keeps). */
   running(): PersistedSubAgent[] {
     return [...this.#runs.values()]

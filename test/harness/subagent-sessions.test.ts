@@ -2,14 +2,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
 import type { HarnessEvent } from "../../src/harness/hooks.js";
+import { OUTPUT_ENTRY } from "../../src/harness/session-recorder.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";
 import type { Session } from "../../src/storage/session.js";
 import type { SessionRepo } from "../../src/storage/session-repo.js";
+import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
 import type { ToolResultMessage } from "../../src/types/messages.js";
 import { harnessSupportTree } from "../support/harness-subagent-tree.js";
 import { roles, texts } from "../support/harness-support.js";
+import { deferred } from "../support/loop-harness.js";
 import { refundModel } from "../support/refund-tool.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentchart-subagent-sessions-"));
@@ -132,5 +137,93 @@ describe("sub-agents in a harness", () => {
     expect((await repo.list()).map((info) => info.id)).toEqual([session.id]);
     expect(roles(session.buildContext().messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     await session.close();
+  });
+
+  it("an abort during a child's stream ends both levels; each session holds an answered transcript", async () => {
+    const repo = new MemorySessionRepo();
+    const session = await repo.create({ cwd: "/shop" });
+    const slow = scriptedModel([{ text: "never finished", delayMs: 60_000 }]);
+    const childAsked = deferred();
+    const researcher = defineAgentTool({
+      name: "research",
+      description: "Researches",
+      agent: {
+        systemPrompt: "You research.",
+        streamFn: (model, context, options) => {
+          childAsked.resolve();
+          return slow(model, context, options);
+        },
+      },
+    });
+    const harness = new AgentHarness({
+      session,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: [researcher],
+      streamFn: scriptedModel([{ toolCalls: [{ id: "q1", name: "research", arguments: { task: "look" } }] }]),
+    });
+    const done = harness.prompt("go");
+    await childAsked.promise;
+    await harness.abort();
+    await done;
+    expect(harness.phase).toBe("idle");
+    const [child] = (await repo.list()).filter((info) => info.parentToolCallId === "q1");
+    const childSession = await repo.open(child!.id);
+    for (const recorded of [session, childSession]) {
+      const messages = recorded.buildContext().messages;
+      const calls = messages.flatMap((m) =>
+        m.role === "assistant" ? m.content.flatMap((b) => (b.type === "toolCall" ? [b.id] : [])) : [],
+      );
+      const answered = messages.flatMap((m) => (m.role === "toolResult" ? [m.toolCallId] : []));
+      expect(answered).toEqual(calls);
+    }
+    expect(texts(session.buildContext().messages).slice(0, 2)).toEqual(["go", "[toolCall]"]);
+    // An aborted call is answered without the result hooks, so its result does not link the child;
+    // the child's header links the call (found above by parentToolCallId).
+    expect(toolResultsOf(session)[0]).toMatchObject({ toolCallId: "q1", isError: true });
+    // The child's session was closed when the root's run ended (the stopped child reported no end).
+    const childMessages = childSession.buildContext().messages;
+    expect(texts(childMessages)[0]).toBe("look");
+    for (const message of childMessages.slice(1)) expect(message).toMatchObject({ stopReason: "aborted" });
+    await Promise.all([childSession.close(), session.close()]);
+  });
+
+  it("a child's typed output is an entry of its own session, and a tool_result hook's details keep the link", async () => {
+    const repo = new MemorySessionRepo();
+    const session = await repo.create({ cwd: "/shop" });
+    const checker = defineAgentTool({
+      name: "check",
+      description: "Checks an order",
+      agent: {
+        systemPrompt: "You check.",
+        streamFn: scriptedModel([{ text: '{"ok":true}' }]),
+        output: z.object({ ok: z.boolean() }),
+      },
+    });
+    const harness = new AgentHarness({
+      session,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: [checker],
+      streamFn: scriptedModel([
+        { toolCalls: [{ id: "c1", name: "check", arguments: { task: "A-1" } }] },
+        { text: "checked" },
+      ]),
+    });
+    harness.on("tool_result", ({ details }) => ({ details: { ...(details as object), hooked: true } }));
+    await harness.prompt("check A-1");
+    const [child] = (await repo.list()).filter((info) => info.parentToolCallId === "c1");
+    const childSession = await repo.open(child!.id);
+    const outputs = (recorded: Session) =>
+      recorded
+        .getEntries()
+        .flatMap((entry) =>
+          entry.type === "custom" && entry.customType === OUTPUT_ENTRY ? [entry.data] : [],
+        );
+    expect(outputs(childSession)).toEqual([{ output: { ok: true } }]);
+    expect(outputs(session)).toEqual([]);
+    expect(toolResultsOf(session)[0]!.details).toMatchObject({ hooked: true, session: child!.id });
+    expect(texts([toolResultsOf(session)[0]!])).toEqual(['{"ok":true}']);
+    await Promise.all([childSession.close(), session.close()]);
   });
 });
