@@ -401,7 +401,8 @@ export class AgentHarness {
    * approval); one persisted while a sub-agent ran goes on from its persisted agent at every depth (a
    * waiting descendant waits in `awaitingApproval` again, its session reopened from
    * `options.sessionRepo`); `resumed` is that step's promise (undefined for an idle harness). Throws
-   * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session.
+   * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session, and
+   * `AgentRestoreError` when its persisted agent cannot be restored (e.g. a tool the options lack).
    */
   static restore(
     snapshot: string | PersistedHarness,

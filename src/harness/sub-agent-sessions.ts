@@ -3,7 +3,6 @@ import type { Session } from "../storage/session.js";
 import type { SessionRepo } from "../storage/session-repo.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AfterToolCallContext, AfterToolCallResult } from "../types/loop.js";
-import type { AgentMessage } from "../types/messages.js";
 import { SessionRecorder } from "./session-recorder.js";
 
 /** A sub-agent whose run had not ended when its harness was persisted, and its session. */
@@ -41,6 +40,8 @@ export class SubAgentSessions {
   readonly #repo: SessionRepo | undefined;
   readonly #onError: (error: unknown, eventType: string) => void;
   readonly #runs = new Map<string, SubAgentRun>();
+  /** The recording of the runs forgotten at the end of the harness's last run. */
+  #finishing: Promise<unknown> = Promise.resolve();
 
   constructor(
     root: Session,
@@ -83,14 +84,19 @@ export class SubAgentSessions {
 
   /**
    * The harness's own run ended: every sub-agent is over, so the sessions of those that never reported
-   * their end (a child stopped with its parent's abort) are flushed and closed with what they hold.
+   * their end (a child stopped with its parent's abort) are flushed and closed with what they hold, and
+   * the runs are forgotten (their results are linked by now).
    */
   endAll(): void {
-    for (const run of this.#runs.values()) {
-      if (run.ended) continue;
-      run.ended = true;
-      run.recorded = run.recorded.then((recorder) => this.#finish(run, recorder));
-    }
+    const finishing = [...this.#runs.values()].map((run) => {
+      if (!run.ended) {
+        run.ended = true;
+        run.recorded = run.recorded.then((recorder) => this.#finish(run, recorder));
+      }
+      return run.recorded;
+    });
+    this.#runs.clear();
+    this.#finishing = Promise.all([this.#finishing, ...finishing]);
   }
 
   /** The sub-agents whose run has not ended, parents first (what `persist()` keeps). */
@@ -144,14 +150,14 @@ export class SubAgentSessions {
 
   /** Resolves once every sub-agent event so far is recorded and every ended sub-agent's session closed. */
   async settled(): Promise<void> {
-    await Promise.all([...this.#runs.values()].map((run) => run.recorded));
+    await Promise.all([this.#finishing, ...[...this.#runs.values()].map((run) => run.recorded)]);
   }
 
   /** Waits for what is recorded, then closes the sessions still open (of sub-agents still running). */
   async close(): Promise<void> {
     await this.settled();
     const open = [...this.#runs.values()].filter((run) => !run.ended);
-    await Promise.all(open.map(async (run) => (await run.session)?.close()));
+    await Promise.all(open.map((run) => this.#closeSession(run)));
   }
 
   #start(path: string[]): void {
@@ -200,8 +206,16 @@ export class SubAgentSessions {
     } catch (error) {
       this.#onError(error, "agent_end");
     }
-    await (await run.session)?.close();
+    await this.#closeSession(run);
     return undefined;
+  }
+
+  async #closeSession(run: SubAgentRun): Promise<void> {
+    try {
+      await (await run.session)?.close();
+    } catch (error) {
+      this.#onError(error, "agent_end");
+    }
   }
 
   /** The sub-agent a sub-agent's call ran: the run at `…/<call id>` whose parent level made the reply. */
@@ -210,7 +224,7 @@ export class SubAgentSessions {
       (run) => run.path.length > 1 && run.path.at(-1) === ctx.toolCall.id,
     );
     if (candidates.length <= 1) return candidates[0];
-    const replyAt = (ctx.assistantMessage as AgentMessage & { timestamp: number }).timestamp;
+    const replyAt = ctx.assistantMessage.timestamp;
     return candidates.find((run) => this.#runs.get(keyOf(run.path.slice(0, -1)))?.replies.has(replyAt));
   }
 }
