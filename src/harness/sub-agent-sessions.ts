@@ -3,6 +3,7 @@ import type { Session } from "../storage/session.js";
 import type { SessionRepo } from "../storage/session-repo.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AfterToolCallContext, AfterToolCallResult } from "../types/loop.js";
+import type { AssistantMessage } from "../types/messages.js";
 import { SessionRecorder } from "./session-recorder.js";
 
 /** A sub-agent whose run had not ended when its harness was persisted, and its session. */
@@ -22,8 +23,8 @@ interface SubAgentRun {
   session: Promise<Session | undefined>;
   /** The recording so far: each event is recorded after the ones before it. */
   recorded: Promise<SessionRecorder | undefined>;
-  /** Timestamps of the replies recorded at this level (to tell which call ran a grandchild). */
-  replies: Set<number>;
+  /** The replies recorded at this level (to tell which call ran a grandchild). */
+  replies: AssistantMessage[];
   ended: boolean;
 }
 
@@ -69,8 +70,7 @@ export class SubAgentSessions {
     }
     const run = this.#runs.get(key);
     if (!run) return;
-    if (event.type === "message_end" && event.message.role === "assistant")
-      run.replies.add(event.message.timestamp);
+    if (event.type === "message_end" && event.message.role === "assistant") run.replies.push(event.message);
     const recordEvent = (recorder: SessionRecorder | undefined) => {
       recorder?.record(event);
       return recorder;
@@ -129,8 +129,7 @@ export class SubAgentSessions {
       const run = this.#track(agentPath, repo ? sessionId : undefined, session);
       void session.then((opened) => {
         for (const entry of opened?.getBranch() ?? [])
-          if (entry.type === "message" && entry.message.role === "assistant")
-            run.replies.add(entry.message.timestamp);
+          if (entry.type === "message" && entry.message.role === "assistant") run.replies.push(entry.message);
       });
     }
   }
@@ -192,7 +191,7 @@ export class SubAgentSessions {
       sessionId,
       session,
       recorded: session.then((opened) => (opened ? new SessionRecorder(opened) : undefined)),
-      replies: new Set(),
+      replies: [],
       ended: false,
     };
     this.#runs.set(keyOf(path), run);
@@ -224,8 +223,15 @@ export class SubAgentSessions {
       (run) => run.path.length > 1 && run.path.at(-1) === ctx.toolCall.id,
     );
     if (candidates.length <= 1) return candidates[0];
-    const replyAt = ctx.assistantMessage.timestamp;
-    return candidates.find((run) => this.#runs.get(keyOf(run.path.slice(0, -1)))?.replies.has(replyAt));
+    // The same call id in several branches: the one whose parent made this reply (the same object
+    // while live; equal data after a restore, where the reply was read back from the session).
+    const reply = ctx.assistantMessage;
+    const repliesOf = (run: SubAgentRun) => this.#runs.get(keyOf(run.path.slice(0, -1)))?.replies ?? [];
+    const text = JSON.stringify(reply);
+    return (
+      candidates.find((run) => repliesOf(run).includes(reply)) ??
+      candidates.find((run) => repliesOf(run).some((candidate) => JSON.stringify(candidate) === text))
+    );
   }
 }
 

@@ -226,4 +226,53 @@ describe("sub-agents in a harness", () => {
     expect(texts([toolResultsOf(session)[0]!])).toEqual(['{"ok":true}']);
     await Promise.all([childSession.close(), session.close()]);
   });
+
+  it("three parallel children whose grandchildren share a call id: each result links its own grandchild", async () => {
+    const repo = new MemorySessionRepo();
+    const session = await repo.create({ cwd: "/shop" });
+    const branch = (name: string) => {
+      const leaf = defineAgentTool({
+        name: "lookup",
+        description: "Looks up",
+        agent: { systemPrompt: "You look up.", streamFn: scriptedModel([{ text: `found ${name}` }]) },
+      });
+      return defineAgentTool({
+        name,
+        description: `Handles ${name}`,
+        agent: {
+          systemPrompt: `You are ${name}.`,
+          tools: [leaf],
+          streamFn: scriptedModel([
+            { toolCalls: [{ id: "g1", name: "lookup", arguments: { task: `look up ${name}` } }] },
+            { text: `${name} done` },
+          ]),
+        },
+      });
+    };
+    const harness = new AgentHarness({
+      session,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: ["a", "b", "c"].map(branch),
+      streamFn: scriptedModel([
+        {
+          toolCalls: ["a", "b", "c"].map((name) => ({ id: `${name}1`, name, arguments: { task: name } })),
+        },
+        { text: "all done" },
+      ]),
+    });
+    await harness.prompt("go");
+    const infos = await repo.list();
+    for (const name of ["a", "b", "c"]) {
+      const child = infos.find((info) => info.parentToolCallId === `${name}1`)!;
+      const childSession = await repo.open(child.id);
+      const [lookupResult] = toolResultsOf(childSession);
+      expect(texts([lookupResult!])).toEqual([`found ${name}`]);
+      const grandchild = await repo.open((lookupResult!.details as { session: string }).session);
+      expect(grandchild.header).toMatchObject({ parentSession: child.id, parentToolCallId: "g1" });
+      expect(texts(grandchild.buildContext().messages)).toEqual([`look up ${name}`, `found ${name}`]);
+      await Promise.all([grandchild.close(), childSession.close()]);
+    }
+    await session.close();
+  });
 });
