@@ -12,6 +12,7 @@ import type { ToolResultMessage } from "../../src/types/messages.js";
 import { repoRoot, runTs } from "../support/cli-process.js";
 import { harnessSupportTree } from "../support/harness-subagent-tree.js";
 import { roles, texts } from "../support/harness-support.js";
+import { deferred } from "../support/loop-harness.js";
 import { refundModel } from "../support/refund-tool.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentchart-subagent-restore-"));
@@ -138,6 +139,55 @@ describe("a harness persisted while a grandchild's call waits for approval", () 
     expect(JSON.parse(saved).subAgents).toHaveLength(2);
     expect(refunds(effects)).toEqual([]);
     await restoreAndApprove(root, effects, saved);
+  });
+
+  it("persisted while the grandchild streams: the restored grandchild asks its model again, the refund runs once", async () => {
+    const root = join(scratch, "streaming");
+    const effects = join(scratch, "streaming.log");
+    const repo = new JsonlSessionRepo({ root });
+    const session = await repo.create({ cwd: "/shop", id: "root-session" });
+    const billingAsked = deferred();
+    const tree = harnessSupportTree(effects, false, undefined, [
+      () => {
+        billingAsked.resolve();
+        return { text: "never finished", delayMs: Number.POSITIVE_INFINITY };
+      },
+    ]);
+    const first = new AgentHarness({
+      session,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: tree.tools,
+      streamFn: tree.harnessModel,
+    });
+    void first.prompt("help");
+    await billingAsked.promise;
+    const saved = JSON.stringify(first.persist());
+    expect(JSON.parse(saved).subAgents.map((sub: { agentPath: string[] }) => sub.agentPath)).toEqual([
+      ["s1"],
+      ["s1", "b1"],
+    ]);
+    await first.close();
+    await session.close();
+
+    const reopened = await repo.open("root-session");
+    // Root and support already replied; billing's reply never finished, so it is asked for in full.
+    const again = harnessSupportTree(effects, true, undefined, tree.billingScript);
+    const { harness, resumed } = AgentHarness.restore(saved, {
+      session: reopened,
+      sessionRepo: repo,
+      model: refundModel,
+      tools: again.tools,
+      streamFn: again.harnessModel,
+    });
+    const asked = await nextEvent(harness, "tool_approval_request");
+    expect(asked).toMatchObject({ toolCallId: "r1", agentPath: ["s1", "b1"] });
+    harness.approveToolCall("r1", { agentPath: ["s1", "b1"] });
+    await resumed;
+    expect(refunds(effects)).toEqual(["A-1 root-session/s1/b1:r1"]);
+    expect(again.billingModel.calls).toHaveLength(2);
+    await reopened.close();
+    await checkSessions(repo);
   });
 
   /** A harness on a JSONL session that stops (as a killed process would) while the grandchild's call waits. */

@@ -142,7 +142,7 @@ describe("sub-agents in a harness", () => {
   it("an abort during a child's stream ends both levels; each session holds an answered transcript", async () => {
     const repo = new MemorySessionRepo();
     const session = await repo.create({ cwd: "/shop" });
-    const slow = scriptedModel([{ text: "never finished", delayMs: 60_000 }]);
+    const slow = scriptedModel([{ text: "never finished", delayMs: Number.POSITIVE_INFINITY }]);
     const childAsked = deferred();
     const researcher = defineAgentTool({
       name: "research",

@@ -7,14 +7,19 @@ import { refundTool } from "./refund-tool.js";
  * uses the harness's) → `billing` (agent tool, call `b1`; its own scripted model) → `refund` (approval,
  * call `r1`, one line in `effects` per refund). `harnessScript` serves the root's and support's requests
  * in the order they come; `restored` drops the replies already in the persisted transcripts;
- * `supportReplay` is the `support` tool's `replay`.
+ * `supportReplay` is the `support` tool's `replay`; `billingReplies` replace billing's script.
  */
-export function harnessSupportTree(effects: string, restored = false, supportReplay?: "safe" | "never") {
+export function harnessSupportTree(
+  effects: string,
+  restored = false,
+  supportReplay?: "safe" | "never",
+  billingReplies?: ScriptedTurn[],
+) {
   const billingScript: ScriptedTurn[] = [
     { toolCalls: [{ id: "r1", name: "refund", arguments: { order: "A-1" } }] },
     { text: "billing: refunded" },
   ];
-  const billingModel = scriptedModel(restored ? billingScript.slice(1) : billingScript);
+  const billingModel = scriptedModel(billingReplies ?? (restored ? billingScript.slice(1) : billingScript));
   const billing = defineAgentTool({
     name: "billing",
     description: "Handles billing",
@@ -33,5 +38,5 @@ export function harnessSupportTree(effects: string, restored = false, supportRep
     { text: "root: all done" },
   ];
   const harnessModel = scriptedModel(restored ? script.slice(2) : script);
-  return { tools: [support], harnessModel, billingModel };
+  return { tools: [support], harnessModel, billingModel, billingScript };
 }
