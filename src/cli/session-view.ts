@@ -72,7 +72,9 @@ function renderMessage(message: AgentMessage, style: TerminalStyle): string[] {
       const shown = all.slice(0, 5).map((line) => `  ${abbreviate(line, 160)}`);
       if (all.length > shown.length) shown.push(style.dim(`  … ${all.length - shown.length} more lines`));
       const status = message.isError ? style.red("error") : `${all.length} lines`;
-      return [heading(`tool result ${message.toolName} (${status})`), ...shown];
+      const child = subAgentSessionOf(message);
+      const link = child === undefined ? [] : [style.cyan(`  ↳ sub-agent session ${child}`)];
+      return [heading(`tool result ${message.toolName} (${status})`), ...shown, ...link];
     }
     case "compactionSummary":
       return [heading("compaction summary"), cut(message.summary)];
@@ -86,6 +88,43 @@ function renderMessage(message: AgentMessage, style: TerminalStyle): string[] {
         abbreviate(JSON.stringify(message), 200),
       ];
   }
+}
+
+/**
+ * The sub-agent session an agent tool's result links (`details.session`, written by a harness that
+ * records sub-agents), if any.
+ */
+export function subAgentSessionOf(message: AgentMessage): string | undefined {
+  if (message.role !== "toolResult") return undefined;
+  const details = message.details as { session?: unknown } | undefined;
+  return typeof details?.session === "string" ? details.session : undefined;
+}
+
+/** A sub-agent's session under the session of the agent that called it (`sessions tree`). */
+export interface SubAgentSessionNode {
+  id: string;
+  /** The call of the parent's agent that ran this sub-agent (header `parentToolCallId`). */
+  toolCallId: string;
+  /** Its first prompt (the task it was given). */
+  prompt: string | undefined;
+  messages: number;
+  children: SubAgentSessionNode[];
+}
+
+/** The lines of the sub-agent sessions under a session, one per session, nested by depth. */
+export function renderSubAgentSessions(
+  nodes: readonly SubAgentSessionNode[],
+  style: TerminalStyle,
+): string[] {
+  const lines: string[] = [];
+  const walk = (node: SubAgentSessionNode, indent: string) => {
+    const prompt = node.prompt === undefined ? "" : ` ${JSON.stringify(abbreviate(node.prompt, 50))}`;
+    const count = `${node.messages} ${node.messages === 1 ? "message" : "messages"}`;
+    lines.push(`${indent}↳ ${node.id} ${style.dim(`call ${node.toolCallId} · ${count}`)}${prompt}`);
+    for (const child of node.children) walk(child, `${indent}    `);
+  };
+  for (const node of nodes) walk(node, "");
+  return lines;
 }
 
 /** A one-line description of an entry for `sessions tree`. */
@@ -109,8 +148,11 @@ export function describeEntry(entry: SessionEntry): string {
         message.stopReason === "error" || message.stopReason === "aborted" ? ` (${message.stopReason})` : "";
       return `assistant: ${parts.filter(Boolean).join(" ")}${stop}`;
     }
-    case "toolResult":
-      return `toolResult ${message.toolName}${message.isError ? " (error)" : ""}`;
+    case "toolResult": {
+      const child = subAgentSessionOf(message);
+      const link = child === undefined ? "" : ` ↳ session ${child}`;
+      return `toolResult ${message.toolName}${message.isError ? " (error)" : ""}${link}`;
+    }
     default:
       return (message as { role?: string }).role ?? "message";
   }

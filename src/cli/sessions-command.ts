@@ -6,7 +6,13 @@ import type { SessionInfo, SessionRepo } from "../storage/session-repo.js";
 import type { SessionTree } from "../storage/session-tree.js";
 import { CliError } from "./cli-error.js";
 import { abbreviate } from "./event-renderer.js";
-import { firstPromptOf, renderTranscript, renderTree } from "./session-view.js";
+import {
+  firstPromptOf,
+  renderSubAgentSessions,
+  renderTranscript,
+  renderTree,
+  type SubAgentSessionNode,
+} from "./session-view.js";
 import type { TerminalStyle } from "./terminal-style.js";
 
 /** A stored session as read for display: its header and tree. */
@@ -120,14 +126,23 @@ export async function showSession(
   const name = tree.name === undefined ? "" : ` "${tree.name}"`;
   context.print(context.style.bold(`session ${header.id}${name}`));
   context.print(context.style.dim(`cwd ${header.cwd} · created ${formatTime(new Date(header.timestamp))}`));
-  if (header.parentSession !== undefined)
+  if (header.parentToolCallId !== undefined)
+    context.print(
+      context.style.dim(
+        `sub-agent session of ${header.parentSession ?? "?"} (call ${header.parentToolCallId})`,
+      ),
+    );
+  else if (header.parentSession !== undefined)
     context.print(context.style.dim(`forked from ${header.parentSession}`));
   const branch = tree.getBranch();
   if (branch.length === 0) context.print(context.style.dim("(empty)"));
   for (const line of renderTranscript(branch, context.style, options)) context.print(line);
 }
 
-/** `sessions tree <id>`: every branch, labels, and the current leaf. */
+/**
+ * `sessions tree <id>`: every branch, labels, and the current leaf; then the sessions of its
+ * sub-agents (recorded by a harness), each under the session of the agent that called it.
+ */
 export async function showSessionTree(
   context: SessionsCommandContext,
   idOrPrefix: string,
@@ -135,11 +150,42 @@ export async function showSessionTree(
 ): Promise<void> {
   const info = await resolveSessionInfo(context, idOrPrefix);
   const { tree } = await context.read(info);
-  if (tree.size === 0) {
-    context.print("(empty)");
-    return;
+  if (tree.size === 0) context.print("(empty)");
+  else for (const line of renderTree(tree, context.style, options)) context.print(line);
+  const children = await subAgentSessionsOf(context, info, await context.repo.list());
+  if (children.length === 0) return;
+  context.print(context.style.bold("sub-agent sessions"));
+  for (const line of renderSubAgentSessions(children, context.style)) context.print(line);
+}
+
+/**
+ * The sessions whose header links `parent` (its path or id in `parentSession`, with a
+ * `parentToolCallId`), each with its own sub-agent sessions, in the order they were created.
+ */
+async function subAgentSessionsOf(
+  context: SessionsCommandContext,
+  parent: SessionInfo,
+  infos: readonly SessionInfo[],
+): Promise<SubAgentSessionNode[]> {
+  const links = new Set([parent.id, ...(parent.path === undefined ? [] : [parent.path])]);
+  const nodes: { createdAt: number; node: SubAgentSessionNode }[] = [];
+  for (const info of infos) {
+    if (info.parentSession === undefined || !links.has(info.parentSession) || info.id === parent.id) continue;
+    const { header, tree } = await context.read(info);
+    if (header.parentToolCallId === undefined) continue; // a fork, not a sub-agent
+    const branch = tree.getBranch();
+    nodes.push({
+      createdAt: info.createdAt.getTime(),
+      node: {
+        id: info.id,
+        toolCallId: header.parentToolCallId,
+        prompt: firstPromptOf(branch),
+        messages: branch.filter((entry) => entry.type === "message").length,
+        children: await subAgentSessionsOf(context, info, infos),
+      },
+    });
   }
-  for (const line of renderTree(tree, context.style, options)) context.print(line);
+  return nodes.sort((a, b) => a.createdAt - b.createdAt).map(({ node }) => node);
 }
 
 /** `sessions fork <id> [--at entry] [--before]`: prints the new session's id. */

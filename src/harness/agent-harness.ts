@@ -1,7 +1,8 @@
 import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, type Observable } from "rxjs";
 import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
 import type { z } from "zod";
-import { Agent, type AgentPathOption, type PromptOptions } from "../agent/agent.js";
+import { Agent, type AgentOptions, type AgentPathOption, type PromptOptions } from "../agent/agent.js";
+import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { QueueMode } from "../loop/agent-context.js";
 import { toMessage } from "../loop/messages.js";
@@ -14,6 +15,7 @@ import {
   type NavigateTreeOptions,
 } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
+import type { SessionRepo } from "../storage/session-repo.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrails } from "../types/guardrail.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
@@ -58,14 +60,22 @@ import {
   parsePersistedHarness,
   resumeStepOf,
 } from "./snapshot.js";
+import { SubAgentSessions } from "./sub-agent-sessions.js";
+import { harnessAgentTool, type SubAgentWiring } from "./sub-agent-tools.js";
 import type { HarnessCompactResult, NavigateTreeResult } from "./summaries.js";
-import { journaledTool } from "./tool-journal.js";
+import { journaledTool, journalToolCall } from "./tool-journal.js";
 import { followToolSources, initialTools } from "./tool-sources.js";
 
 /** Options of `new AgentHarness(...)`. */
 export interface AgentHarnessOptions {
   /** The open session: the transcript comes from `session.buildContext()`; everything is appended to it. */
   session: Session;
+  /**
+   * The repo `session` is stored in: each sub-agent's transcript (the child agent of an agent tool call)
+   * is then recorded as its own session there, linked to its parent (see docs/harness.md, "Sub-agents in
+   * a harness"). Without it sub-agents run as usual, unrecorded.
+   */
+  sessionRepo?: SessionRepo;
   /** A Model, a record with at least `id`, or a catalogue id such as "gpt-4.1-mini" (see `resolveModel`). */
   model: ModelInput;
   streamFn: StreamFn;
@@ -148,22 +158,42 @@ export class AgentHarness {
   #lastEnd: Extract<AgentEvent, { type: "agent_end" }> | undefined;
   #nextTurn: AgentMessage[] = [];
   #lastQueues: unknown;
+  readonly #subAgents: SubAgentSessions;
+  readonly #onError: (error: unknown, eventType: string) => void;
+  readonly #wiring: SubAgentWiring;
+  /** The run of an agent restored mid-run (a sub-agent was running), until the resumed turn takes it. */
+  #restoredRun: Promise<void> | undefined;
 
   constructor(options: AgentHarnessOptions) {
     const session = options.session;
     this.session = session;
     const onError = options.onHandlerError ?? defaultHandlerError;
+    this.#onError = onError;
     const hooks = new HookRegistry(onError);
     this.#hooks = hooks;
     this.#events = new HarnessEvents(hooks);
     this.#recorder = new SessionRecorder(session);
+    const subAgents = new SubAgentSessions(session, options.sessionRepo, onError);
+    this.#subAgents = subAgents;
     const context = session.buildContext();
     this.#settings = new HarnessSettings(
       { ...options, tools: initialTools(options.tools, options.toolSources) },
       context.activeToolNames,
     );
-    const loopHooks = new LoopHooks({ session, hooks, settings: this.#settings, streamFn: options.streamFn });
-    this.#agent = new Agent({
+    const loopHooks = new LoopHooks({
+      session,
+      hooks,
+      settings: this.#settings,
+      streamFn: options.streamFn,
+      ...(subAgents.recording ? { linkSubAgentResult: (ctx) => subAgents.linkResult(ctx, "root") } : {}),
+    });
+    this.#wiring = {
+      streamFn: loopHooks.summaryStreamFn,
+      link: subAgents.recording ? (ctx) => subAgents.linkResult(ctx, "descendant") : undefined,
+    };
+    const restoredAgent = restoring;
+    restoring = undefined;
+    const agentOptions: AgentOptions = {
       // The journal's idempotency keys are `<session id>:<tool call id>`: the agent's are the same.
       agentId: session.id,
       streamFn: loopHooks.streamFn,
@@ -191,7 +221,12 @@ export class AgentHarness {
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.guardrails ? { guardrails: options.guardrails } : {}),
       onListenerError: (error, event) => onError(error, event.type),
-    });
+    };
+    if (restoredAgent) {
+      // The persisted agent knows its transcript, model and settings; the options give the rest.
+      const { messages: _messages, model: _model, thinkingLevel: _thinkingLevel, ...rest } = agentOptions;
+      this.#agent = Agent.restore(restoredAgent, rest);
+    } else this.#agent = new Agent(agentOptions);
     this.#lastQueues = this.#agent.queued;
     this.#agent.subscribe((event) => this.#onAgentEvent(event));
     const port = options.compactionPort ?? defaultCompactionPort;
@@ -212,6 +247,12 @@ export class AgentHarness {
       retry,
       summaryStreamFn: loopHooks.summaryStreamFn,
       output: () => this.#output,
+      subAgents,
+      takeRestoredRun: () => {
+        const run = this.#restoredRun;
+        this.#restoredRun = undefined;
+        return run;
+      },
     });
     this.#actor = createActor(
       harnessMachine.provide({
@@ -337,6 +378,7 @@ export class AgentHarness {
     const operation = this.#actor.getSnapshot().context.operation;
     const compacting = this.phase === "compaction" || operation?.kind === "compact";
     const instructions = operation?.kind === "compact" ? operation.instructions : undefined;
+    const subAgents = this.phase === "turn" ? this.#subAgents.running() : [];
     return {
       format: HARNESS_SNAPSHOT_FORMAT,
       version: HARNESS_SNAPSHOT_VERSION,
@@ -348,6 +390,7 @@ export class AgentHarness {
         followUp: [...this.#agent.queued.followUp],
         nextTurn: [...this.#nextTurn],
       },
+      ...(subAgents.length > 0 ? { agent: this.#agent.persist(), subAgents } : {}),
     };
   }
 
@@ -355,8 +398,11 @@ export class AgentHarness {
    * Rebuilds a harness from `harness.persist()` over `options.session` (the same session, reopened).
    * A harness persisted mid-compaction compacts again; one persisted mid-turn finishes the run from the
    * session (`resume()`, given `restoreOptions.approvals` for the calls that were waiting for
-   * approval); `resumed` is that step's promise (undefined for an idle harness). Throws
-   * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session.
+   * approval); one persisted while a sub-agent ran goes on from its persisted agent at every depth (a
+   * waiting descendant waits in `awaitingApproval` again, its session reopened from
+   * `options.sessionRepo`); `resumed` is that step's promise (undefined for an idle harness). Throws
+   * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session, and
+   * `AgentRestoreError` when its persisted agent cannot be restored (e.g. a tool the options lack).
    */
   static restore(
     snapshot: string | PersistedHarness,
@@ -369,17 +415,21 @@ export class AgentHarness {
         "invalid_state",
         `The persisted harness belongs to session "${persisted.sessionId}", not "${options.session.id}"`,
       );
-    const harness = new AgentHarness(options);
+    restoring = persisted.agent;
+    let harness: AgentHarness;
+    try {
+      harness = new AgentHarness(options);
+    } finally {
+      restoring = undefined;
+    }
     harness.#nextTurn = [...persisted.queues.nextTurn];
     for (const message of persisted.queues.steering) harness.#agent.steer(message);
     for (const message of persisted.queues.followUp) harness.#agent.followUp(message);
     const step = resumeStepOf(persisted);
-    const resumed =
-      step === "compact"
-        ? harness.compact(persisted.compaction?.instructions)
-        : step === "resume"
-          ? harness.resume(restoreOptions)
-          : undefined;
+    let resumed: Promise<unknown> | undefined;
+    if (step === "compact") resumed = harness.compact(persisted.compaction?.instructions);
+    else if (step === "resume") resumed = harness.resume(restoreOptions);
+    else if (step === "restoreAgent") resumed = harness.#resumeRestoredRun(persisted, restoreOptions);
     return { harness, resumed };
   }
 
@@ -392,7 +442,9 @@ export class AgentHarness {
    * approval included) goes through its whole preflight: an approval tool waits in `awaitingApproval`
    * and emits `tool_approval_request` again, it never runs unasked. A started one (journaled right
    * before its tool ran) runs again with the same `ctx.idempotencyKey` if its tool's `replay` is
-   * `"safe"`, else gets the error result "interrupted, not re-run". `approvals` is a shortcut: the
+   * `"safe"`, else gets the error result "interrupted, not re-run"; an agent tool's call is journaled
+   * when its child starts, and the same rule applies (`"safe"`: the child starts over from its task, in
+   * a new session). `approvals` is a shortcut: the
    * calls it names are approved or denied as soon as they ask. Resolves with the run's last assistant
    * message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
    * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
@@ -418,6 +470,28 @@ export class AgentHarness {
       else options.signal.addEventListener("abort", () => void this.abort(), { once: true });
     }
     return run;
+  }
+
+  /** The restored agent's run (it resumed itself) as the harness's `resume` operation. */
+  #resumeRestoredRun(
+    persisted: PersistedHarness,
+    options: { approvals?: Readonly<Record<string, ToolCallDecision>> },
+  ): Promise<unknown> {
+    this.#subAgents.reopen(persisted.subAgents ?? []);
+    if (options.approvals) this.#decideWhenAsked(options.approvals);
+    this.#restoredRun = this.#agent.waitForIdle();
+    return this.#begin({ type: "RESUME", operation: { kind: "resume" } });
+  }
+
+  /**
+   * Waits until what the harness records of its sub-agents is written, then closes the sub-agent sessions
+   * still open (of sub-agents still running: call it when leaving a harness persisted mid-run). The
+   * harness's own `session` is the caller's to close.
+   *
+   * Contract: async; never rejects (failures went to `onHandlerError`).
+   */
+  async close(): Promise<void> {
+    await this.#subAgents.close();
   }
 
   /** Calls waiting for `approveToolCall` / `denyToolCall` (also right after a restore). */
@@ -609,14 +683,45 @@ export class AgentHarness {
 
   /** The active tools as the agent runs them: each call is journaled right before its tool runs (see resume()). */
   #agentTools(): AgentTool[] {
-    return this.#settings.activeTools().map((tool) => journaledTool(this.session, tool));
+    return this.#settings
+      .activeTools()
+      .map((tool) => harnessAgentTool(journaledTool(this.session, tool), this.#wiring));
   }
 
+  /**
+   * An event of the agent's tree: the agent's own (no `agentPath`) are its run — recorded in the session,
+   * its `agent_end` the run's end; a sub-agent's go to that sub-agent's session. All reach `events$`.
+   */
   #onAgentEvent(event: AgentEvent): void {
-    if (event.type === "agent_end") this.#lastEnd = event;
-    this.#recorder.record(event);
+    if (event.agentPath?.length) {
+      if (event.type === "agent_start" && event.agentPath.length === 1)
+        this.#journalAgentCall(event.agentPath[0]!);
+      this.#subAgents.record(event);
+    } else {
+      if (event.type === "agent_end") {
+        this.#lastEnd = event;
+        this.#subAgents.endAll();
+      }
+      this.#recorder.record(event);
+    }
     this.#checkQueues();
     this.#events.forward(event);
+  }
+
+  /**
+   * A child of the agent starts: its agent tool call is journaled like a tool about to run, so a resume
+   * from the session alone follows the agent tool's `replay` (see resume()).
+   */
+  #journalAgentCall(toolCallId: string): void {
+    const reply = this.#agent.state.messages.findLast(
+      (message): message is AssistantMessage =>
+        message.role === "assistant" &&
+        message.content.some((block) => block.type === "toolCall" && block.id === toolCallId),
+    );
+    const call = reply?.content.find((block) => block.type === "toolCall" && block.id === toolCallId);
+    if (call?.type !== "toolCall") return;
+    const tool = this.#settings.tools().find((candidate) => candidate.name === call.name);
+    journalToolCall(this.session, call, tool).catch((error: unknown) => this.#onError(error, "agent_start"));
   }
 
   #applyTools(change: ToolsChange): void {
@@ -645,6 +750,9 @@ export class AgentHarness {
     this.#events.emit(event);
   }
 }
+
+/** Set by `AgentHarness.restore` for the constructor it calls: the agent to restore instead of building one. */
+let restoring: PersistedAgent | undefined;
 
 function busyError(): AgentHarnessError {
   return new AgentHarnessError("busy", "AgentHarness is busy");

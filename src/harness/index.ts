@@ -119,6 +119,7 @@ export {
   type HarnessResumeStep,
   type PersistedHarness,
 } from "./snapshot.js";
+export type { PersistedSubAgent } from "./sub-agent-sessions.js";
 export type { HarnessCompactResult, NavigateTreeResult } from "./summaries.js";
 export {
   TOOL_CALL_JOURNAL_TYPE,

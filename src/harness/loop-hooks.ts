@@ -1,5 +1,5 @@
 import type { Session } from "../storage/session.js";
-import type { AfterToolCallResult, AgentCallbacks } from "../types/loop.js";
+import type { AfterToolCallContext, AfterToolCallResult, AgentCallbacks } from "../types/loop.js";
 import type { AgentMessage, ImageContent } from "../types/messages.js";
 import type { Model } from "../types/model.js";
 import type { LlmContext, StreamFn, StreamOptions } from "../types/stream.js";
@@ -7,6 +7,7 @@ import type { AgentHarnessError } from "./errors.js";
 import { applyStreamOptionsPatch, type HarnessStreamOptions, type HookRegistry } from "./hooks.js";
 import type { HarnessResources } from "./resources/resource-set.js";
 import type { HarnessSettings } from "./settings.js";
+import { linkedAfterToolCall } from "./sub-agent-tools.js";
 
 /** What one Agent run gets from the harness, set by the turn that starts it. */
 export interface LoopRun {
@@ -39,6 +40,7 @@ export class LoopHooks {
   readonly #hooks: HookRegistry;
   readonly #settings: HarnessSettings;
   readonly #streamFn: StreamFn;
+  readonly #linkSubAgentResult: ((ctx: AfterToolCallContext) => AfterToolCallResult | undefined) | undefined;
   #run: LoopRun | undefined;
   #firstRequest = false;
 
@@ -47,11 +49,14 @@ export class LoopHooks {
     hooks: HookRegistry;
     settings: HarnessSettings;
     streamFn: StreamFn;
+    /** The link an agent tool's result gets to its sub-agent's session (when sessions are recorded). */
+    linkSubAgentResult?: (ctx: AfterToolCallContext) => AfterToolCallResult | undefined;
   }) {
     this.#session = parts.session;
     this.#hooks = parts.hooks;
     this.#settings = parts.settings;
     this.#streamFn = parts.streamFn;
+    this.#linkSubAgentResult = parts.linkSubAgentResult;
   }
 
   /** A run starts: its tool context and failure command; its first request uses the agent's system prompt. */
@@ -69,8 +74,12 @@ export class LoopHooks {
   get beforeToolCall(): AgentCallbacks["beforeToolCall"] {
     return this.#hooks.has("tool_call") ? this.#beforeToolCall : undefined;
   }
+  /** The `tool_result` hook, then — while an agent tool is active and sessions are recorded — the sub-agent session link. */
   get afterToolCall(): AgentCallbacks["afterToolCall"] {
-    return this.#hooks.has("tool_result") ? this.#afterToolCall : undefined;
+    const link = this.#linkSubAgentResult;
+    const hook = this.#hooks.has("tool_result") ? this.#afterToolCall : undefined;
+    if (!link || !this.#settings.activeTools().some((tool) => tool.subAgent !== undefined)) return hook;
+    return linkedAfterToolCall(hook, link);
   }
 
   /** The StreamFn of the agent's requests: the harness's stream options, its provider hooks, the request's system prompt. */
@@ -83,7 +92,10 @@ export class LoopHooks {
     return this.#streamFn(model, { ...context, systemPrompt }, request);
   };
 
-  /** The StreamFn of summary requests: the harness's stream options (keys, headers), no provider hooks. */
+  /**
+   * The StreamFn of summary requests and of sub-agents without their own: the harness's stream options
+   * (keys, headers), the request's own system prompt, no provider hooks.
+   */
   readonly summaryStreamFn: StreamFn = (model, context, options) =>
     this.#streamFn(model, context, { ...this.#settings.streamOptions(), ...options });
 

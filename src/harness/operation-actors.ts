@@ -13,7 +13,6 @@ import type {
 } from "../machines/harness.machine.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
-import type { RunResult } from "../types/output.js";
 import type { ContextBudget } from "./compaction/context-budget.js";
 import { type AgentHarnessError, wrapError } from "./errors.js";
 import { type LoopHooks, runBeforeAgentStart } from "./loop-hooks.js";
@@ -26,6 +25,7 @@ import {
 } from "./retry-policy.js";
 import type { SessionRecorder } from "./session-recorder.js";
 import type { HarnessSettings } from "./settings.js";
+import type { SubAgentSessions } from "./sub-agent-sessions.js";
 import { compactSession, navigateSession, type SummaryHost } from "./summaries.js";
 
 /** The harness's long-lived parts, built once by `AgentHarness`; the machine's actors work on them. */
@@ -37,6 +37,10 @@ export interface HarnessParts extends SummaryHost {
   retry: RetryPolicy;
   /** The typed output the operation in progress asks for (a zod schema: not data, so not in the machine). */
   output: () => Omit<PromptOptions, "images"> | undefined;
+  /** The agent's sub-agents and their sessions. */
+  subAgents: SubAgentSessions;
+  /** The run of an agent restored mid-run (it resumed by itself): a resumed turn waits for it (once). */
+  takeRestoredRun: () => Promise<void> | undefined;
 }
 
 /** What the `turn` actor sends back when its run ended. */
@@ -116,7 +120,7 @@ async function runTurn(parts: HarnessParts, input: TurnInput, signal: AbortSigna
   if (start.failure) agent.fail(start.failure);
   if (signal.aborted) agent.abort();
   await run;
-  await recorder.flush();
+  await Promise.all([recorder.flush(), parts.subAgents.settled()]);
   const reply = agent.state.messages.findLast((m): m is AssistantMessage => m.role === "assistant");
   // An aborted turn is done, whatever its reply says: it is neither retried nor compacted after.
   const outcome = signal.aborted ? DONE : classify(parts, reply);
@@ -169,8 +173,10 @@ function messagesOf(operation: TurnOperation): AgentMessage[] {
 }
 
 /** Starts the Agent run of a turn; resolves when it ended. */
-function startRun(parts: HarnessParts, input: TurnInput, messages: AgentMessage[]): Promise<RunResult> {
+function startRun(parts: HarnessParts, input: TurnInput, messages: AgentMessage[]): Promise<unknown> {
   const { agent } = parts;
+  const restored = parts.takeRestoredRun();
+  if (restored) return restored;
   const output = parts.output() ?? {};
   if (input.mode === "continue") return agent.continue(output);
   const { operation } = input;

@@ -1,8 +1,10 @@
 import { z } from "zod";
+import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import { issuesText } from "../agent/persisted-agent-format.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
 import type { AgentMessage } from "../types/messages.js";
 import { AgentHarnessError } from "./errors.js";
+import type { PersistedSubAgent } from "./sub-agent-sessions.js";
 
 export const HARNESS_SNAPSHOT_FORMAT = "agentchart.harness";
 export const HARNESS_SNAPSHOT_VERSION = 1;
@@ -19,6 +21,13 @@ export interface PersistedHarness {
   /** A compaction in progress (asked for, or automatic within a prompt) and its instructions. */
   compaction?: { instructions?: string };
   queues: { steering: AgentMessage[]; followUp: AgentMessage[]; nextTurn: AgentMessage[] };
+  /**
+   * The agent itself (`agent.persist()`), kept only when a sub-agent was running: its session cannot
+   * tell where a child stood, so a restore goes on from this snapshot at every depth.
+   */
+  agent?: PersistedAgent;
+  /** The sub-agents that were running and their sessions, reopened by a restore (with `agent`). */
+  subAgents?: PersistedSubAgent[];
 }
 
 const queuedMessage = z.object({ role: z.string() }).loose();
@@ -36,11 +45,15 @@ const persistedHarnessSchema = z
       followUp: z.array(queuedMessage),
       nextTurn: z.array(queuedMessage),
     }),
+    agent: z.object({}).loose().optional(),
+    subAgents: z
+      .array(z.object({ agentPath: z.array(z.string()).min(1), sessionId: z.string().min(1).optional() }))
+      .optional(),
   })
   .loose();
 
 /** What a restored harness does first, by the phase it was persisted in. */
-export type HarnessResumeStep = "none" | "compact" | "resume";
+export type HarnessResumeStep = "none" | "compact" | "resume" | "restoreAgent";
 
 /** Reads a persisted harness (object or JSON text). Throws `AgentHarnessError("invalid_state")` when it is not one. */
 export function parsePersistedHarness(input: string | PersistedHarness): PersistedHarness {
@@ -73,10 +86,12 @@ export function parsePersistedHarness(input: string | PersistedHarness): Persist
 /**
  * The first step of a restored harness: a harness persisted mid-compaction (or mid-branch-summary)
  * compacts again; one persisted mid-turn or while waiting to retry finishes the interrupted run from its
- * session (`harness.resume()`, which follows each tool's `replay` policy); an idle one does nothing.
+ * session (`harness.resume()`, which follows each tool's `replay` policy) — or, when a sub-agent was
+ * running, from its persisted agent (`restoreAgent`); an idle one does nothing.
  */
 export function resumeStepOf(persisted: PersistedHarness): HarnessResumeStep {
   if (persisted.compaction) return "compact";
+  if (persisted.agent) return "restoreAgent";
   if (persisted.phase === "turn" || persisted.phase === "retry") return "resume";
   return "none";
 }
