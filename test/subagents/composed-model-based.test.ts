@@ -47,9 +47,11 @@ type Level = keyof typeof levels;
  * out is outside the composition: guardrails, typed output, client tools, tool hooks, between-turn
  * callbacks and their failures, `FAIL`, `CONTINUE`/`RESUME_CALLS`/setters; approval at the root (its
  * agent tool needs none) and agent tools in the child; refusals by the sub-agent limits
- * (test/subagents/composed-scenarios.test.ts); `preparingTurn` and the call's transient states
- * (`startingAgent`, `collecting`) are left within a macrostep here, so neither ABORT nor a restore
- * finds an agent there.
+ * (test/subagents/composed-scenarios.test.ts). `preparingTurn` and the call's transient states
+ * (`startingAgent`, `collecting`) are left within a macrostep here, so no restore finds an agent
+ * there; only an abort from a listener of `turn_end` (ARM_ABORT) does. At the child that abort is not
+ * taken either: the child is stopped before it handles it (the known gap in `composed-invariants.ts`;
+ * once fixed, "agent.preparingTurn: ABORT → agent.idle" belongs to the child's list too).
  */
 const COMPOSITION: Record<Level, Record<"agentMachine" | "toolCallMachine", string[]>> = {
   root: {
@@ -57,6 +59,7 @@ const COMPOSITION: Record<Level, Record<"agentMachine" | "toolCallMachine", stri
       "agent: STEER → (stays)",
       "agent: FOLLOW_UP → (stays)",
       "agent.idle: PROMPT → agent.preparingTurn",
+      "agent.preparingTurn: ABORT → agent.idle",
       "agent.preparingTurn.deciding: DECIDED [planStreams] → agent.preparingTurn.injecting",
       "agent.preparingTurn.deciding: DECIDED → agent.idle",
       "agent.preparingTurn.injecting: INJECT → agent.preparingTurn.injecting",
@@ -167,11 +170,14 @@ describe.each(replays)(
 
 // Runs after every test above; with a filter (`-t`) only the figures are printed.
 afterAll(() => {
+  const taken: Record<string, string[]> = {};
+  const expected: Record<string, string[]> = {};
   for (const [level, coverage] of Object.entries(levels))
     for (const name of ["agentMachine", "toolCallMachine"] as const) {
-      const { taken, total } = coverage.report(name);
-      console.log(`${level} ${name} transitions taken: ${taken.length}/${total}`);
-      if (testsRun === expectedTests)
-        expect(taken.sort(), `${level} ${name}`).toEqual([...COMPOSITION[level as Level][name]].sort());
+      const report = coverage.report(name);
+      console.log(`${level} ${name} transitions taken: ${report.taken.length}/${report.total}`);
+      taken[`${level} ${name}`] = report.taken.sort();
+      expected[`${level} ${name}`] = [...COMPOSITION[level as Level][name]].sort();
     }
+  if (testsRun === expectedTests) expect(taken).toEqual(expected);
 });

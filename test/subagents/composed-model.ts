@@ -11,8 +11,9 @@ import { type ChildReply, type ComposedRig, type Level, type RootReply, settleTr
  *
  * Queues: each agent takes one queued steering message per turn ("one-at-a-time"), also at run start
  * and before the reply that follows its tool results; a follow-up only when it would otherwise stop.
- * A child's run that ends with an error takes its queues with it. The context is flags only, so the
- * graph is finite.
+ * A child's run that ends with an error takes its queues with it. A listener armed to abort at the next
+ * `turn_end` (of the root or the child) catches that agent in `preparingTurn`: the whole tree stops.
+ * The context is flags only, so the graph is finite.
  */
 
 export type ChildPhase = "none" | "streaming" | "approval" | "executing";
@@ -23,6 +24,8 @@ export interface ComposedContext {
   rootFollow: boolean;
   childSteer: boolean;
   childFollow: boolean;
+  /** A listener aborts the root at the next turn end (in `preparingTurn`, between two turns). */
+  abortArmed: boolean;
 }
 
 export type ComposedEvent =
@@ -34,6 +37,8 @@ export type ComposedEvent =
   | { type: "REFUND_DONE" }
   /** `agent.abort()` on the root: the whole tree stops. */
   | { type: "ABORT" }
+  /** A listener will call `agent.abort()` at the next `turn_end` of any agent of the tree. */
+  | { type: "ARM_ABORT" }
   | { type: "STEER"; level: Level }
   | { type: "FOLLOW_UP"; level: Level };
 
@@ -45,6 +50,7 @@ export const composedEvents: ComposedEvent[] = [
   { type: "DENY" },
   { type: "REFUND_DONE" },
   { type: "ABORT" },
+  { type: "ARM_ABORT" },
   ...(["root", "child"] as const).flatMap((level): ComposedEvent[] => [
     { type: "STEER", level },
     { type: "FOLLOW_UP", level },
@@ -63,7 +69,11 @@ const queueFlag = (event: ComposedEvent): keyof ComposedContext =>
 const queueEvents = {
   STEER: { guard: "canQueue", actions: "queue" },
   FOLLOW_UP: { guard: "canQueue", actions: "queue" },
+  ARM_ABORT: { guard: ({ context }: { context: ComposedContext }) => !context.abortArmed, actions: "arm" },
 } as const;
+
+/** The event ends a turn (of either agent) while a listener waits to abort there. */
+const abortsAtTurnEnd = { guard: "endsTurnArmed", target: "done" } as const;
 
 const isReply = (type: "ROOT_REPLY" | "CHILD_REPLY", kind: string) => (event: ComposedEvent) =>
   event.type === type && event.kind === kind;
@@ -71,19 +81,33 @@ const isReply = (type: "ROOT_REPLY" | "CHILD_REPLY", kind: string) => (event: Co
 export const composedModel = setup({
   types: { context: {} as ComposedContext, events: {} as ComposedEvent },
   guards: {
+    endsTurnArmed: ({ context, event }) =>
+      context.abortArmed &&
+      ((event.type === "ROOT_REPLY" && event.kind !== "delegate") ||
+        (event.type === "CHILD_REPLY" && context.child === "streaming" && event.kind !== "approval") ||
+        (event.type === "DENY" && context.child === "approval") ||
+        (event.type === "REFUND_DONE" && context.child === "executing")),
     canQueue: ({ context, event }) =>
       (event.type === "STEER" || event.type === "FOLLOW_UP") &&
       (event.level === "root" || context.child !== "none") &&
       !context[queueFlag(event)],
   },
   actions: {
+    arm: assign({ abortArmed: true }),
     queue: assign(({ event }) => ({ [queueFlag(event)]: true })),
     // The child's run ended: the root's turn follows its tool result, taking one steering message.
     childEnds: assign({ child: "none", childSteer: false, childFollow: false, rootSteer: false }),
   },
 }).createMachine({
   id: "composed",
-  context: { child: "none", rootSteer: false, rootFollow: false, childSteer: false, childFollow: false },
+  context: {
+    child: "none",
+    rootSteer: false,
+    rootFollow: false,
+    childSteer: false,
+    childFollow: false,
+    abortArmed: false,
+  },
   initial: "idle",
   states: {
     idle: {
@@ -97,6 +121,7 @@ export const composedModel = setup({
         ...queueEvents,
         ABORT: "done",
         ROOT_REPLY: [
+          abortsAtTurnEnd,
           {
             guard: ({ event, context }) => isReply("ROOT_REPLY", "text")(event) && context.rootSteer,
             target: "streaming",
@@ -124,6 +149,7 @@ export const composedModel = setup({
         ...queueEvents,
         ABORT: "done",
         CHILD_REPLY: [
+          abortsAtTurnEnd,
           {
             guard: ({ event, context }) =>
               context.child === "streaming" && isReply("CHILD_REPLY", "text")(event) && context.childSteer,
@@ -152,18 +178,27 @@ export const composedModel = setup({
           actions: assign({ child: "executing" }),
         },
         // The child's turn follows its tool result, taking one steering message.
-        DENY: {
-          guard: ({ context }) => context.child === "approval",
-          actions: assign({ child: "streaming", childSteer: false }),
-        },
-        REFUND_DONE: {
-          guard: ({ context }) => context.child === "executing",
-          actions: assign({ child: "streaming", childSteer: false }),
-        },
+        DENY: [
+          abortsAtTurnEnd,
+          {
+            guard: ({ context }) => context.child === "approval",
+            actions: assign({ child: "streaming", childSteer: false }),
+          },
+        ],
+        REFUND_DONE: [
+          abortsAtTurnEnd,
+          {
+            guard: ({ context }) => context.child === "executing",
+            actions: assign({ child: "streaming", childSteer: false }),
+          },
+        ],
       },
     },
     // The root's queued messages stay queued when its run ends; a child's go with it.
-    done: { type: "final", entry: assign({ child: "none", childSteer: false, childFollow: false }) },
+    done: {
+      type: "final",
+      entry: assign({ child: "none", childSteer: false, childFollow: false, abortArmed: false }),
+    },
   },
 });
 
@@ -234,6 +269,7 @@ export function describeComposedState(state: ComposedState): string {
     context.rootFollow ? "followUp" : "",
     context.childSteer ? "childSteer" : "",
     context.childFollow ? "childFollowUp" : "",
+    context.abortArmed ? "abortArmed" : "",
   ].filter(Boolean);
   return `${state.value as string}${flags.length ? `{${flags.join(" ")}}` : ""}`;
 }
@@ -261,6 +297,9 @@ export async function applyComposedEvent(rig: ComposedRig, event: ComposedEvent)
       break;
     case "ABORT":
       rig.abort();
+      break;
+    case "ARM_ABORT":
+      rig.abortAtNextTurnEnd = true;
       break;
     case "STEER":
       rig.enqueue("steer", event.level);

@@ -60,6 +60,8 @@ export class ComposedRig {
   /** Counts inspection events: any step of any actor of the tree changes it. */
   activity = 0;
   generation = 0;
+  /** A listener calls `abort()` at the next `turn_end` of any agent of the tree (then disarms). */
+  abortAtNextTurnEnd = false;
   /** Model calls made when the run was aborted (none may follow). */
   callsAtAbort: number | undefined;
   agent: Agent;
@@ -268,6 +270,9 @@ export class ComposedRig {
 
   readonly #record = (event: AgentEvent) => {
     this.events.push(event);
+    if (event.type !== "turn_end" || !this.abortAtNextTurnEnd) return;
+    this.abortAtNextTurnEnd = false;
+    this.abort();
   };
 }
 
