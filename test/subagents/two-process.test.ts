@@ -38,8 +38,7 @@ describe("a nested approval across processes", () => {
   it("a child process persists while the grandchild waits; restored here and approved, the grandchild's tool runs once", async () => {
     const file = join(scratch, "refund-runs.txt");
     const child = await runTs("test/subagents/composed-process-child.ts", [file], { cwd: repoRoot });
-    expect(child.stderr).toBe("");
-    expect(child.code).toBe(0);
+    expect(child.code, child.stderr).toBe(0);
     const text = child.stdout.trim().split("\n").at(-1)!;
     const saved = JSON.parse(text) as PersistedAgent;
     // The bytes the other process wrote: the grandchild's call waits, nested under both agent tool calls.
