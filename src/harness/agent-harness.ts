@@ -613,7 +613,7 @@ export class AgentHarness {
   }
 
   #onAgentEvent(event: AgentEvent): void {
-    if (event.type === "agent_end") this.#lastEnd = event;
+    if (event.type === "agent_end" && !event.agentPath?.length) this.#lastEnd = event;
     this.#recorder.record(event);
     this.#checkQueues();
     this.#events.forward(event);
