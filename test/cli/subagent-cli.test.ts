@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { REPL_PROMPT } from "../../src/cli/repl.js";
@@ -96,6 +96,33 @@ describe("sub-agents from .agentchart/agents", () => {
       '  helper› ✗ bash {"command":"touch refused.txt"} → error: Tool call denied: Not approved: nobody could answer',
     );
     expect(made("refused.txt")).toBe(false);
+  });
+
+  it("keeps the child's messages out of the session: it holds the top-level turn only and continues cleanly", async () => {
+    const first = await cliWithInput("y\n", 'call helper {"task":"run echo hi"}');
+    expect(first.code).toBe(0);
+    const id = /session ([0-9a-f-]{36})/.exec(first.stderr)?.[1];
+    expect(id).toBeDefined();
+    const file = readdirSync(sandbox.sessionsDir, { recursive: true, encoding: "utf8" }).find((name) =>
+      name.endsWith(`${id}.jsonl`),
+    );
+    const roles = readFileSync(join(sandbox.sessionsDir, file!), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; message?: { role: string; toolName?: string } })
+      .filter((entry) => entry.type === "message")
+      .map(
+        (entry) => `${entry.message!.role}${entry.message!.toolName ? `:${entry.message!.toolName}` : ""}`,
+      );
+    expect(roles).toEqual(["user", "assistant", "toolResult:helper", "assistant"]);
+    // Continued, the model sees the first prompt as the one earlier request (not the child's task).
+    const second = await runTs(MAIN, args("--continue", "what is here?"), {
+      cwd: sandbox.cwd,
+      env: sandbox.env,
+    });
+    expect(second.stdout).toContain(
+      'Earlier in this conversation you asked: "call helper {"task":"run echo hi"}".',
+    );
   });
 
   it("reports a malformed agent file naming the file and the field, and still loads the others", async () => {
