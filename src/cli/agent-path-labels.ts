@@ -15,7 +15,7 @@ export function agentPathKey(path: readonly string[]): string {
  * which tool each call ran, so the agent a descendant event's `agentPath` ends at is named after the
  * agent tool whose call runs it (`code-reviewer`). When one agent runs the same agent tool more than
  * once in a run (three parallel `research` calls), the second and later are `research#2`,
- * `research#3`; the count starts again at each `agent_start` of that agent.
+ * `research#3`; the count starts again with each run of that agent.
  *
  * ```ts
  * const labels = new AgentPathLabels();
@@ -31,7 +31,7 @@ export class AgentPathLabels {
 
   /** Follows one event. Contract: synchronous, never throws. */
   observe(event: HarnessEvent): void {
-    if (event.type === "agent_start") {
+    if (event.type === "agent_start" || event.type === "agent_end") {
       const prefix = `${agentPathKey(agentPathOf(event))}\n`;
       for (const key of this.#counts.keys()) if (key.startsWith(prefix)) this.#counts.delete(key);
     } else if (event.type === "tool_execution_start") {
