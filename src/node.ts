@@ -1,5 +1,6 @@
 // Node-only parts of agentchart: JSONL sessions, built-in tools, skills and prompt templates, and the
 // offline inspector server. The core (`agentchart`) stays free of `node:` imports.
+export * from "./harness/resources/agent-files.js";
 export * from "./harness/resources/prompt-templates.js";
 export type { ResourceDiagnosticCode } from "./harness/resources/skill-types.js";
 export * from "./harness/resources/skills.js";

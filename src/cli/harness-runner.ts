@@ -1,5 +1,6 @@
 import { BehaviorSubject, filter, type Observable, switchMap } from "rxjs";
 import type { InspectionEvent, Observer } from "xstate";
+import type { AgentPathOption } from "../agent/agent.js";
 import { AgentHarness } from "../harness/agent-harness.js";
 import type { CompactionSettings } from "../harness/compaction/port.js";
 import { isAgentHarnessError } from "../harness/errors.js";
@@ -144,12 +145,12 @@ class HarnessRunner implements AgentRunner {
     this.#current.steer(text);
   }
 
-  approveToolCall(toolCallId: string): void {
-    this.#current.agent.approveToolCall(toolCallId);
+  approveToolCall(toolCallId: string, options?: AgentPathOption): void {
+    this.#current.approveToolCall(toolCallId, options);
   }
 
-  denyToolCall(toolCallId: string, reason?: string): void {
-    this.#current.agent.denyToolCall(toolCallId, reason);
+  denyToolCall(toolCallId: string, reason?: string, options?: AgentPathOption): void {
+    this.#current.denyToolCall(toolCallId, reason, options);
   }
 
   abort(): void {

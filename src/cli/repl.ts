@@ -26,6 +26,7 @@ const HELP = [
   "/thinking [level]   show or switch the thinking level (off, minimal, low, medium, high, xhigh)",
   "/skills             list the loaded skills; /skill:<name> [extra] runs one",
   "/templates          list the prompt templates; /<name> args… sends one",
+  "/agents             list the sub-agents (.agentchart/agents/*.md) the model may call as tools",
   "/mcp                the MCP servers: state, transport, tools",
   "/quit               leave (also Ctrl-D; Ctrl-C twice)",
   "Ctrl-C aborts the running turn. Lines typed while a turn runs steer it (piped input runs line by line).",
@@ -111,6 +112,10 @@ export function runRepl(options: ReplOptions): Promise<number> {
     skills: () => {
       if (resources.skills.length === 0) return print("no skills (add them to .agentchart/skills)");
       for (const skill of resources.skills) print(`${style.bold(skill.name)}  ${skill.description}`);
+    },
+    agents: () => {
+      if (resources.agents.length === 0) return print("no sub-agents (add them to .agentchart/agents)");
+      for (const agent of resources.agents) print(`${style.bold(agent.name)}  ${agent.description}`);
     },
     mcp: () => {
       for (const line of describeMcpServers(options.mcp)) print(line);

@@ -1,19 +1,29 @@
 import { join, resolve } from "node:path";
+import { type AgentDefinition, loadAgentFiles } from "../harness/resources/agent-files.js";
 import { loadPromptTemplates, type PromptTemplate } from "../harness/resources/prompt-templates.js";
 import type { ResourceDiagnostic, Skill } from "../harness/resources/skill-types.js";
 import { loadSkills } from "../harness/resources/skills.js";
 
-/** Skills and prompt templates the CLI offers, with the problems found while loading them. */
+/** Skills, prompt templates and sub-agents the CLI offers, with the problems found while loading them. */
 export interface CliResources {
   skills: Skill[];
   templates: PromptTemplate[];
+  /** Sub-agent definitions (`agents/*.md`), made into agent tools by the run command. */
+  agents: AgentDefinition[];
   diagnostics: ResourceDiagnostic[];
 }
 
 /**
  * Loads skills from `<cwd>/.agentchart/skills` and `<home>/.agentchart/skills` (then from
- * `skillDirs`, the `--skills` folders, relative to `cwd`), and prompt templates from the `prompts`
- * folders beside them. Earlier folders win a name collision: project, user, `--skills`.
+ * `skillDirs`, the `--skills` folders, relative to `cwd`), and prompt templates and sub-agent
+ * definitions from the `prompts` and `agents` folders beside them. Earlier folders win a name
+ * collision: project, user, `--skills`.
+ *
+ * Contract: async, never rejects: every problem is in `diagnostics`.
+ *
+ * ```ts
+ * const { skills, agents, diagnostics } = await loadCliResources(process.cwd(), os.homedir());
+ * ```
  */
 export async function loadCliResources(
   cwd: string,
@@ -28,13 +38,15 @@ export async function loadCliResources(
     ...roots.map(({ base, source }) => ({ path: join(base, "skills"), source })),
     ...skillDirs.map((dir) => ({ path: resolve(cwd, dir), source: "cli" })),
   ];
-  const [skills, templates] = await Promise.all([
+  const [skills, templates, agents] = await Promise.all([
     loadSkills(skillRoots),
     loadPromptTemplates(roots.map(({ base, source }) => ({ path: join(base, "prompts"), source }))),
+    loadAgentFiles(roots.map(({ base, source }) => ({ path: join(base, "agents"), source }))),
   ]);
   return {
     skills: skills.skills,
     templates: templates.templates,
-    diagnostics: [...skills.diagnostics, ...templates.diagnostics],
+    agents: agents.agents,
+    diagnostics: [...skills.diagnostics, ...templates.diagnostics, ...agents.diagnostics],
   };
 }

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import type { AgentHarness } from "../harness/agent-harness.js";
+import { agentFileTools } from "../harness/resources/agent-files.js";
 import { createInspectorClient, type InspectorClient } from "../inspector/inspector-client.js";
 import type { McpConnection } from "../mcp/connect-mcp-servers.js";
 import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
@@ -138,12 +139,18 @@ async function runPrepared(
   const tracing = wantsOtel(options.otel, io.env)
     ? await startOtlpTracing(io.env, (message) => io.stderr.write(`agentchart: ${message}\n`))
     : undefined;
+  const builtinTools = withBuiltinApprovals(createBuiltinTools(), { yes: options.yes === true, trust });
+  // Sub-agents may use the built-in tools (asking approval as they do) and the MCP servers' tools.
+  const subAgents = agentFileTools(resources.agents, {
+    tools: () => [...builtinTools, ...(mcp?.tools ?? [])],
+    resolveModel: (id) => withModelId(model, id),
+  });
   const runner = await createHarnessRunner({
     model,
     streamFn: choice.streamFn,
     thinkingLevel,
     systemPrompt: systemPromptFor(io.cwd),
-    tools: withBuiltinApprovals(createBuiltinTools(), { yes: options.yes === true, trust }),
+    tools: [...builtinTools, ...subAgents.tools],
     ...(mcp ? { toolSources: [mcp] } : {}),
     toolContext: { cwd: io.cwd },
     resources: { skills: resources.skills, promptTemplates: resources.templates },
@@ -158,6 +165,9 @@ async function runPrepared(
   });
 
   try {
+    for (const diagnostic of [...resources.diagnostics, ...subAgents.diagnostics]) {
+      io.stderr.write(`${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}\n`);
+    }
     if (options.json) return await withLineApprovals(runner, io, () => runJson(runner, prompt as string, io));
     const banner = [
       `agentchart — ${choice.banner}`,
@@ -170,9 +180,6 @@ async function runPrepared(
     }
     const style = terminalStyle(io.stdout);
     io.stdout.write(`${style.cyan(banner.join(" · "))}\n${style.dim("/help lists the commands")}\n`);
-    for (const diagnostic of resources.diagnostics) {
-      io.stderr.write(`${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}\n`);
-    }
     return await runRepl({
       runner,
       renderer: new EventRenderer(io.stdout, style),

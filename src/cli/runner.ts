@@ -1,4 +1,5 @@
 import type { Observable } from "rxjs";
+import type { AgentPathOption } from "../agent/agent.js";
 import type { HarnessEvent } from "../harness/hooks.js";
 import type { HarnessPhase } from "../machines/harness.machine.js";
 import type { Session } from "../storage/session.js";
@@ -43,10 +44,13 @@ export interface AgentRunner {
   skill(name: string, extra?: string): Promise<AssistantMessage>;
   /** Queues a message for the running turn (delivered after the current tool batch). */
   steer(text: string): void;
-  /** Lets a tool call that waits for approval (`tool_approval_request`) run. */
-  approveToolCall(toolCallId: string): void;
-  /** Gives a tool call that waits for approval an error result with `reason`. */
-  denyToolCall(toolCallId: string, reason?: string): void;
+  /**
+   * Lets a tool call that waits for approval (`tool_approval_request`) run; a sub-agent's call with
+   * the request's `agentPath`.
+   */
+  approveToolCall(toolCallId: string, options?: AgentPathOption): void;
+  /** Gives a tool call that waits for approval (a sub-agent's: with its `agentPath`) an error result with `reason`. */
+  denyToolCall(toolCallId: string, reason?: string, options?: AgentPathOption): void;
   /** Aborts what runs (no-op when idle); `prompt` then resolves with an aborted message. */
   abort(): void;
   /** Summarises the older part of the branch into a compaction entry (`instructions`: extra focus). */

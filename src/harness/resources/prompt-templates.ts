@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { errorText } from "../../types/error-text.js";
 import { FrontMatterError, splitFrontMatter } from "./front-matter.js";
+import { listMarkdownFiles } from "./markdown-files.js";
+import { failureDiagnostic, withSource } from "./resource-diagnostics.js";
 import type { ResourceDiagnostic, ResourceRoot } from "./skill-types.js";
 
 export { expandPromptTemplate, parseTemplateArgs } from "./template-args.js";
@@ -48,7 +49,7 @@ export async function loadPromptTemplates(
   for (const root of paths) {
     const { path: rootPath, source } = typeof root === "string" ? { path: root, source: undefined } : root;
     const resolved = path.resolve(rootPath);
-    for (const filePath of await listTemplateFiles(resolved, source, diagnostics))
+    for (const filePath of await listMarkdownFiles(resolved, source, diagnostics))
       files.push({ filePath, source });
   }
 
@@ -83,40 +84,6 @@ export async function loadPromptTemplates(
   return { templates, diagnostics };
 }
 
-async function listTemplateFiles(
-  resolved: string,
-  source: string | undefined,
-  diagnostics: ResourceDiagnostic[],
-): Promise<string[]> {
-  let stat: Awaited<ReturnType<typeof fs.stat>>;
-  try {
-    stat = await fs.stat(resolved);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-      diagnostics.push(withSource(failure("file_info_failed", resolved, error), source));
-    }
-    return [];
-  }
-  if (stat.isFile()) return resolved.toLowerCase().endsWith(".md") ? [resolved] : [];
-  if (!stat.isDirectory()) return [];
-  try {
-    const names = (await fs.readdir(resolved)).filter(
-      (name) => !name.startsWith(".") && name.toLowerCase().endsWith(".md"),
-    );
-    names.sort();
-    const files: string[] = [];
-    for (const name of names) {
-      const filePath = path.join(resolved, name);
-      const entryStat = await fs.stat(filePath).catch(() => undefined);
-      if (entryStat?.isFile()) files.push(filePath);
-    }
-    return files;
-  } catch (error) {
-    diagnostics.push(withSource(failure("list_failed", resolved, error), source));
-    return [];
-  }
-}
-
 async function loadTemplateFile(
   filePath: string,
   source: string | undefined,
@@ -125,7 +92,7 @@ async function loadTemplateFile(
   try {
     text = await fs.readFile(filePath, "utf8");
   } catch (error) {
-    return { diagnostic: withSource(failure("read_failed", filePath, error), source) };
+    return { diagnostic: withSource(failureDiagnostic("read_failed", filePath, error), source) };
   }
   let document: ReturnType<typeof splitFrontMatter>;
   try {
@@ -162,17 +129,4 @@ function firstLineDescription(body: string): string {
   return line.length > DESCRIPTION_FALLBACK_LENGTH
     ? `${line.slice(0, DESCRIPTION_FALLBACK_LENGTH)}...`
     : line;
-}
-
-function failure(code: ResourceDiagnostic["code"], where: string, error: unknown): ResourceDiagnostic {
-  return {
-    severity: "error",
-    code,
-    path: where,
-    message: errorText(error),
-  };
-}
-
-function withSource(diagnostic: ResourceDiagnostic, source: string | undefined): ResourceDiagnostic {
-  return source === undefined ? diagnostic : { ...diagnostic, source };
 }
