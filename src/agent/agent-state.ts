@@ -25,6 +25,8 @@ export interface AgentState {
   awaitingApproval: readonly WaitingToolCall[];
   /** Calls of client tools waiting for `answerToolCall`, in source order (also right after a restore). */
   awaitingClient: readonly WaitingToolCall[];
+  /** The agent a handoff made active (`defineHandoff`); `undefined`: the agent as it was built. */
+  activeAgent: string | undefined;
 }
 
 /** A tool call waiting for a person (approval) or a client (a client tool's result). */

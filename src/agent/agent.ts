@@ -253,6 +253,7 @@ export class Agent<TOutput = unknown> {
       errorMessage: context.errorMessage,
       awaitingApproval: waitingCalls(this.actor, "awaitingApproval"),
       awaitingClient: waitingCalls(this.actor, "awaitingClient"),
+      activeAgent: context.activeAgent,
     };
   }
 

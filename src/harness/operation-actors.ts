@@ -147,7 +147,9 @@ function* prepareRun(parts: HarnessParts, input: TurnInput, signal: AbortSignal)
   };
   try {
     start.toolContext = yield settings.resolveToolContext();
-    start.systemPrompt = (yield settings.systemPrompt(session, model, thinkingLevel)) as string;
+    // After a handoff the active agent's system prompt stays (the harness's is the first agent's).
+    if (parts.agent.state.activeAgent === undefined)
+      start.systemPrompt = (yield settings.systemPrompt(session, model, thinkingLevel)) as string;
   } catch (error) {
     start.failure = wrapError("hook", "Preparing the run failed", error);
   }
