@@ -27,6 +27,7 @@ export class SessionRecorder {
 
   /** Follows an AgentEvent: a message is appended at its `message_end`; a turn's end writes the held settings. */
   record(event: AgentEvent): void {
+    if (event.agentPath !== undefined && event.agentPath.length > 0) return; // a sub-agent's: not this session's
     switch (event.type) {
       case "agent_start":
         this.#running = true;
