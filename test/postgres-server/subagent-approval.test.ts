@@ -75,6 +75,32 @@ describe("sub-agents on workers: approvals", () => {
     expect(await fixture.effects(schema)).toEqual([]);
   });
 
+  it("a grandchild's approval while a root call still runs is not parked: approved by path, the live run applies it", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    const worker = await startWorker(schema);
+    await client.submit("live", "both A-1", { cwd: "/w" });
+    await watchUntil(client, "live", "running");
+    // `await_refund` runs until the refund is applied: the tree waits for more than approvals.
+    await client.approve("live", "r1", { agentPath: ["s1", "b1"] });
+    await watchUntil(client, "live", "idle");
+    expect(worker.output).toContain("APPLIED live/s1/b1:r1\n");
+    expect(await messageTexts(repo, "live")).toEqual([
+      "both A-1",
+      "[toolCall][toolCall]",
+      "support: billing: refunded A-1",
+      "refund seen",
+      "root: support: billing: refunded A-1 + refund seen",
+    ]);
+    expect(await fixture.effects(schema)).toEqual([{ key: "live/s1/b1:r1", attempts: 1 }]);
+    expect(await leftovers(schema, "live")).toEqual({
+      commands: [],
+      parked: [],
+      lease: [{ lease_owner: null }],
+    });
+  });
+
   it("kill -9 between a grandchild's approval request and parking: the call still awaits approval, with its path, and runs once approved", {
     timeout: 60_000,
   }, async () => {

@@ -11,7 +11,8 @@
 //
 // The tree: root → `support` (call `s1`) → `billing` (call `b1`) → `refund` (requires approval, call
 // `r1`); and root → `research` (call `s1`) → `note` (call `n1`, replay "safe") then a streamed reply.
-// A root prompt "support <order>" or "research <topic>" starts one of them.
+// A root prompt "support <order>" or "research topic" starts one of them; "both <order>" calls
+// `support` and, in parallel, `await_refund` (call `w1`), which waits until the refund is applied.
 import pg from "pg";
 import { z } from "zod";
 import { defineAgentTool, defineTool, type StreamFn } from "../../src/index.js";
@@ -127,11 +128,49 @@ const research = defineAgentTool({
   agent: { systemPrompt: "You research.", streamFn: gatedResearch, tools: [note] },
 });
 
-const rootModel = levelModel("root", (word) => ({
+/** A root tool that waits (polling the sink) until the refund's effect is applied. */
+const awaitRefund = defineTool({
+  name: "await_refund",
+  description: "Waits until the refund went through",
+  parameters: z.object({}),
+  execute: async () => {
+    for (;;) {
+      const { rows } = await sink.query(`SELECT 1 FROM "${schema}".effects WHERE key LIKE '%:r1'`);
+      if (rows.length > 0) return { content: [{ type: "text", text: "refund seen" }] };
+      await new Promise((resolve) => setTimeout(resolve, 50)); // polling the sink, not synchronisation
+    }
+  },
+});
+
+/**
+ * The root: "support <order>" and "research topic" call that agent tool (`s1`); "both <order>" calls
+ * `support` and `await_refund` (`w1`) in parallel.
+ */
+const rootCalls = levelModel("root", (word) => ({
   id: "s1",
   name: word === "topic" ? "research" : "support",
   arguments: { task: `please handle ${word}` },
 }));
+const bothCalls = scriptedModel(
+  Array.from({ length: 50 }, () => (context: LlmContext): ScriptedReply => {
+    const last = context.messages.at(-1);
+    if (last?.role === "toolResult") {
+      const results = context.messages.filter((message) => message.role === "toolResult").map(textOf);
+      return { text: `root: ${results.join(" + ")}` };
+    }
+    const order = textOf(last).split(" ").at(-1) ?? "";
+    return {
+      toolCalls: [
+        { id: "s1", name: "support", arguments: { task: `please handle ${order}` } },
+        { id: "w1", name: "await_refund", arguments: {} },
+      ],
+    };
+  }),
+);
+const rootModel: StreamFn = (model, context, options) => {
+  const first = textOf(context.messages.find((message) => message.role === "user"));
+  return (first.startsWith("both ") ? bothCalls : rootCalls)(model, context, options);
+};
 
 const worker = await createWorker({
   connectionString: url!,
@@ -139,7 +178,7 @@ const worker = await createWorker({
   concurrency: 2,
   leaseMs: 2_000,
   commandPollMs: 100,
-  harness: () => ({ model: testModel, streamFn: rootModel, tools: [support, research] }),
+  harness: () => ({ model: testModel, streamFn: rootModel, tools: [support, research, awaitRefund] }),
   onHarness: (harness) =>
     harness.events$.subscribe((event) => {
       if (
