@@ -435,6 +435,38 @@ export function sessionRepoConformance(
       );
     });
 
+    describe("sub-agent sessions", () => {
+      it(
+        "keeps a child session's parentSession and parentToolCallId through open and list; other headers have none",
+        withRepo(async ({ repo }) => {
+          const parent = await repo.create({ id: "parent" });
+          const child = await repo.create({
+            id: "child",
+            parentSession: "parent",
+            parentToolCallId: "call_7",
+          });
+          expect(child.header).toMatchObject({ parentSession: "parent", parentToolCallId: "call_7" });
+          await child.appendMessage(user("task"));
+          await Promise.all([child.close(), parent.close()]);
+          const reopened = await repo.open("child");
+          expect(reopened.header).toMatchObject({ parentSession: "parent", parentToolCallId: "call_7" });
+          expect(texts(reopened)).toEqual(["task"]);
+          await reopened.close();
+          const infos = await repo.list();
+          expect(infos.find((info) => info.id === "child")).toMatchObject({
+            parentSession: "parent",
+            parentToolCallId: "call_7",
+          });
+          const parentInfo = infos.find((info) => info.id === "parent");
+          expect(parentInfo?.parentSession).toBeUndefined();
+          expect(parentInfo?.parentToolCallId).toBeUndefined();
+          const fork = await repo.fork("child");
+          expect(fork.header.parentToolCallId).toBeUndefined();
+          await fork.close();
+        }),
+      );
+    });
+
     describe("forks", () => {
       it(
         "forks at and before an entry without touching the source, while the source stays open",

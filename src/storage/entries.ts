@@ -111,6 +111,11 @@ export interface SessionHeader {
   cwd: string;
   /** Path (JSONL) or id (memory) of the session this one was forked from. */
   parentSession?: string;
+  /**
+   * Set on a sub-agent's session: the id of the tool call (in the `parentSession`'s transcript) whose
+   * agent tool ran the agent this session records. Absent on every other session (a fork has none).
+   */
+  parentToolCallId?: string;
   metadata?: Record<string, unknown>;
 }
 

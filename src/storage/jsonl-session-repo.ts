@@ -75,7 +75,13 @@ export class JsonlSessionRepo implements SessionRepo {
     if (options.id !== undefined && this.findFile(id) !== undefined) {
       throw new SessionError("already_exists", `Session "${id}" already exists; pick another id or open it.`);
     }
-    const header = createSessionHeader({ id, cwd, metadata: options.metadata });
+    const header = createSessionHeader({
+      id,
+      cwd,
+      metadata: options.metadata,
+      parentSession: options.parentSession,
+      parentToolCallId: options.parentToolCallId,
+    });
     return this.publish(header, new SessionTree());
   }
 
@@ -245,6 +251,7 @@ export class JsonlSessionRepo implements SessionRepo {
       const name = nameOrNone(path, fd, stat.size, stat.ino);
       if (name !== undefined) info.name = name;
       if (header.parentSession !== undefined) info.parentSession = header.parentSession;
+      if (header.parentToolCallId !== undefined) info.parentToolCallId = header.parentToolCallId;
       return info;
     } catch {
       return undefined; // not a session file

@@ -52,7 +52,13 @@ export class MemorySessionRepo implements SessionRepo {
     const cwd = options.cwd ?? defaultCwd();
     assertValidCwd(cwd);
     if (this.sessions.has(id)) throw new SessionError("already_exists", `Session "${id}" already exists.`);
-    const header = createSessionHeader({ id, cwd, metadata: options.metadata });
+    const header = createSessionHeader({
+      id,
+      cwd,
+      metadata: options.metadata,
+      parentSession: options.parentSession,
+      parentToolCallId: options.parentToolCallId,
+    });
     return this.store(header, new SessionTree(), []);
   }
 
@@ -81,6 +87,8 @@ export class MemorySessionRepo implements SessionRepo {
       };
       if (stored.name !== undefined) info.name = stored.name;
       if (stored.header.parentSession !== undefined) info.parentSession = stored.header.parentSession;
+      if (stored.header.parentToolCallId !== undefined)
+        info.parentToolCallId = stored.header.parentToolCallId;
       infos.push(info);
     }
     return infos.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());

@@ -6,6 +6,7 @@ export function createSessionHeader(fields: {
   cwd: string;
   metadata?: Record<string, unknown>;
   parentSession?: string;
+  parentToolCallId?: string;
 }): SessionHeader {
   const header: SessionHeader = {
     type: "session",
@@ -15,6 +16,7 @@ export function createSessionHeader(fields: {
     cwd: fields.cwd,
   };
   if (fields.parentSession !== undefined) header.parentSession = fields.parentSession;
+  if (fields.parentToolCallId !== undefined) header.parentToolCallId = fields.parentToolCallId;
   if (fields.metadata !== undefined) header.metadata = structuredClone(fields.metadata);
   return header;
 }

@@ -8,6 +8,13 @@ export interface CreateSessionOptions {
   id?: string;
   /** JSON-serialisable data stored in the header. */
   metadata?: Record<string, unknown>;
+  /**
+   * The session this one belongs to (header `parentSession`): for a sub-agent's session, the path (JSONL)
+   * or id of the session whose agent called it.
+   */
+  parentSession?: string;
+  /** The tool call in `parentSession` that ran this session's agent (header `parentToolCallId`). */
+  parentToolCallId?: string;
 }
 
 /** Options of {@link SessionRepo.open}. */
@@ -35,6 +42,8 @@ export interface SessionInfo {
   modifiedAt: Date;
   name?: string;
   parentSession?: string;
+  /** A sub-agent's session: the tool call of `parentSession` that ran it. */
+  parentToolCallId?: string;
   /** File path (JSONL repos). */
   path?: string;
 }
