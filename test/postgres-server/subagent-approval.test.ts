@@ -75,6 +75,30 @@ describe("sub-agents on workers: approvals", () => {
     expect(await fixture.effects(schema)).toEqual([]);
   });
 
+  it("abort of a run parked on a grandchild's approval ends it: the root's call answered as aborted, nothing left parked", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    await startWorker(schema);
+    await client.submit("aborted", "support A-1", { cwd: "/w" });
+    await watchUntil(client, "aborted", "awaiting_approval");
+    await client.abort("aborted");
+    await watchUntil(client, "aborted", "idle");
+    expect(await messageTexts(repo, "aborted")).toEqual([
+      "support A-1",
+      "[toolCall]",
+      "Tool call aborted",
+      "",
+    ]);
+    expect(await client.approvalRequests("aborted")).toEqual([]);
+    expect(await leftovers(schema, "aborted")).toEqual({
+      commands: [],
+      parked: [],
+      lease: [{ lease_owner: null }],
+    });
+    expect(await fixture.effects(schema)).toEqual([]);
+  });
+
   it("a grandchild's approval while a root call still runs is not parked: approved by path, the live run applies it", {
     timeout: 60_000,
   }, async () => {
