@@ -1,5 +1,6 @@
 // Node-only: sessions in PostgreSQL (`agentchart/postgres`), on the `pg` client.
 
+export type { ApprovalRequest } from "./postgres/approval-wait.js";
 export type { AgentClient, ClientOptions, SessionEntryUpdate, Submitted } from "./postgres/client.js";
 export { createClient } from "./postgres/client.js";
 export type { ClientRun } from "./postgres/client-runs.js";

@@ -1,6 +1,8 @@
 import type PgBoss from "pg-boss";
 import { defer, EMPTY, type Observable, switchMap } from "rxjs";
+import type { AgentPathOption } from "../agent/agent.js";
 import { SessionError } from "../types/session-error.js";
+import { type ApprovalRequest, approvalRequestOf } from "./approval-wait.js";
 import { type ClientRun, ClientRuns } from "./client-runs.js";
 import { pg } from "./pg-driver.js";
 import { quoteSchema } from "./postgres-schema.js";
@@ -44,10 +46,13 @@ export interface AgentClient {
   followUp(sessionId: string, text: string): Promise<void>;
   /** Aborts the running turn (nothing when none runs). */
   abort(sessionId: string): Promise<void>;
-  /** Approves a tool call waiting for approval: the run goes on, on any worker. */
-  approve(sessionId: string, toolCallId: string): Promise<void>;
+  /**
+   * Approves a tool call waiting for approval — a sub-agent's with its `agentPath` (as
+   * `approvalRequests` lists it): the run goes on, on any worker.
+   */
+  approve(sessionId: string, toolCallId: string, options?: AgentPathOption): Promise<void>;
   /** Denies a tool call waiting for approval (its result is the error "Tool call denied: reason"). */
-  deny(sessionId: string, toolCallId: string, reason?: string): Promise<void>;
+  deny(sessionId: string, toolCallId: string, reason?: string, options?: AgentPathOption): Promise<void>;
   /**
    * New entries (after `afterSeq`, default: those stored when the watch starts) and run-state changes
    * of the session; LISTEN/NOTIFY, falling back to polling.
@@ -86,8 +91,21 @@ export interface AgentClient {
   ): Promise<{ run: ClientRun; started: boolean }>;
   /** The run named `runId` of the session, if one was started (`startRun`). */
   run(sessionId: string, runId: string): Promise<ClientRun | undefined>;
-  /** The ids of the tool calls a parked run of the session waits on for approval (none: `[]`). */
+  /**
+   * The ids of the root agent's tool calls a parked run of the session waits on for approval (none:
+   * `[]`); `approvalRequests` lists sub-agents' calls too.
+   */
   awaitingApproval(sessionId: string): Promise<string[]>;
+  /**
+   * The tool calls a parked run of the session waits on for approval, at every depth: a sub-agent's
+   * with its `agentPath` (pass it to `approve`/`deny`). None: `[]`.
+   *
+   * ```ts
+   * for (const { toolCallId, agentPath } of await client.approvalRequests("s1"))
+   *   await client.approve("s1", toolCallId, { agentPath });
+   * ```
+   */
+  approvalRequests(sessionId: string): Promise<ApprovalRequest[]>;
   /**
    * Ends every `watch()` of this client (their subscribers complete) and closes the client's
    * connections, theirs included, so that nothing keeps the process alive. Later watches error.
@@ -182,12 +200,15 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
     steer: (sessionId, text) => send(sessionId, { kind: "steer", text }),
     followUp: (sessionId, text) => send(sessionId, { kind: "followUp", text }),
     abort: (sessionId) => send(sessionId, { kind: "abort" }),
-    approve: (sessionId, toolCallId) => send(sessionId, { kind: "approve", toolCallId }),
-    deny: (sessionId, toolCallId, reason) =>
-      send(
-        sessionId,
-        reason === undefined ? { kind: "deny", toolCallId } : { kind: "deny", toolCallId, reason },
-      ),
+    approve: (sessionId, toolCallId, decisionOptions = {}) =>
+      send(sessionId, { kind: "approve", toolCallId, ...pathOf(decisionOptions) }),
+    deny: (sessionId, toolCallId, reason, decisionOptions = {}) =>
+      send(sessionId, {
+        kind: "deny",
+        toolCallId,
+        ...(reason === undefined ? {} : { reason }),
+        ...pathOf(decisionOptions),
+      }),
     watch: watch as AgentClient["watch"],
     async startRun(sessionId, runId, prompt, runOptions = {}) {
       await ensureSession(sessionId, runOptions.cwd);
@@ -196,11 +217,19 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
       return started;
     },
     run: (sessionId, runId) => runs.find(sessionId, runId),
-    awaitingApproval: async (sessionId) => (await store.parked(sessionId))?.awaiting ?? [],
+    awaitingApproval: async (sessionId) =>
+      ((await store.parked(sessionId))?.awaiting ?? []).filter((key) => !approvalRequestOf(key).agentPath),
+    approvalRequests: async (sessionId) =>
+      ((await store.parked(sessionId))?.awaiting ?? []).map(approvalRequestOf),
     async close() {
       await watches.endAll();
       await boss.stop({ graceful: false, wait: true });
       await pool.end();
     },
   };
+}
+
+/** The `agentPath` field of a decision command (none for the root's calls). */
+function pathOf(options: AgentPathOption): { agentPath?: string[] } {
+  return options.agentPath && options.agentPath.length > 0 ? { agentPath: [...options.agentPath] } : {};
 }

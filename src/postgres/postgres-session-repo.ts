@@ -75,6 +75,7 @@ interface ListRow {
   cwd: string;
   name: string | null;
   parent_session: string | null;
+  parent_tool_call_id: string | null;
   created_ms: number;
   modified_ms: number;
   seq: number;
@@ -176,7 +177,13 @@ export class PostgresSessionRepo implements SessionRepo {
     assertValidSessionId(id);
     const cwd = options.cwd ?? process.cwd();
     assertValidCwd(cwd);
-    const header = createSessionHeader({ id, cwd, metadata: options.metadata });
+    const header = createSessionHeader({
+      id,
+      cwd,
+      metadata: options.metadata,
+      parentSession: options.parentSession,
+      parentToolCallId: options.parentToolCallId,
+    });
     return this.insertLeased(header, new SessionTree());
   }
 
@@ -257,7 +264,7 @@ export class PostgresSessionRepo implements SessionRepo {
     await this.migrated();
     try {
       const { rows } = await this.pool.query<ListRow>(
-        `SELECT id, cwd, name, parent_session,
+        `SELECT id, cwd, name, parent_session, header->>'parentToolCallId' AS parent_tool_call_id,
                 (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
                 (extract(epoch FROM modified_at) * 1000)::float8 AS modified_ms,
                 modified_seq::float8 AS seq
@@ -481,5 +488,6 @@ function toInfo(row: ListRow): SessionInfo {
   };
   if (row.name !== null) info.name = row.name;
   if (row.parent_session !== null) info.parentSession = row.parent_session;
+  if (row.parent_tool_call_id !== null) info.parentToolCallId = row.parent_tool_call_id;
   return info;
 }

@@ -34,7 +34,8 @@ interface Reply {
 type Step = { kind: "delta"; reply: Reply; delta: ReplyDelta } | { kind: "compact"; below: number };
 
 /**
- * Records the deltas of the replies a worker streams into `reply_deltas`, so that readers in other
+ * Records the deltas of the replies a worker streams into `reply_deltas` (the root agent's: sub-agents'
+ * replies are not the session's), so that readers in other
  * processes (`watch(id, { deltas: true })`) can replay the running reply. Writes are group-committed:
  * one statement at a time, carrying every delta that arrived while the previous one ran and during
  * the `batchMs` the batch waits for more (at a model's pace, one delta per statement otherwise); each is
@@ -86,7 +87,9 @@ export class ReplyRecorder {
   }
 
   #observe(event: HarnessEvent): void {
-    if (this.#fenced) return;
+    // The root's own replies only: a sub-agent's stream (events with `agentPath`) is not the session's reply.
+    if (this.#fenced || ("agentPath" in event && event.agentPath !== undefined && event.agentPath.length > 0))
+      return;
     const entries = () => this.#host.session.getEntries().length;
     if (event.type === "message_start" && event.message.role === "assistant") {
       this.#reply = { id: randomUUID(), after: entryPosition(entries()), first: true };

@@ -11,8 +11,8 @@ export type SessionCommand =
   | { kind: "steer"; text: string }
   | { kind: "followUp"; text: string }
   | { kind: "abort" }
-  | { kind: "approve"; toolCallId: string }
-  | { kind: "deny"; toolCallId: string; reason?: string };
+  | { kind: "approve"; toolCallId: string; agentPath?: string[] }
+  | { kind: "deny"; toolCallId: string; reason?: string; agentPath?: string[] };
 
 /** A stored command and its id (ascending in the order the commands were written). */
 export type StoredCommand = SessionCommand & { id: string };
@@ -27,8 +27,17 @@ export interface ParkedRun {
    * worker died before parking it (resumed from the session alone).
    */
   harness: PersistedHarness | null;
-  /** The calls waiting for a decision. */
+  /** The calls waiting for a decision, by `approvalKey` (a sub-agent's call: its path and its id). */
   awaiting: string[];
+}
+
+/**
+ * The SQL of a decision command's `approvalKey`: its `agentPath` and its `toolCallId` joined by "/".
+ * @param alias the alias of the `commands` row.
+ */
+function decisionKeySql(alias: string): string {
+  const path = `COALESCE(${alias}.payload->'agentPath', '[]'::jsonb)`;
+  return `array_to_string(ARRAY(SELECT jsonb_array_elements_text(${path})) || (${alias}.payload->>'toolCallId'), '/')`;
 }
 
 /** The SQL of the worker/client tables (migration version 2) of one schema. */
@@ -149,7 +158,7 @@ export class RunStore {
                    WHERE NOT EXISTS (
                      SELECT 1 FROM ${this.s}.commands c
                       WHERE c.session_id = $1 AND c.kind IN ('approve', 'deny')
-                        AND c.payload->>'toolCallId' = waiting.id))
+                        AND ${decisionKeySql("c")} = waiting.id))
               END AS wake
          FROM (SELECT $1::text AS id) AS wanted
          LEFT JOIN ${this.s}.parked_runs p ON p.session_id = wanted.id`,

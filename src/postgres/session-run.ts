@@ -1,4 +1,3 @@
-import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import { AgentHarness, type AgentHarnessOptions } from "../harness/agent-harness.js";
 import { planResume, type ToolCallDecision } from "../harness/resume-run.js";
 import { failedAssistantMessage, toolResultMessage } from "../loop/messages.js";
@@ -6,6 +5,7 @@ import { ABORTED_CALL_TEXT } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
 import type { AgentMessage } from "../types/messages.js";
 import { resolveModel } from "../types/resolve-model.js";
+import { type ApprovalRequest, approvalKey, approvalRequestOf, approvalWaitOf } from "./approval-wait.js";
 import type { PostgresSession } from "./postgres-session.js";
 import type { ParkedRun, RunState, RunStore, StoredCommand } from "./run-store.js";
 import { callsAwaitingApproval, recordDecisions, storedDecisions } from "./tool-decisions.js";
@@ -37,38 +37,45 @@ export interface SessionRunHost {
 /** A steer or follow-up command. */
 type MessageCommand = Extract<StoredCommand, { kind: "steer" | "followUp" }>;
 
-/** The ids of the tool calls a persisted agent waits on for approval. */
-export function awaitingApprovalOf(persisted: PersistedAgent): string[] {
-  return Object.entries(persisted.snapshot.children)
-    .filter(([, child]) => child.snapshot.value === "awaitingApproval")
-    .map(([id]) => id);
-}
-
-/** Whether every unsettled call of the agent waits for approval (and at least one does). */
-function waitsOnlyForApproval(persisted: PersistedAgent): boolean {
-  const children = Object.values(persisted.snapshot.children);
-  const waiting = children.filter((child) => child.snapshot.value === "awaitingApproval");
-  const busy = children.filter(
-    (child) => child.snapshot.status !== "done" && child.snapshot.value !== "awaitingApproval",
-  );
-  return waiting.length > 0 && busy.length === 0;
-}
+/** An approve or deny command. */
+type DecisionCommand = Extract<StoredCommand, { kind: "approve" | "deny" }>;
 
 /** The decision a command carries. */
-function decisionOf(command: Extract<StoredCommand, { kind: "approve" | "deny" }>): ToolCallDecision {
+function decisionOf(command: DecisionCommand): ToolCallDecision {
   if (command.kind === "approve") return { approved: true };
   return command.reason === undefined ? { approved: false } : { approved: false, reason: command.reason };
 }
 
+/** The call a decision command names (with its path, for a sub-agent's call). */
+function requestOf(command: DecisionCommand): ApprovalRequest {
+  const { toolCallId, agentPath } = command;
+  return agentPath && agentPath.length > 0 ? { toolCallId, agentPath } : { toolCallId };
+}
+
+/** The decision commands by `approvalKey` of the call they name (the last one counts). */
 function decisionsFor(
   commands: readonly StoredCommand[],
 ): Map<string, { id: string; decision: ToolCallDecision }> {
   const decisions = new Map<string, { id: string; decision: ToolCallDecision }>();
   for (const command of commands) {
     if (command.kind === "approve" || command.kind === "deny")
-      decisions.set(command.toolCallId, { id: command.id, decision: decisionOf(command) });
+      decisions.set(approvalKey(requestOf(command)), { id: command.id, decision: decisionOf(command) });
   }
   return decisions;
+}
+
+/** Decisions by `approvalKey`, split: the root's calls by id (for the harness), the sub-agents' by key. */
+function splitDecisions(decisions: ReadonlyMap<string, ToolCallDecision>): {
+  root: Record<string, ToolCallDecision>;
+  nested: Map<string, ToolCallDecision>;
+} {
+  const root: Record<string, ToolCallDecision> = {};
+  const nested = new Map<string, ToolCallDecision>();
+  for (const [key, decision] of decisions) {
+    if (approvalRequestOf(key).agentPath) nested.set(key, decision);
+    else root[key] = decision;
+  }
+  return { root, nested };
 }
 
 /** The text of a user message. */
@@ -130,24 +137,30 @@ export class SessionRun {
           if (parked.harness === null) await store.park(session.id, parked);
           return "awaiting_approval";
         }
-        const approvals = await this.#applyDecisions(
-          parked.awaiting.map((id) => [id, decisions.get(id)!.decision] as const),
+        const { root, nested } = splitDecisions(
+          await this.#applyDecisions(
+            parked.awaiting.map((key) => [key, decisions.get(key)!.decision] as const),
+          ),
         );
         let resumed: Promise<unknown>;
         if (parked.harness === null) {
           harness ??= this.#build();
-          resumed = harness.resume({ approvals });
+          decideNestedWhenAsked(harness, nested);
+          resumed = harness.resume({ approvals: root });
         } else {
-          const restored = AgentHarness.restore(parked.harness, this.host.options, { approvals });
+          const restored = AgentHarness.restore(parked.harness, this.host.options, { approvals: root });
           this.#adopt(restored.harness);
+          decideNestedWhenAsked(restored.harness, nested);
           resumed = restored.resumed ?? Promise.resolve();
         }
         outcome = await this.#drive(this.#harness!, resumed);
-        await store.deleteCommands(parked.awaiting.map((id) => decisions.get(id)!.id));
+        await store.deleteCommands(parked.awaiting.map((key) => decisions.get(key)!.id));
         if (outcome !== "parked") await store.unpark(session.id);
       }
     } else {
-      outcome = await this.#drive(harness!, harness!.resume({ approvals: this.#storedDenials() }));
+      const { root, nested } = splitDecisions(this.#storedDenials());
+      decideNestedWhenAsked(harness!, nested);
+      outcome = await this.#drive(harness!, harness!.resume({ approvals: root }));
     }
     for (;;) {
       if (outcome === "parked") return "awaiting_approval";
@@ -178,7 +191,7 @@ export class SessionRun {
     this.#harness = harness;
     this.host.onHarness?.(harness);
     harness.events$.subscribe((event) => {
-      if (event.type !== "message_end") return;
+      if (event.type !== "message_end" || isDescendants(event)) return;
       const text = userText(event.message);
       const index = this.#inFlight.findIndex((command) => command.text === text);
       if (text === undefined || index === -1) return;
@@ -210,11 +223,15 @@ export class SessionRun {
     this.#harness?.agent.clearQueues();
   }
 
-  /** Denials stored before a worker died, for calls the session has no result of yet. */
-  #storedDenials(): Record<string, ToolCallDecision> {
-    const denials: Record<string, ToolCallDecision> = {};
-    for (const [id, decision] of storedDecisions(this.host.session))
-      if (!decision.approved) denials[id] = decision;
+  /**
+   * Denials stored before a worker died, by `approvalKey`. (A stored approval is not applied again: the
+   * call may have started, so it follows its `replay` policy — or, in a sub-agent that starts over, its
+   * call asks again.)
+   */
+  #storedDenials(): Map<string, ToolCallDecision> {
+    const denials = new Map<string, ToolCallDecision>();
+    for (const [key, decision] of storedDecisions(this.host.session))
+      if (!decision.approved) denials.set(key, decision);
     return denials;
   }
 
@@ -225,12 +242,15 @@ export class SessionRun {
    */
   async #applyDecisions(
     decisions: readonly (readonly [string, ToolCallDecision])[],
-  ): Promise<Record<string, ToolCallDecision>> {
+  ): Promise<Map<string, ToolCallDecision>> {
     const stored = storedDecisions(this.host.session);
-    const fresh: Record<string, ToolCallDecision> = {};
-    for (const [id, decision] of decisions) if (!stored.has(id)) fresh[id] = decision;
-    await recordDecisions(this.host.session, fresh);
-    return { ...this.#storedDenials(), ...fresh };
+    const fresh = new Map<string, ToolCallDecision>();
+    for (const [key, decision] of decisions) if (!stored.has(key)) fresh.set(key, decision);
+    await recordDecisions(
+      this.host.session,
+      [...fresh].map(([key, decision]) => ({ request: approvalRequestOf(key), decision })),
+    );
+    return new Map([...this.#storedDenials(), ...fresh]);
   }
 
   /**
@@ -292,7 +312,7 @@ export class SessionRun {
   #startPrompt(command: StoredCommand): Promise<unknown> {
     const harness = this.#harness!;
     const subscription = harness.events$.subscribe((event) => {
-      if (event.type !== "message_end" || event.message.role !== "user") return;
+      if (event.type !== "message_end" || event.message.role !== "user" || isDescendants(event)) return;
       subscription.unsubscribe();
       this.#markTaken(command.id, false); // the row goes once the run ends
     });
@@ -334,15 +354,15 @@ export class SessionRun {
         parking = true;
         try {
           await session.flush();
-          const agent = harness.agent.persist();
-          if (!waitsOnlyForApproval(agent)) return;
+          const wait = approvalWaitOf(harness.agent.persist());
+          if (!wait.onlyApprovals) return;
           await session.renewLease(); // still ours: the parked run is the current one
           // Undelivered steers and follow-ups stay in their rows (the restored run takes them from there).
           const persisted = harness.persist();
           const queues = { ...persisted.queues, steering: [], followUp: [] };
           const parked: ParkedRun = {
             harness: { ...persisted, queues },
-            awaiting: awaitingApprovalOf(agent),
+            awaiting: wait.waiting.map(approvalKey),
           };
           await store.park(session.id, parked);
           finish("parked");
@@ -351,14 +371,15 @@ export class SessionRun {
         }
       };
       const subscription = harness.events$.subscribe((event) => {
+        // A sub-agent's request counts too; only the root's own turn starts anew.
         if (event.type === "tool_approval_request") approvalAsked = true;
-        else if (event.type === "turn_start") approvalAsked = false;
+        else if (event.type === "turn_start" && !isDescendants(event)) approvalAsked = false;
         const settling =
           event.type === "tool_approval_request" ||
           event.type === "tool_execution_end" ||
           event.type === "message_end";
         if (settled || parking || !approvalAsked || !settling) return;
-        if (waitsOnlyForApproval(harness.agent.persist())) park().catch(fail);
+        if (approvalWaitOf(harness.agent.persist()).onlyApprovals) park().catch(fail);
       });
       const poll = setInterval(() => {
         if (!settled) void this.#applyRunCommands(harness).catch(fail);
@@ -399,11 +420,13 @@ export class SessionRun {
         this.#inFlight = [];
       } else if (command.kind === "approve" || command.kind === "deny") {
         // A decision for a call that does not wait here (yet) is left for the parked run.
-        if (!awaitingApprovalOf(harness.agent.persist()).includes(command.toolCallId)) continue;
-        await recordDecisions(session, { [command.toolCallId]: decisionOf(command) });
+        const request = requestOf(command);
+        const key = approvalKey(request);
+        const { waiting } = approvalWaitOf(harness.agent.persist());
+        if (!waiting.some((call) => approvalKey(call) === key)) continue;
+        await recordDecisions(session, [{ request, decision: decisionOf(command) }]);
         try {
-          if (command.kind === "approve") harness.agent.approveToolCall(command.toolCallId);
-          else harness.agent.denyToolCall(command.toolCallId, command.reason);
+          applyDecision(harness, request, decisionOf(command));
         } catch {
           // Aborted meanwhile: the call was answered as aborted.
         }
@@ -412,4 +435,40 @@ export class SessionRun {
     }
     await store.deleteCommands(applied);
   }
+}
+
+/** Whether the event is a sub-agent's (it carries the path down to it). */
+function isDescendants(event: { agentPath?: readonly string[] }): boolean {
+  return event.agentPath !== undefined && event.agentPath.length > 0;
+}
+
+/** Approves or denies the waiting call (a sub-agent's at its path). Throws when it does not wait. */
+function applyDecision(harness: AgentHarness, request: ApprovalRequest, decision: ToolCallDecision): void {
+  const options = request.agentPath ? { agentPath: request.agentPath } : {};
+  if (decision.approved) harness.approveToolCall(request.toolCallId, options);
+  else harness.denyToolCall(request.toolCallId, decision.reason, options);
+}
+
+/**
+ * Applies `decisions` (by `approvalKey`) to the sub-agents' calls they name as soon as those ask for
+ * approval in the harness's next run — a restored tree asks again, a sub-agent that starts over asks
+ * when it gets there. (The harness's own `approvals` serve the root's calls.)
+ */
+function decideNestedWhenAsked(
+  harness: AgentHarness,
+  decisions: ReadonlyMap<string, ToolCallDecision>,
+): void {
+  if (decisions.size === 0) return;
+  const subscription = harness.events$.subscribe((event) => {
+    if (event.type === "agent_end" && !isDescendants(event)) subscription.unsubscribe();
+    if (event.type !== "tool_approval_request" || !isDescendants(event)) return;
+    const request = { toolCallId: event.toolCallId, agentPath: [...event.agentPath!] };
+    const decision = decisions.get(approvalKey(request));
+    if (!decision) return;
+    try {
+      applyDecision(harness, request, decision);
+    } catch {
+      // Answered meanwhile (aborted): nothing waits any more.
+    }
+  });
 }

@@ -3,6 +3,7 @@ import { validateToolCall } from "../loop/tool-call-steps.js";
 import type { Session } from "../storage/session.js";
 import type { ToolCall } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";
+import { type ApprovalRequest, approvalKey } from "./approval-wait.js";
 
 /**
  * `customType` of the entry a worker stores before a decision on a call waiting for approval takes
@@ -10,9 +11,14 @@ import type { AgentTool } from "../types/tool.js";
  */
 export const DECISION_ENTRY_TYPE = "agentchart.tool_decision";
 
-/** The data of a decision entry. */
-export interface DecisionEntryData {
-  toolCallId: string;
+/** The data of a decision entry: a sub-agent's call has its `agentPath`. */
+export interface DecisionEntryData extends ApprovalRequest {
+  decision: ToolCallDecision;
+}
+
+/** A decision on a waiting call: the call (with its path, for a sub-agent's) and what was decided. */
+export interface RequestDecision {
+  request: ApprovalRequest;
   decision: ToolCallDecision;
 }
 
@@ -21,30 +27,34 @@ export interface DecisionEntryData {
  * Contract: async; rejects with a `SessionError` when the session cannot store them.
  *
  * ```ts
- * await recordDecisions(session, { "call-1": { approved: true } });
+ * await recordDecisions(session, [{ request: { toolCallId: "call-1" }, decision: { approved: true } }]);
  * ```
  */
 export async function recordDecisions(
   session: Session,
-  decisions: Readonly<Record<string, ToolCallDecision>>,
+  decisions: readonly RequestDecision[],
 ): Promise<void> {
-  const stored = Object.entries(decisions).map(([toolCallId, decision]) =>
-    session.appendCustom(DECISION_ENTRY_TYPE, { toolCallId, decision } satisfies DecisionEntryData),
+  const stored = decisions.map(({ request, decision }) =>
+    session.appendCustom(DECISION_ENTRY_TYPE, { ...request, decision } satisfies DecisionEntryData),
   );
   await Promise.all(stored);
 }
 
 /**
- * The decisions stored in the session's current branch, by tool call id (the last one counts).
- * Contract: synchronous, never throws.
+ * The decisions stored in the session's current branch, by `approvalKey` (a root call's key is its
+ * id; the last decision counts). Contract: synchronous, never throws.
  */
 export function storedDecisions(session: Session): Map<string, ToolCallDecision> {
   const decisions = new Map<string, ToolCallDecision>();
   for (const entry of session.getBranch()) {
     if (entry.type !== "custom" || entry.customType !== DECISION_ENTRY_TYPE) continue;
     const data = entry.data as Partial<DecisionEntryData> | undefined;
-    if (typeof data?.toolCallId === "string" && typeof data.decision?.approved === "boolean")
-      decisions.set(data.toolCallId, data.decision);
+    if (typeof data?.toolCallId !== "string" || typeof data.decision?.approved !== "boolean") continue;
+    const agentPath = Array.isArray(data.agentPath) ? data.agentPath : undefined;
+    decisions.set(
+      approvalKey({ toolCallId: data.toolCallId, ...(agentPath ? { agentPath } : {}) }),
+      data.decision,
+    );
   }
   return decisions;
 }

@@ -45,16 +45,17 @@ export function workerFixture(prefix: string) {
       );
       return { schema, client, repo: new PostgresSessionRepo({ pool: server.pool, schema }) };
     },
-    /** Starts test/support/worker-child.ts and waits until it serves. */
+    /** Starts `script` (default test/support/worker-child.ts) and waits until it serves. */
     async startWorker(
       schema: string,
       mode = "normal",
       drainMs?: number,
       env: NodeJS.ProcessEnv = {},
+      script = "test/support/worker-child.ts",
     ): Promise<ProcessDriver> {
       const args = [url, schema, mode, ...(drainMs === undefined ? [] : [String(drainMs)])];
       const child = new ProcessDriver(
-        spawnTs("test/support/worker-child.ts", args, { cwd: repoRoot, env: { ...process.env, ...env } }),
+        spawnTs(script, args, { cwd: repoRoot, env: { ...process.env, ...env } }),
       );
       children.push(child);
       await child.waitFor("READY\n");
