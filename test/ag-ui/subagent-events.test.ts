@@ -1,70 +1,20 @@
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import type { AgUiEvent } from "../../src/ag-ui/ag-ui-events.js";
-import { createAgUiHandler } from "../../src/ag-ui/ag-ui-handler.js";
-import { Agent } from "../../src/agent/agent.js";
-import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
-import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
-import { defineTool } from "../../src/tools/define-tool.js";
-import { postCommand, postRun, readRun, serveOnLoopback } from "../support/ag-ui-server.js";
-import { testModel } from "../support/loop-harness.js";
+import type { ScriptedTurn } from "../../src/providers/scripted/scripted-model.js";
+import { postCommand, postRun, readRun } from "../support/ag-ui-server.js";
+import { childTurns, serveResearchTree } from "../support/subagent-server.js";
 
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-/**
- * One Agent per thread: root → `research` (agent tool, call `s1`) whose child says something, calls
- * `refund` (needs approval, call `r1`) and answers.
- */
-async function serveResearchTree(childScript: ScriptedTurn[]) {
-  const refunds: string[] = [];
-  const agents = new Map<string, Agent>();
-  const refund = defineTool({
-    name: "refund",
-    description: "Refunds an order",
-    parameters: z.object({ order: z.string() }),
-    requiresApproval: true,
-    execute: async ({ order }) => {
-      refunds.push(order);
-      return { content: [{ type: "text", text: `refunded ${order}` }] };
-    },
-  });
-  const handler = createAgUiHandler({
-    agentFor: (threadId) => {
-      const research = defineAgentTool({
-        name: "research",
-        description: "Looks into an order",
-        agent: { streamFn: scriptedModel(childScript), tools: [refund] },
-      });
-      const agent = new Agent({
-        model: testModel,
-        streamFn: scriptedModel([
-          {
-            text: "Let me delegate.",
-            toolCalls: [{ id: "s1", name: "research", arguments: { task: "refund A-1" } }],
-          },
-          { text: "root: all done" },
-          { text: "You are welcome." },
-        ]),
-        tools: [research],
-      });
-      agents.set(threadId, agent);
-      return agent;
-    },
-  });
-  const served = await serveOnLoopback(handler);
+const serve = async (childScript: ScriptedTurn[]) => {
+  const served = await serveResearchTree(childScript);
   servers.push(served);
-  return { url: served.url, refunds, agents };
-}
-
-const childTurns: ScriptedTurn[] = [
-  { text: "Checking the order.", toolCalls: [{ id: "r1", name: "refund", arguments: { order: "A-1" } }] },
-  { text: "research: refunded" },
-];
+  return served;
+};
 
 function expectValidAgUi(events: readonly AgUiEvent[]): void {
   for (const event of events) {
@@ -81,7 +31,7 @@ const textOf = (events: readonly AgUiEvent[], subagentRunId: string | undefined)
 
 describe("sub-agents on the AG-UI endpoint, read by the official @ag-ui/client", () => {
   it("streams the child as an AG-UI subagent apart from the root's messages; its approval goes back with the path", async () => {
-    const { url, refunds, agents } = await serveResearchTree(childTurns);
+    const { url, refunds, agents } = await serve(childTurns);
     const client = new HttpAgent({ url, threadId: "t1" });
     const events: AgUiEvent[] = [];
     const commands: Promise<Response>[] = [];
@@ -172,7 +122,7 @@ describe("sub-agents on the AG-UI endpoint, read by the official @ag-ui/client",
   });
 
   it("denies a sub-agent's call by a resume entry that names the call only", async () => {
-    const { url, refunds, agents } = await serveResearchTree(childTurns);
+    const { url, refunds, agents } = await serve(childTurns);
     const input = { threadId: "t2", runId: "run-1", tools: [], context: [] };
     const response = await postRun(url, { ...input, messages: [{ id: "u1", role: "user", content: "Go" }] });
     const seen: AgUiEvent[] = [];
@@ -198,7 +148,7 @@ describe("sub-agents on the AG-UI endpoint, read by the official @ag-ui/client",
   });
 
   it("ends an open subagent with SUBAGENT_ERROR before RUN_FINISHED when the run is aborted mid-stream", async () => {
-    const { url } = await serveResearchTree([{ text: "Thinking very hard", hang: true }]);
+    const { url } = await serve([{ text: "Thinking very hard", hang: true }]);
     const client = new HttpAgent({ url, threadId: "t3" });
     const events: AgUiEvent[] = [];
     let aborted: Promise<Response> | undefined;
