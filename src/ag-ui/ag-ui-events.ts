@@ -60,8 +60,16 @@ export interface RunAgentInput {
  */
 export type AgUiRunOutcome = { type: "success"; pendingToolCallIds?: string[] } | { type: "cancelled" };
 
-/** The AG-UI events the server emits (and the client store reads). */
-export type AgUiEvent =
+/**
+ * The AG-UI events the server emits (and the client store reads). An event of a sub-agent carries
+ * the AG-UI `subagentRunId` of the subagent it belongs to (see `SubAgentStreams`).
+ */
+export type AgUiEvent = AgUiEventBody & { subagentRunId?: string };
+
+/** Why a subagent's part of a run ended (`SUBAGENT_FINISHED.outcome`). */
+export type AgUiSubagentOutcome = { type: "success" } | { type: "suspended"; interruptIds?: string[] };
+
+type AgUiEventBody =
   | { type: "RUN_STARTED"; threadId: string; runId: string; protocolVersion?: string }
   | { type: "RUN_FINISHED"; threadId: string; runId: string; outcome?: AgUiRunOutcome }
   | { type: "RUN_ERROR"; message: string; code?: string }
@@ -86,7 +94,17 @@ export type AgUiEvent =
     }
   | { type: "STATE_SNAPSHOT"; snapshot: unknown }
   | { type: "MESSAGES_SNAPSHOT"; messages: AgUiMessage[] }
-  | { type: "CUSTOM"; name: string; value: unknown };
+  | { type: "CUSTOM"; name: string; value: unknown }
+  | {
+      type: "SUBAGENT_STARTED";
+      subagentRunId: string;
+      name: string;
+      parentToolCallId?: string;
+      parentMessageId?: string;
+      parentSubagentRunId?: string;
+    }
+  | { type: "SUBAGENT_FINISHED"; subagentRunId: string; outcome?: AgUiSubagentOutcome }
+  | { type: "SUBAGENT_ERROR"; subagentRunId: string; message: string; code?: string };
 
 /** The AG-UI protocol version this package speaks. */
 export const AG_UI_PROTOCOL_VERSION = "1.0";

@@ -143,15 +143,19 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
           entry.status === "resolved" &&
           (entry.payload as { approved?: unknown } | undefined)?.approved !== false;
         const reason = (entry.payload as { reason?: unknown } | undefined)?.reason;
+        // A sub-agent's call: the path the payload names, else the one call of that id waiting.
+        const agentPath = resumePath(entry.payload) ?? thread.current?.awaitingPathOf(entry.interruptId);
         // Answers already applied (a reconnect sends the same request again) are skipped.
-        if (!thread.current?.awaits(entry.interruptId)) continue;
+        if (!thread.current?.awaits(entry.interruptId, agentPath)) continue;
+        const path = agentPath?.length ? { agentPath } : {};
         thread.current.command(
           approved
-            ? { type: "approve", toolCallId: entry.interruptId }
+            ? { type: "approve", toolCallId: entry.interruptId, ...path }
             : {
                 type: "deny",
                 toolCallId: entry.interruptId,
                 ...(typeof reason === "string" ? { reason } : {}),
+                ...path,
               },
         );
       }
@@ -270,6 +274,14 @@ function streamOf(run: AgUiRun, lastEventId: number): Response {
  * transcript), with an id it has not seen. Messages before a known one are old even with unknown ids
  * (a client that kept its own ids, a server restarted since it saw them).
  */
+/** The `agentPath` an approval's resume payload names (`{ approved, agentPath }`), if it is one. */
+function resumePath(payload: unknown): string[] | undefined {
+  const agentPath = (payload as { agentPath?: unknown } | undefined)?.agentPath;
+  return Array.isArray(agentPath) && agentPath.every((id) => typeof id === "string")
+    ? (agentPath as string[])
+    : undefined;
+}
+
 function newUserText(thread: Thread, target: RunTarget, messages: AgUiMessage[]): string | undefined {
   const transcriptCalls = new Set(
     target
@@ -347,7 +359,12 @@ function parseRunInput(body: Record<string, unknown>): RunAgentInput {
   }
   if (body.resume !== undefined && !Array.isArray(body.resume))
     throw new AgUiError("invalid_request", "RunAgentInput.resume must be an array");
-  return body as unknown as RunAgentInput;
+  // A sub-agent's messages (with `subagentRunId`, as a client keeps the subagent events it was sent)
+  // are the server's own output, never a prompt nor an answer of the client: left out.
+  const messages = (body.messages as { subagentRunId?: unknown }[]).filter(
+    (message) => message.subagentRunId === undefined || message.subagentRunId === null,
+  );
+  return { ...body, messages } as unknown as RunAgentInput;
 }
 
 function parseLastEventId(header: string | null): number {

@@ -64,6 +64,7 @@ export class AgUiRun {
   /** Settles (never rejects) once the last event is in the log. */
   readonly finished: Promise<void>;
   readonly #target: RunTarget;
+  readonly #translator: AgUiTranslator;
   readonly #awaitingApproval = new Map<string, PendingApproval>();
   readonly #subscription: Subscription;
   #lastState = "";
@@ -89,6 +90,7 @@ export class AgUiRun {
         message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [],
       ),
     });
+    this.#translator = translator;
     this.log.append({
       type: "RUN_STARTED",
       threadId: this.threadId,
@@ -138,12 +140,12 @@ export class AgUiRun {
     try {
       switch (command.type) {
         case "approve":
-          this.#requireAwaiting(command.toolCallId);
-          this.#target.approve(command.toolCallId);
+          this.#requireAwaiting(command.toolCallId, command.agentPath);
+          this.#target.approve(command.toolCallId, command.agentPath);
           break;
         case "deny":
-          this.#requireAwaiting(command.toolCallId);
-          this.#target.deny(command.toolCallId, command.reason);
+          this.#requireAwaiting(command.toolCallId, command.agentPath);
+          this.#target.deny(command.toolCallId, command.reason, command.agentPath);
           break;
         case "steer":
           this.#target.steer(command.text);
@@ -159,32 +161,43 @@ export class AgUiRun {
       });
     }
     if (command.type === "approve" || command.type === "deny")
-      this.#awaitingApproval.delete(command.toolCallId);
+      this.#awaitingApproval.delete(approvalKey(command.toolCallId, command.agentPath));
     this.#publishState();
   }
 
-  /** Whether the tool call waits for approval in this run. */
-  awaits(toolCallId: string): boolean {
-    return this.#awaitingApproval.has(toolCallId);
+  /** Whether the tool call (a sub-agent's at `agentPath`) waits for approval in this run. */
+  awaits(toolCallId: string, agentPath?: readonly string[]): boolean {
+    return this.#awaitingApproval.has(approvalKey(toolCallId, agentPath));
   }
 
-  #requireAwaiting(toolCallId: string): void {
-    if (!this.#awaitingApproval.has(toolCallId))
+  /**
+   * The `agentPath` of the one call of that id waiting for approval (`[]` for the root's own), or
+   * `undefined` when none or several wait: for an answer that names only the call.
+   */
+  awaitingPathOf(toolCallId: string): string[] | undefined {
+    const waiting = [...this.#awaitingApproval.values()].filter((call) => call.toolCallId === toolCallId);
+    return waiting.length === 1 ? (waiting[0]!.agentPath ?? []) : undefined;
+  }
+
+  #requireAwaiting(toolCallId: string, agentPath: readonly string[] | undefined): void {
+    if (!this.awaits(toolCallId, agentPath))
       throw new AgUiError(
         "not_awaiting",
-        `No tool call "${toolCallId}" is awaiting approval in run ${this.runId}`,
+        `No tool call "${toolCallId}"${agentPath?.length ? ` of the sub-agent at ${agentPath.join("/")}` : ""} is awaiting approval in run ${this.runId}`,
       );
   }
 
   #track(event: HarnessEvent): void {
-    if (event.type === "tool_approval_request")
-      this.#awaitingApproval.set(event.toolCallId, {
+    if (event.type === "tool_approval_request") {
+      const agentPath = event.agentPath?.length ? { agentPath: event.agentPath } : {};
+      this.#awaitingApproval.set(approvalKey(event.toolCallId, event.agentPath), {
         toolCallId: event.toolCallId,
         toolName: event.toolName,
         args: event.args,
+        ...agentPath,
       });
-    else if (event.type === "tool_execution_start" || event.type === "tool_execution_end")
-      this.#awaitingApproval.delete(event.toolCallId);
+    } else if (event.type === "tool_execution_start" || event.type === "tool_execution_end")
+      this.#awaitingApproval.delete(approvalKey(event.toolCallId, event.agentPath));
   }
 
   #state(): SharedAgentState {
@@ -221,6 +234,15 @@ export class AgUiRun {
     this.#ended = true;
     this.#subscription.unsubscribe();
     this.#publishState();
+    // Sub-agents still open: a parked run's wait with it (the next run goes on with them); else the run was cut short.
+    const subAgentsEnd = this.#parked
+      ? ({ type: "suspended" } as const)
+      : ({
+          type: "error",
+          code: "aborted",
+          message: "The run ended before this sub-agent finished",
+        } as const);
+    for (const event of this.#translator.closeSubAgents(subAgentsEnd)) this.log.append(event);
     const outcome = {
       threadId: this.threadId,
       runId: this.runId,
@@ -240,5 +262,15 @@ function textOf(message: AgentMessage): string {
 }
 
 function pendingCall(call: WaitingToolCall): PendingApproval {
-  return { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    args: call.args,
+    ...(call.agentPath ? { agentPath: call.agentPath } : {}),
+  };
+}
+
+/** A waiting call's key: tool call ids are unique per agent, so the path and the id name it. */
+function approvalKey(toolCallId: string, agentPath: readonly string[] | undefined): string {
+  return JSON.stringify([...(agentPath ?? []), toolCallId]);
 }

@@ -3,11 +3,12 @@ import { AgUiError } from "./ag-ui-error.js";
 /**
  * A command sent beside a run's stream, as a request of its own: `POST { threadId, command }` to the
  * endpoint. Commands act on the thread's current run; a client that disconnects sends none, so only
- * `abort` ever stops a run.
+ * `abort` ever stops a run. An approval of a sub-agent's call names its `agentPath` (as the request
+ * and `STATE_SNAPSHOT.awaitingApproval` give it).
  */
 export type AgentCommand =
-  | { type: "approve"; toolCallId: string }
-  | { type: "deny"; toolCallId: string; reason?: string }
+  | { type: "approve"; toolCallId: string; agentPath?: string[] }
+  | { type: "deny"; toolCallId: string; reason?: string; agentPath?: string[] }
   | { type: "steer"; text: string }
   | { type: "followUp"; text: string }
   | { type: "abort" };
@@ -40,14 +41,29 @@ export function parseCommandRequest(body: Record<string, unknown>): AgentCommand
       throw new AgUiError("invalid_request", `Command "${String(type)}" needs ${name} (a non-empty string)`);
     return value;
   };
+  const path = (): { agentPath?: string[] } => {
+    const agentPath = (command as { agentPath?: unknown }).agentPath;
+    if (agentPath === undefined) return {};
+    if (!Array.isArray(agentPath) || agentPath.some((id) => typeof id !== "string" || id === ""))
+      throw new AgUiError(
+        "invalid_request",
+        `Command "${String(type)}": agentPath must be an array of tool call ids (non-empty strings)`,
+      );
+    return agentPath.length > 0 ? { agentPath: agentPath as string[] } : {};
+  };
   switch (type) {
     case "approve":
-      return { threadId, command: { type, toolCallId: field("toolCallId") } };
+      return { threadId, command: { type, toolCallId: field("toolCallId"), ...path() } };
     case "deny": {
       const reason = (command as { reason?: unknown }).reason;
       return {
         threadId,
-        command: { type, toolCallId: field("toolCallId"), ...(typeof reason === "string" ? { reason } : {}) },
+        command: {
+          type,
+          toolCallId: field("toolCallId"),
+          ...(typeof reason === "string" ? { reason } : {}),
+          ...path(),
+        },
       };
     }
     case "steer":

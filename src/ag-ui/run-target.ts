@@ -25,8 +25,9 @@ export interface RunTarget {
   queued(): { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] };
   /** Runs a prompt (one user message); settles when the run ends. */
   prompt(text: string): Promise<unknown>;
-  approve(toolCallId: string): void;
-  deny(toolCallId: string, reason?: string): void;
+  /** Approves a waiting call (a sub-agent's at `agentPath`). */
+  approve(toolCallId: string, agentPath?: string[]): void;
+  deny(toolCallId: string, reason?: string, agentPath?: string[]): void;
   /** Gives the result of a call waiting for the client; throws when no such call waits. */
   answer(toolCallId: string, result: ToolResult, isError: boolean): void;
   /** The tools of the agent that are not client tools declared by a run (see `clientToolsOf`). */
@@ -65,8 +66,8 @@ export function runTargetOf(target: Agent | AgentHarness): RunTarget {
       idle: () => agent.waitForIdle(),
       queued: () => agent.queued,
       prompt: (text) => agent.prompt(userMessage(text)),
-      approve: (toolCallId) => agent.approveToolCall(toolCallId),
-      deny: (toolCallId, reason) => agent.denyToolCall(toolCallId, reason),
+      approve: (toolCallId, agentPath) => agent.approveToolCall(toolCallId, pathOption(agentPath)),
+      deny: (toolCallId, reason, agentPath) => agent.denyToolCall(toolCallId, reason, pathOption(agentPath)),
       answer: (toolCallId, result, isError) => agent.answerToolCall(toolCallId, result, { isError }),
       serverTools: () => agent.state.tools.filter((tool) => !isDeclaredClientTool(tool)),
       clientTools: () => agent.state.tools.filter(isDeclaredClientTool),
@@ -87,8 +88,8 @@ export function runTargetOf(target: Agent | AgentHarness): RunTarget {
     idle: () => harness.waitForIdle(),
     queued: () => harness.agent.queued,
     prompt: (text) => harness.prompt(text),
-    approve: (toolCallId) => harness.approveToolCall(toolCallId),
-    deny: (toolCallId, reason) => harness.denyToolCall(toolCallId, reason),
+    approve: (toolCallId, agentPath) => harness.approveToolCall(toolCallId, pathOption(agentPath)),
+    deny: (toolCallId, reason, agentPath) => harness.denyToolCall(toolCallId, reason, pathOption(agentPath)),
     answer: (toolCallId, result, isError) => harness.answerToolCall(toolCallId, result, { isError }),
     serverTools,
     clientTools: () => harness.tools.filter(isDeclaredClientTool),
@@ -102,4 +103,8 @@ export function runTargetOf(target: Agent | AgentHarness): RunTarget {
     followUp: (text) => harness.followUp(text),
     abort: () => void harness.abort(),
   };
+}
+
+function pathOption(agentPath: string[] | undefined): { agentPath?: string[] } {
+  return agentPath ? { agentPath } : {};
 }

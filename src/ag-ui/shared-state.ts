@@ -3,6 +3,8 @@ export interface PendingApproval {
   toolCallId: string;
   toolName: string;
   args: unknown;
+  /** The call belongs to a sub-agent: the tool call ids from the root down to it (answers name it). */
+  agentPath?: string[];
 }
 
 /**

@@ -1,8 +1,10 @@
 import { defer, mergeMap, type Observable, type OperatorFunction, from as observableFrom } from "rxjs";
 import type { HarnessEvent } from "../harness/hooks.js";
+import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../types/messages.js";
 import type { AgUiEvent } from "./ag-ui-events.js";
 import { CUSTOM_EVENT } from "./shared-state.js";
+import { type AgentStreamTranslator, type OpenSubAgentEnd, SubAgentStreams } from "./subagent-streams.js";
 
 /** Options of {@link AgUiTranslator} and {@link toAgUiEvents}. */
 export interface AgUiTranslationOptions {
@@ -20,8 +22,11 @@ export interface AgUiTranslationOptions {
  * Turns AgentEvents and harness events into AG-UI 1.0 events, one event at a time, remembering what
  * is open (the text, reasoning and tool-call blocks of the streaming reply) so that every start gets
  * its end. Message ids are the messages' places in the transcript, so a later `MESSAGES_SNAPSHOT`
- * (see `toAgUiMessages`) names the same messages the same way. Run framing (`RUN_STARTED`,
- * `RUN_FINISHED`) is the caller's: one agent run may be one of several in a harness operation.
+ * (see `toAgUiMessages`) names the same messages the same way. Sub-agents' events (with `agentPath`)
+ * become AG-UI subagents (`SUBAGENT_STARTED` … `SUBAGENT_FINISHED`, their events carrying
+ * `subagentRunId`; see `SubAgentStreams`), never part of the root's messages. Run framing
+ * (`RUN_STARTED`, `RUN_FINISHED`) is the caller's: one agent run may be one of several in a harness
+ * operation; before it ends the stream it calls `closeSubAgents`.
  *
  * Contract: `translate` is synchronous and never throws; events it has no mapping for give `[]`.
  *
@@ -30,7 +35,7 @@ export interface AgUiTranslationOptions {
  * agent.subscribe((event) => send(translator.translate(event)));
  * ```
  */
-export class AgUiTranslator {
+export class AgUiTranslator implements AgentStreamTranslator {
   readonly #prefix: string;
   #nextIndex: number;
   #userMessagesToSkip: number;
@@ -43,6 +48,9 @@ export class AgUiTranslator {
   readonly #openToolCalls = new Map<number, string>();
   /** Tool calls announced by TOOL_CALL_START (a result for another call is sent with its start). */
   readonly #announcedToolCalls = new Set<string>();
+  /** Tool names of this agent's calls that started (a sub-agent is named after its call's tool). */
+  readonly #callNames = new Map<string, string>();
+  #subAgents: SubAgentStreams | undefined;
 
   constructor(options: AgUiTranslationOptions = {}) {
     this.#prefix = options.messageIdPrefix ?? "m";
@@ -51,9 +59,35 @@ export class AgUiTranslator {
     for (const id of options.knownToolCallIds ?? []) this.#announcedToolCalls.add(id);
   }
 
+  /** The id of the latest assistant message (the reply whose calls run now); `""` before any. */
+  get replyMessageId(): string {
+    return this.#messageId;
+  }
+
+  /** The tool name of a call of this agent that started. */
+  callName(toolCallId: string): string | undefined {
+    return this.#callNames.get(toolCallId);
+  }
+
+  /** Finishes the sub-agents still open (a stream ending while they run or wait): call before `RUN_FINISHED`. */
+  closeSubAgents(end: OpenSubAgentEnd): AgUiEvent[] {
+    return this.#subAgents?.closeAll(end) ?? [];
+  }
+
   /** The AG-UI events for one AgentEvent or harness event (often none, at most a few). */
   translate(event: HarnessEvent): AgUiEvent[] {
+    const agentPath = (event as AgentEvent).agentPath;
+    if (agentPath !== undefined && agentPath.length > 0) {
+      this.#subAgents ??= new SubAgentStreams(
+        this,
+        (messageIdPrefix) => new AgUiTranslator({ messageIdPrefix, skipUserMessages: 1 }),
+      );
+      return this.#subAgents.translate(event as AgentEvent, agentPath);
+    }
     switch (event.type) {
+      case "tool_execution_start":
+        this.#callNames.set(event.toolCallId, event.toolName);
+        return [];
       case "message_start":
         return this.#messageStart(event.message);
       case "message_update":
@@ -190,12 +224,18 @@ export class AgUiTranslator {
     return events;
   }
 
-  /** Ends every block still open (a reply that stopped on an error or an abort). */
-  #closeReply(message: AssistantMessage): AgUiEvent[] {
+  /** Ends every text, reasoning and tool-call block still open. */
+  closeOpenBlocks(): AgUiEvent[] {
     const events: AgUiEvent[] = [];
     for (const index of [...this.#openText.keys()]) events.push(...this.#closeText(index));
     for (const index of [...this.#openReasoning.keys()]) events.push(...this.#closeReasoning(index));
     for (const index of [...this.#openToolCalls.keys()]) events.push(...this.#closeToolCall(index));
+    return events;
+  }
+
+  /** Ends every block still open (a reply that stopped on an error or an abort). */
+  #closeReply(message: AssistantMessage): AgUiEvent[] {
+    const events = this.closeOpenBlocks();
     if (message.stopReason === "error" && message.errorMessage && !hasText(message)) {
       // A failed reply with no text would leave the client with nothing: show the error as its text.
       const messageId = this.#messageId;

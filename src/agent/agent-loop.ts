@@ -54,7 +54,8 @@ function runLoop(prompts: AgentMessage[] | undefined, context: AgentContext, con
     let ended = false;
     actor.on("*", (event) => {
       subscriber.next(event);
-      if (event.type === "agent_end") {
+      // A sub-agent's `agent_end` (with `agentPath`) does not end the loop's run.
+      if (event.type === "agent_end" && event.agentPath === undefined) {
         ended = true;
         subscriber.complete();
       }

@@ -23,6 +23,30 @@ export interface ClientToolCall {
   parentMessageId: string | undefined;
 }
 
+/** Where a sub-agent stands (`waiting`: its part of the run ended while it waits, e.g. for an approval). */
+export type ClientSubAgentStatus = "running" | "waiting" | "done" | "error";
+
+/**
+ * A sub-agent of the run (an AG-UI subagent: agentchart's agent tools), as much as a UI shows of it
+ * beside the root's messages: what it is, where it stands and the text it writes (its latest message).
+ */
+export interface ClientSubAgent {
+  /** The AG-UI `subagentRunId` (agentchart: the `agentPath` joined with `/`). */
+  id: string;
+  /** Its tool's name. */
+  name: string;
+  /** The tool call ids from the root down to it (what approving its calls names). */
+  agentPath: string[];
+  /** The call that runs it, and the sub-agent above it (none for a child of the root). */
+  parentToolCallId: string | undefined;
+  parentId: string | undefined;
+  status: ClientSubAgentStatus;
+  /** Its latest text message (as it streams). */
+  text: string;
+  /** Why it failed (`status: "error"`). */
+  error: string | undefined;
+}
+
 /** Whether a run goes on, waits (for an approval, or for the client to answer calls of its tools), ended, or failed. */
 export type ClientStatus = "idle" | "running" | "waiting" | "error";
 
@@ -39,7 +63,16 @@ export interface AgentClientContext {
   streaming: AgUiMessage | undefined;
   toolCalls: Record<string, ClientToolCall>;
   status: ClientStatus;
+  /**
+   * Calls waiting for approval — a sub-agent's with its `agentPath` (answer with it: `approve({
+   * toolCallId, agentPath })`).
+   */
   awaitingApproval: PendingApproval[];
+  /**
+   * The sub-agents of the run the client follows, by id, in start order: their events never enter
+   * `messages` (the root's transcript) nor `toolCalls`.
+   */
+  subAgents: Record<string, ClientSubAgent>;
   /** Calls of the client's (frontend) tools waiting for its answer (`answerTool`). */
   awaitingClient: PendingApproval[];
   /** Answers given (`answerTool`) and not sent yet: they go with the next run, once no call waits. */
@@ -61,6 +94,7 @@ export function initialClientContext(threadId: string): AgentClientContext {
     toolCalls: {},
     status: "idle",
     awaitingApproval: [],
+    subAgents: {},
     awaitingClient: [],
     clientAnswers: [],
     state: undefined,
@@ -89,9 +123,37 @@ export function applyAgUiEvent(
 }
 
 function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientContext {
+  if (event.subagentRunId !== undefined && !event.type.startsWith("SUBAGENT_"))
+    return reduceSubAgentEvent(context, event.subagentRunId, event);
   switch (event.type) {
     case "RUN_STARTED":
-      return { ...context, runId: event.runId, status: "running", error: undefined };
+      return { ...context, runId: event.runId, status: "running", error: undefined, subAgents: {} };
+    case "SUBAGENT_STARTED": {
+      const parent = event.parentSubagentRunId ? context.subAgents[event.parentSubagentRunId] : undefined;
+      const parentPath = parent?.agentPath ?? [];
+      const subAgent: ClientSubAgent = {
+        id: event.subagentRunId,
+        name: event.name,
+        agentPath: event.parentToolCallId ? [...parentPath, event.parentToolCallId] : parentPath,
+        parentToolCallId: event.parentToolCallId,
+        parentId: event.parentSubagentRunId,
+        status: "running",
+        text: "",
+        error: undefined,
+      };
+      return { ...context, subAgents: { ...context.subAgents, [subAgent.id]: subAgent } };
+    }
+    case "SUBAGENT_FINISHED":
+      return updateSubAgent(context, event.subagentRunId, (subAgent) => ({
+        ...subAgent,
+        status: event.outcome?.type === "suspended" ? "waiting" : "done",
+      }));
+    case "SUBAGENT_ERROR":
+      return updateSubAgent(context, event.subagentRunId, (subAgent) => ({
+        ...subAgent,
+        status: "error",
+        error: event.message,
+      }));
     case "RUN_FINISHED": {
       const flushed = { ...flushStreaming(context), awaitingApproval: [] };
       const pending = event.outcome?.type === "success" ? (event.outcome.pendingToolCallIds ?? []) : [];
@@ -174,8 +236,7 @@ function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientConte
       return applySharedState(context, event.snapshot);
     case "CUSTOM": {
       const request = event.value as PendingApproval;
-      const others = (list: PendingApproval[]) =>
-        list.filter((pending) => pending.toolCallId !== request.toolCallId);
+      const others = (list: PendingApproval[]) => list.filter((pending) => !sameCall(pending, request));
       // The names of agentchart's CUSTOM events (CUSTOM_EVENT of agentchart/ag-ui, not imported: the
       // client takes no runtime code from the server).
       if (event.name === "agentchart.tool_approval_request")
@@ -187,6 +248,47 @@ function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientConte
     default:
       return context;
   }
+}
+
+/**
+ * A sub-agent's event: its text is its latest message; its waiting calls join the root's lists with
+ * their `agentPath`; nothing else of it enters the root's messages or tool calls.
+ */
+function reduceSubAgentEvent(
+  context: AgentClientContext,
+  subagentRunId: string,
+  event: AgUiEvent,
+): AgentClientContext {
+  switch (event.type) {
+    case "TEXT_MESSAGE_START":
+      return event.role === "user"
+        ? context
+        : updateSubAgent(context, subagentRunId, (subAgent) => ({ ...subAgent, text: "" }));
+    case "TEXT_MESSAGE_CONTENT":
+      return updateSubAgent(context, subagentRunId, (subAgent) => ({
+        ...subAgent,
+        text: subAgent.text + event.delta,
+      }));
+    case "CUSTOM":
+      return reduce(context, { type: "CUSTOM", name: event.name, value: event.value });
+    default:
+      return context;
+  }
+}
+
+function updateSubAgent(
+  context: AgentClientContext,
+  id: string,
+  update: (subAgent: ClientSubAgent) => ClientSubAgent,
+): AgentClientContext {
+  const subAgent = context.subAgents[id];
+  if (!subAgent) return context;
+  return { ...context, subAgents: { ...context.subAgents, [id]: update(subAgent) } };
+}
+
+/** Whether two waiting calls are the same call (the same id in the same agent). */
+function sameCall(a: PendingApproval, b: PendingApproval): boolean {
+  return a.toolCallId === b.toolCallId && (a.agentPath ?? []).join("/") === (b.agentPath ?? []).join("/");
 }
 
 function startStreaming(
@@ -325,8 +427,11 @@ function setWaiting(
   awaitingApproval: PendingApproval[],
   awaitingClient: PendingApproval[],
 ): AgentClientContext {
-  const approval = new Set(awaitingApproval.map((pending) => pending.toolCallId));
-  const client = new Set(awaitingClient.map((pending) => pending.toolCallId));
+  // `toolCalls` holds the root's calls only: a sub-agent's waiting call (with `agentPath`) marks none.
+  const own = (list: PendingApproval[]) =>
+    new Set(list.filter((pending) => !pending.agentPath?.length).map((pending) => pending.toolCallId));
+  const approval = own(awaitingApproval);
+  const client = own(awaitingClient);
   let toolCalls = context.toolCalls;
   for (const call of Object.values(context.toolCalls)) {
     const status: ClientToolCallStatus = approval.has(call.id)

@@ -51,8 +51,9 @@ export interface AgentClientOptions {
 export interface AgentClientEvents {
   /** Starts a run with a user message. */
   submit: { text: string };
-  approve: { toolCallId: string };
-  deny: { toolCallId: string; reason?: string };
+  /** Approves a waiting call; a sub-agent's names its `agentPath` (as `awaitingApproval` lists it). */
+  approve: { toolCallId: string; agentPath?: string[] };
+  deny: { toolCallId: string; reason?: string; agentPath?: string[] };
   steer: { text: string };
   followUp: { text: string };
   abort: Record<string, never>;
@@ -159,7 +160,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         return sendAnswersWhenDue(answered, enqueue);
       },
       approve: (context, event: AgentClientEvents["approve"], enqueue) => {
-        enqueue.effect(() => command({ type: "approve", toolCallId: event.toolCallId }));
+        enqueue.effect(() =>
+          command({ type: "approve", toolCallId: event.toolCallId, ...pathOf(event.agentPath) }),
+        );
         return context;
       },
       deny: (context, event: AgentClientEvents["deny"], enqueue) => {
@@ -168,6 +171,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
             type: "deny",
             toolCallId: event.toolCallId,
             ...(event.reason !== undefined ? { reason: event.reason } : {}),
+            ...pathOf(event.agentPath),
           }),
         );
         return context;
@@ -360,4 +364,8 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
       { once: true },
     );
   });
+}
+
+function pathOf(agentPath: string[] | undefined): { agentPath?: string[] } {
+  return agentPath?.length ? { agentPath } : {};
 }

@@ -55,8 +55,8 @@ export const inspectorPageHtml = `<!doctype html>
   .actor[data-status="done"] { color: #5b6475; }
   .actor[data-status="stopped"], .actor[data-status="error"] { color: #a0a7b4; text-decoration: line-through; }
   .actor[data-status="error"] .state-name { color: #c0392b; }
-  .actor.child { padding-left: 24px; }
-  .actor.internal { padding-left: 40px; font-size: 12px; }
+  .actor.child { padding-left: calc(10px + 14px * var(--depth, 1)); }
+  .actor.internal { font-size: 12px; }
   .actor .internal-count { color: #8a93a6; font-size: 12px; }
   .event .seq { color: #8a93a6; width: 3em; text-align: right; }
   .event .actor-id { color: #5b6475; font-family: ui-monospace, monospace; }

@@ -66,6 +66,8 @@ export const AGENTCHART = {
   retryDelayMs: "agentchart.retry.delay_ms",
   /** Number of turns (model calls) a run made. */
   turns: "agentchart.turns",
+  /** Of a sub-agent's run span: the tool call ids from the root down to it (`["call_1", "call_7"]`). */
+  agentPath: "agentchart.agent.path",
 } as const;
 
 /** `error.type` values agentchart sets (besides exception class names from throwing tools). */

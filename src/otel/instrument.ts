@@ -10,6 +10,7 @@ import type { AgentTool } from "../types/tool.js";
 import { HarnessPhaseSpans } from "./harness-phase-spans.js";
 import { InstrumentationError } from "./instrumentation-error.js";
 import { RunTracer, type TraceOptions } from "./run-tracer.js";
+import { treeSource } from "./traced-source.js";
 import { TracedTools } from "./traced-tools.js";
 
 /** The handle `instrument` returns. */
@@ -60,11 +61,16 @@ export function instrument(target: Agent | AgentHarness, options: TraceOptions =
   }
   instrumented.add(agent);
   const tracer = tracerOf(options);
-  const runTracer = new RunTracer(tracer, options, {
-    requestModel: () => agent.state.model,
-    systemPrompt: () => agent.state.systemPrompt,
-    runAborted: () => agent.signal?.aborted === true,
-  });
+  const runTracer = new RunTracer(
+    tracer,
+    options,
+    treeSource({
+      actor: () => agent.actor,
+      model: () => agent.state.model,
+      systemPrompt: () => agent.state.systemPrompt,
+      runAborted: () => agent.signal?.aborted === true,
+    }),
+  );
   if (harness) runTracer.setConversationId(harness.session.id);
   const restoreTools = traceAgentTools(agent, new TracedTools(runTracer));
   const inspection = new SystemInspection(runTracer);

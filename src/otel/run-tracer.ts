@@ -1,21 +1,12 @@
-import {
-  type Attributes,
-  type Context,
-  context,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
+import { type Attributes, type Context, context, type Span, type Tracer } from "@opentelemetry/api";
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { agentMachine } from "../machines/agent.machine.js";
-import { errorText } from "../types/error-text.js";
+import { toolCallMachine } from "../machines/tool-call.machine.js";
 import type { AgentEvent } from "../types/events.js";
-import type { AgentMessage, AssistantMessage, StopReason } from "../types/messages.js";
 import type { Model } from "../types/model.js";
-import { recordChoice, recordInputMessage, recordSystemPrompt } from "./content-events.js";
-import { AGENTCHART, ERROR_TYPE, ERROR_TYPE_VALUE, GEN_AI, GEN_AI_OPERATION } from "./gen-ai-attributes.js";
+import { parentOf } from "../xstate/internals.js";
+import { AgentSpans, type ToolSpan } from "./agent-spans.js";
+import { AGENTCHART, GEN_AI, GEN_AI_OPERATION } from "./gen-ai-attributes.js";
 import { stateValueText } from "./state-value-text.js";
 
 /** Options shared by every way of tracing agentchart (`instrument`, `tracedAgentLoop`). */
@@ -32,66 +23,51 @@ export interface TraceOptions {
   conversationId?: string;
 }
 
-/** What a RunTracer asks of the thing it traces. */
+/**
+ * What a RunTracer asks of the thing it traces. `agentPath` names the agent of the tree: `[]` for the
+ * traced agent itself, the tool call ids down to a sub-agent otherwise.
+ */
 export interface TracedSource {
-  /** The model the next request goes to (read at `turn_start`). */
-  requestModel(): Model;
-  /** The system prompt, for `captureContent`. */
-  systemPrompt(): string;
-  /** Whether the current run was aborted (read when tool calls and runs end). */
+  /** The model the agent's next request goes to (read at its `turn_start`). */
+  requestModel(agentPath: readonly string[]): Model;
+  /** The agent's system prompt, for `captureContent`. */
+  systemPrompt(agentPath: readonly string[]): string;
+  /** Whether the current run was aborted (read when tool calls and runs end; an abort stops the tree). */
   runAborted(): boolean;
 }
 
-interface ToolSpan {
-  span: Span;
-  context: Context;
-  approvalRequestedAt: number | undefined;
-  /** Set when `execute` threw: the exception's class name. */
-  errorType: string | undefined;
-}
-
-interface ChatSpan {
-  span: Span;
-  startedAt: number;
-  firstToken: boolean;
-}
-
-interface RunSpan {
-  span: Span;
-  context: Context;
-  /**
-   * False for a no-op tracer or a run sampled out: its model and tool calls then get no spans of their
-   * own (they would not be recorded either), which keeps tracing nearly free when it is off.
-   */
-  recording: boolean;
-  /** Ended at `agent_end` (an Agent run) or by `endOperation` (a harness operation spanning runs). */
-  endsWithRun: boolean;
-  turns: number;
-  failure: StopReason | undefined;
-}
-
 const DEFAULT_AGENT_NAME = "agentchart";
+const NO_PATH: readonly string[] = [];
 
 /**
  * Turns the AgentEvents and XState inspection events of runs into spans: `invoke_agent {name}` per
  * run, `chat {model}` per model call and `execute_tool {tool}` per tool call under it, state
- * transitions as `agentchart.state` events. Feed it every event of a run in order; `agent_end` ends
- * every span the run opened. Never throws on odd event sequences (an end without a start is ignored).
+ * transitions as `agentchart.state` events. A sub-agent's events (those with `agentPath`) make a
+ * tree: its `invoke_agent {tool}` span is a child of the `execute_tool` span of the call that runs it,
+ * its own chat and tool spans under it; its `agent_end` ends only its own spans. Feed it every event
+ * of a run in order; the root's `agent_end` ends every span the run opened. Never throws on odd event
+ * sequences (an end without a start is ignored).
  */
 export class RunTracer {
-  readonly #tracer: Tracer;
   readonly #options: TraceOptions;
   readonly #source: TracedSource;
-  readonly #tools = new Map<string, ToolSpan>();
+  readonly #root: AgentSpans;
+  /** The spans of running sub-agents, by `pathKey` of their `agentPath`. */
+  readonly #descendants = new Map<string, AgentSpans>();
   readonly #lastState = new WeakMap<AnyActorRef, string>();
-  #run: RunSpan | undefined;
-  #chat: ChatSpan | undefined;
+  readonly #newAgentSpans: () => AgentSpans;
   #conversationId: string | undefined;
 
   constructor(tracer: Tracer, options: TraceOptions, source: TracedSource) {
-    this.#tracer = tracer;
     this.#options = options;
     this.#source = source;
+    const settings = {
+      tracer,
+      captureContent: options.captureContent === true,
+      runAborted: () => source.runAborted(),
+    };
+    this.#newAgentSpans = () => new AgentSpans(settings);
+    this.#root = this.#newAgentSpans();
     this.#conversationId = options.conversationId;
   }
 
@@ -102,50 +78,32 @@ export class RunTracer {
 
   /** Whether a run span is open and recording (no-op tracers record nothing). */
   get recording(): boolean {
-    return this.#run?.recording === true;
+    return this.#root.recording;
   }
 
   /** The context of the open run span (the parent of phase spans), if any. */
   get runContext(): Context | undefined {
-    return this.#run?.context;
+    return this.#root.runContext;
   }
 
-  /** Applies one AgentEvent. */
+  /** Applies one AgentEvent (the root's, or a sub-agent's with its `agentPath`). */
   onEvent(event: AgentEvent): void {
+    const path = event.agentPath;
+    if (path !== undefined && path.length > 0) {
+      this.#onDescendantEvent(path, event);
+      return;
+    }
     switch (event.type) {
-      case "message_update":
-        // The per-delta path: one comparison unless this is the reply's first delta.
-        if (this.#chat && !this.#chat.firstToken) this.#markFirstToken(this.#chat);
-        return;
       case "agent_start":
-        this.#startRun(true);
-        return;
-      case "turn_start":
-        this.#startChat();
-        return;
-      case "message_end":
-        this.#onMessageEnd(event.message);
-        return;
-      case "tool_execution_start":
-        this.#startTool(event.toolCallId, event.toolName, event.args);
-        return;
-      case "tool_approval_request": {
-        const tool = this.#tools.get(event.toolCallId);
-        if (!tool) return;
-        tool.approvalRequestedAt = performance.now();
-        tool.span.addEvent(AGENTCHART.approvalRequested);
-        return;
-      }
-      case "tool_execution_end":
-        this.#endTool(event.toolCallId, event.isError, event.result);
+        this.#startRootRun(true);
         return;
       case "agent_end":
-        if (this.#run && this.#source.runAborted()) this.#run.failure = "aborted";
-        this.#endRunSpans();
-        if (this.#run?.endsWithRun) this.#endRun();
+        this.#root.onRunEnd();
+        this.#endDescendants();
+        if (this.#root.endsWithRun) this.#root.endRun();
         return;
       default:
-        return;
+        this.#apply(this.#root, NO_PATH, event);
     }
   }
 
@@ -154,61 +112,47 @@ export class RunTracer {
    * follow-up turns) shares it. Adopts a run span that is already open.
    */
   beginOperation(): void {
-    if (this.#run) this.#run.endsWithRun = false;
-    else this.#startRun(false);
+    if (!this.#root.keepOpenAfterRun()) this.#startRootRun(false);
   }
 
   /** Ends the operation's run span (and anything still open under it). */
   endOperation(): void {
-    this.#endRunSpans();
-    this.#endRun();
+    this.endAll();
   }
 
   /**
    * Called by a traced tool's `execute`: the context it runs in (its span's), or undefined when the
-   * call has no open span. Marks an approved call's approval as granted.
+   * call has no open span. Marks an approved call's approval as granted. A sub-agent's call is found
+   * by its id too (tool call ids are unique within a tree: a provider makes them per reply).
    */
   toolExecutionContext(toolCallId: string): Context | undefined {
-    const tool = this.#tools.get(toolCallId);
-    if (!tool) return undefined;
-    if (tool.approvalRequestedAt !== undefined) {
-      tool.span.addEvent(AGENTCHART.approvalGranted, {
-        [AGENTCHART.approvalWaitMs]: performance.now() - tool.approvalRequestedAt,
-      });
-      tool.approvalRequestedAt = undefined;
-    }
-    return tool.context;
+    const found = this.#toolSpan(toolCallId);
+    if (!found) return undefined;
+    found.agent.onToolRuns(found.tool);
+    return found.tool.context;
   }
 
   /** Called by a traced tool whose `execute` threw: records the exception on its span. */
   toolThrew(toolCallId: string, error: unknown): void {
-    const tool = this.#tools.get(toolCallId);
-    if (!tool) return;
-    tool.span.recordException(error instanceof Error ? error : errorText(error));
-    tool.errorType = error instanceof Error ? error.name : "_OTHER";
+    const found = this.#toolSpan(toolCallId);
+    found?.agent.onToolThrew(found.tool, error);
   }
 
   /**
-   * Applies an XState inspection event: a loop or tool-call machine that entered a new state adds an
-   * `agentchart.state` event to the run span or to the call's tool span.
+   * Applies an XState inspection event: an agent or tool-call machine that entered a new state adds
+   * an `agentchart.state` event to its agent's run span or to the call's tool span (a sub-agent's
+   * states go to its own spans).
    */
   onInspection(event: InspectionEvent): void {
     // Microsteps, not snapshots: a macrostep may pass through states (e.g. `preparingTurn` with a
     // synchronous decision) that no snapshot event shows.
     if (event.type !== "@xstate.microstep") return;
     const value = (event.snapshot as { value?: unknown }).value;
-    if (value === undefined || this.#run === undefined) return;
+    if (value === undefined || !this.#root.runSpan) return;
     // Snapshot events come from full actor refs (the type only promises `ActorRefLike`).
     const actor = event.actorRef as AnyActorRef;
-    // A tool-call actor's id is its tool call id; the loop is the system's root (or, should it run
-    // as a child, still the `agent` machine).
-    const span =
-      this.#tools.get(actor.id)?.span ??
-      (event.rootId === actor.sessionId || machineName(actor) === agentMachine.id
-        ? this.#run.span
-        : undefined);
-    if (!span) return;
-    this.#addState(span, actor, value);
+    const span = this.#stateSpanOf(actor, event.rootId === actor.sessionId);
+    if (span) this.#addState(span, actor, value);
   }
 
   /**
@@ -216,7 +160,141 @@ export class RunTracer {
    * the macrostep that emits `agent_start`, before the run span exists.
    */
   recordCurrentState(agent: AnyActorRef): void {
-    if (this.#run) this.#addState(this.#run.span, agent, (agent.getSnapshot() as { value?: unknown }).value);
+    const span = this.#root.runSpan;
+    if (span) this.#addState(span, agent, (agent.getSnapshot() as { value?: unknown }).value);
+  }
+
+  /** Ends every open span (used by `dispose()` and when a traced loop stops early). */
+  endAll(): void {
+    this.#root.endOpenSpans();
+    this.#endDescendants();
+    this.#root.endRun();
+  }
+
+  /** The events every agent of the tree handles alike (all but the root's start and end). */
+  #apply(agent: AgentSpans, path: readonly string[], event: AgentEvent): void {
+    switch (event.type) {
+      case "message_update":
+        agent.onDelta();
+        return;
+      case "turn_start":
+        agent.startChat(() => this.#source.requestModel(path));
+        return;
+      case "message_end":
+        agent.onMessageEnd(event.message);
+        return;
+      case "tool_execution_start":
+        agent.startTool(event.toolCallId, event.toolName, event.args);
+        return;
+      case "tool_approval_request":
+        agent.onApprovalRequest(event.toolCallId);
+        return;
+      case "tool_execution_end":
+        agent.endTool(event.toolCallId, event.isError, event.result);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #onDescendantEvent(path: string[], event: AgentEvent): void {
+    const key = pathKey(path);
+    if (event.type === "agent_start") {
+      this.#startDescendantRun(path, key);
+      return;
+    }
+    const agent = this.#descendants.get(key);
+    if (!agent) return;
+    if (event.type === "agent_end") {
+      agent.onRunEnd();
+      this.#endDescendants(key);
+      agent.endRun();
+      this.#descendants.delete(key);
+      return;
+    }
+    this.#apply(agent, path, event);
+  }
+
+  /** A sub-agent starts: its run span goes under the span of the call that runs it. */
+  #startDescendantRun(path: string[], key: string): void {
+    const parent = path.length === 1 ? this.#root : this.#descendants.get(pathKey(path.slice(0, -1)));
+    if (!parent?.recording) return;
+    const call = parent.tool(path.at(-1)!);
+    const name = call?.toolName ?? DEFAULT_AGENT_NAME;
+    const agent = this.#newAgentSpans();
+    agent.startRun(
+      `${GEN_AI_OPERATION.invokeAgent} ${name}`,
+      { ...this.#runAttributes(name), [AGENTCHART.agentPath]: path },
+      call?.context ?? parent.runContext!,
+      true,
+      this.#options.captureContent ? this.#source.systemPrompt(path) : "",
+    );
+    this.#descendants.set(key, agent);
+  }
+
+  #startRootRun(endsWithRun: boolean): void {
+    if (this.#root.runSpan) return;
+    const name = this.#options.agentName ?? DEFAULT_AGENT_NAME;
+    const attributes = this.#runAttributes(name);
+    if (this.#options.agentId !== undefined) attributes[GEN_AI.agentId] = this.#options.agentId;
+    this.#root.startRun(
+      `${GEN_AI_OPERATION.invokeAgent} ${name}`,
+      attributes,
+      context.active(),
+      endsWithRun,
+      this.#options.captureContent ? this.#source.systemPrompt(NO_PATH) : "",
+    );
+  }
+
+  #runAttributes(name: string): Attributes {
+    const attributes: Attributes = {
+      [GEN_AI.operationName]: GEN_AI_OPERATION.invokeAgent,
+      [GEN_AI.agentName]: name,
+    };
+    if (this.#conversationId !== undefined) attributes[GEN_AI.conversationId] = this.#conversationId;
+    return attributes;
+  }
+
+  /**
+   * Ends the spans of the sub-agents under `key` (every sub-agent when none), deepest first, as their
+   * runs' ends would (an aborted tree marks them aborted).
+   */
+  #endDescendants(key?: string): void {
+    const below = [...this.#descendants.keys()]
+      .filter((other) => key === undefined || other.startsWith(`${key}${PATH_SEPARATOR}`))
+      .sort((a, b) => b.length - a.length);
+    for (const other of below) {
+      const agent = this.#descendants.get(other)!;
+      agent.onRunEnd();
+      agent.endRun();
+      this.#descendants.delete(other);
+    }
+  }
+
+  #toolSpan(toolCallId: string): { agent: AgentSpans; tool: ToolSpan } | undefined {
+    for (const agent of [this.#root, ...this.#descendants.values()]) {
+      const tool = agent.tool(toolCallId);
+      if (tool) return { agent, tool };
+    }
+    return undefined;
+  }
+
+  /**
+   * The span a state of `actor` belongs on: an agent machine's (the root's or a sub-agent's) run
+   * span, a tool-call machine's tool span; the system's root (a traced loop) is the root agent.
+   */
+  #stateSpanOf(actor: AnyActorRef, isSystemRoot: boolean): Span | undefined {
+    const machine = machineName(actor);
+    if (machine === toolCallMachine.id) {
+      const agent = parentOf(actor);
+      return agent && this.#agentAt(agentPathOf(agent))?.tool(actor.id)?.span;
+    }
+    if (machine === agentMachine.id) return this.#agentAt(agentPathOf(actor))?.runSpan;
+    return isSystemRoot ? this.#root.runSpan : undefined;
+  }
+
+  #agentAt(path: readonly string[]): AgentSpans | undefined {
+    return path.length === 0 ? this.#root : this.#descendants.get(pathKey(path));
   }
 
   #addState(span: Span, actor: AnyActorRef, value: unknown): void {
@@ -228,193 +306,35 @@ export class RunTracer {
       [AGENTCHART.machine]: machineName(actor),
     });
   }
-
-  /** Ends every open span (used by `dispose()` and when a traced loop stops early). */
-  endAll(): void {
-    this.#endRunSpans();
-    this.#endRun();
-  }
-
-  #startRun(endsWithRun: boolean): void {
-    if (this.#run) return;
-    const name = this.#options.agentName ?? DEFAULT_AGENT_NAME;
-    const attributes: Attributes = {
-      [GEN_AI.operationName]: GEN_AI_OPERATION.invokeAgent,
-      [GEN_AI.agentName]: name,
-    };
-    if (this.#options.agentId !== undefined) attributes[GEN_AI.agentId] = this.#options.agentId;
-    if (this.#conversationId !== undefined) attributes[GEN_AI.conversationId] = this.#conversationId;
-    const parent = context.active();
-    const span = this.#tracer.startSpan(
-      `${GEN_AI_OPERATION.invokeAgent} ${name}`,
-      { kind: SpanKind.INTERNAL, attributes },
-      parent,
-    );
-    this.#run = {
-      span,
-      context: trace.setSpan(parent, span),
-      recording: span.isRecording(),
-      endsWithRun,
-      turns: 0,
-      failure: undefined,
-    };
-    if (this.#options.captureContent && span.isRecording())
-      recordSystemPrompt(span, this.#source.systemPrompt());
-  }
-
-  #startChat(): void {
-    const run = this.#run;
-    if (!run) return;
-    run.turns++;
-    if (!run.recording) return;
-    this.#chat?.span.end();
-    const model = this.#source.requestModel();
-    const span = this.#tracer.startSpan(
-      `${GEN_AI_OPERATION.chat} ${model.id}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          [GEN_AI.operationName]: GEN_AI_OPERATION.chat,
-          [GEN_AI.providerName]: model.provider,
-          [GEN_AI.requestModel]: model.id,
-        },
-      },
-      run.context,
-    );
-    this.#chat = { span, startedAt: performance.now(), firstToken: false };
-  }
-
-  #markFirstToken(chat: ChatSpan): void {
-    chat.firstToken = true;
-    chat.span.addEvent(AGENTCHART.firstToken, {
-      [AGENTCHART.timeToFirstTokenMs]: performance.now() - chat.startedAt,
-    });
-  }
-
-  #onMessageEnd(message: AgentMessage): void {
-    if ((message as { role?: unknown }).role !== "assistant") {
-      if (this.#options.captureContent && this.#run?.recording) recordInputMessage(this.#run.span, message);
-      return;
-    }
-    const chat = this.#chat;
-    if (!chat) return;
-    this.#chat = undefined;
-    const reply = message as AssistantMessage;
-    const finishReason = finishReasonOf(reply.stopReason);
-    const usage = reply.usage;
-    chat.span.setAttributes({
-      [GEN_AI.responseModel]: reply.model,
-      [GEN_AI.finishReasons]: [finishReason],
-      [GEN_AI.inputTokens]: usage.input,
-      [GEN_AI.outputTokens]: usage.output,
-      [GEN_AI.cacheReadInputTokens]: usage.cacheRead,
-      [GEN_AI.cacheCreationInputTokens]: usage.cacheWrite,
-      [AGENTCHART.costUsd]: usage.cost.total,
-    });
-    if (this.#options.captureContent) recordChoice(chat.span, reply, finishReason);
-    if (reply.stopReason === "error" || reply.stopReason === "aborted") {
-      const errorType =
-        reply.stopReason === "aborted" ? ERROR_TYPE_VALUE.aborted : ERROR_TYPE_VALUE.providerError;
-      chat.span.setAttribute(ERROR_TYPE, errorType);
-      chat.span.setStatus({ code: SpanStatusCode.ERROR, message: reply.errorMessage ?? reply.stopReason });
-      if (this.#run) this.#run.failure = reply.stopReason;
-    } else if (this.#run) {
-      this.#run.failure = undefined;
-    }
-    chat.span.end();
-  }
-
-  #startTool(toolCallId: string, toolName: string, args: unknown): void {
-    const run = this.#run;
-    if (!run?.recording) return;
-    const attributes: Attributes = {
-      [GEN_AI.operationName]: GEN_AI_OPERATION.executeTool,
-      [GEN_AI.toolName]: toolName,
-      [GEN_AI.toolCallId]: toolCallId,
-      [GEN_AI.toolType]: "function",
-    };
-    if (this.#options.captureContent) attributes[GEN_AI.toolCallArguments] = JSON.stringify(args);
-    const span = this.#tracer.startSpan(
-      `${GEN_AI_OPERATION.executeTool} ${toolName}`,
-      { kind: SpanKind.INTERNAL, attributes },
-      run.context,
-    );
-    this.#tools.get(toolCallId)?.span.end();
-    this.#tools.set(toolCallId, {
-      span,
-      context: trace.setSpan(run.context, span),
-      approvalRequestedAt: undefined,
-      errorType: undefined,
-    });
-  }
-
-  #endTool(toolCallId: string, isError: boolean, result: { content: unknown }): void {
-    const tool = this.#tools.get(toolCallId);
-    if (!tool) return;
-    this.#tools.delete(toolCallId);
-    const span = tool.span;
-    if (this.#options.captureContent)
-      span.setAttribute(GEN_AI.toolCallResult, JSON.stringify(result.content));
-    if (isError) {
-      const aborted = tool.errorType === undefined && this.#source.runAborted();
-      span.setAttribute(
-        ERROR_TYPE,
-        tool.errorType ?? (aborted ? ERROR_TYPE_VALUE.aborted : ERROR_TYPE_VALUE.toolError),
-      );
-      span.setStatus({ code: SpanStatusCode.ERROR, message: firstText(result.content) });
-    }
-    span.end();
-  }
-
-  /** Ends the chat and tool spans a run left open (an abort, a crash). */
-  #endRunSpans(): void {
-    if (this.#chat) {
-      markAborted(this.#chat.span);
-      this.#chat.span.end();
-      this.#chat = undefined;
-    }
-    for (const tool of this.#tools.values()) {
-      markAborted(tool.span);
-      tool.span.end();
-    }
-    this.#tools.clear();
-  }
-
-  #endRun(): void {
-    const run = this.#run;
-    if (!run) return;
-    this.#run = undefined;
-    run.span.setAttribute(AGENTCHART.turns, run.turns);
-    if (run.failure) {
-      const errorType = run.failure === "aborted" ? ERROR_TYPE_VALUE.aborted : ERROR_TYPE_VALUE.providerError;
-      run.span.setAttribute(ERROR_TYPE, errorType);
-      run.span.setStatus({
-        code: SpanStatusCode.ERROR,
-        message: `The run ended with stopReason "${run.failure}"`,
-      });
-    }
-    run.span.end();
-  }
 }
 
-/** GenAI finish reasons for agentchart's stop reasons. */
-function finishReasonOf(stopReason: StopReason): string {
-  return stopReason === "toolUse" ? "tool_call" : stopReason;
+// Tool call ids never hold control characters; joined with one, a path is a map key.
+const PATH_SEPARATOR = "\u001f";
+
+function pathKey(path: readonly string[]): string {
+  return path.join(PATH_SEPARATOR);
+}
+
+/**
+ * The `agentPath` of an agent actor: the ids of the tool-call actors above it (an agent tool's child
+ * agent is invoked by its call's actor, whose id is the tool call id); `[]` for a root agent.
+ */
+function agentPathOf(agent: AnyActorRef): string[] {
+  const path: string[] = [];
+  for (let call = parentOf(agent); call && machineName(call) === toolCallMachine.id; ) {
+    path.unshift(call.id);
+    const parentAgent = parentOf(call);
+    if (!parentAgent) break;
+    call = parentOf(parentAgent);
+  }
+  return path;
 }
 
 /** The machine's id (`agent`, `toolCall`), else the actor's id. */
 function machineName(actor: AnyActorRef): string {
-  if (typeof actor.src === "string") return actor.src;
+  if (typeof actor.src === "string") {
+    const logic = (actor as { logic?: { id?: unknown } }).logic;
+    return typeof logic?.id === "string" ? logic.id : actor.src;
+  }
   return (actor.src as { id?: string }).id ?? actor.id;
-}
-
-function markAborted(span: Span): void {
-  span.setAttribute(ERROR_TYPE, ERROR_TYPE_VALUE.aborted);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: "The run ended before this finished" });
-}
-
-function firstText(content: unknown): string | undefined {
-  if (!Array.isArray(content)) return undefined;
-  const block = content.find((part): part is { type: "text"; text: string } => part?.type === "text");
-  return block?.text;
 }

@@ -1,11 +1,12 @@
 import { defer, finalize, type Observable, tap } from "rxjs";
-import type { InspectionEvent } from "xstate";
+import type { AnyActorRef, InspectionEvent } from "xstate";
 import { agentLoop, agentLoopContinue } from "../agent/agent-loop.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentContext, AgentLoopConfig } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";
 import { tracerOf } from "./instrument.js";
 import { RunTracer, type TraceOptions } from "./run-tracer.js";
+import { treeSource } from "./traced-source.js";
 import { TracedTools } from "./traced-tools.js";
 
 /**
@@ -50,15 +51,26 @@ function traceRun(
   run: (context: AgentContext, config: AgentLoopConfig) => Observable<AgentEvent>,
 ): Observable<AgentEvent> {
   return defer(() => {
-    const runTracer = new RunTracer(tracerOf(options), options, {
-      requestModel: () => config.model,
-      systemPrompt: () => context.systemPrompt,
-      runAborted: () => config.signal?.aborted === true,
-    });
+    // The loop's actor is known from its first inspection event (the system's root).
+    let rootActor: AnyActorRef | undefined;
+    const runTracer = new RunTracer(
+      tracerOf(options),
+      options,
+      treeSource({
+        actor: () => rootActor,
+        model: () => config.model,
+        systemPrompt: () => context.systemPrompt,
+        runAborted: () => config.signal?.aborted === true,
+      }),
+    );
     const tools = new TracedTools(runTracer);
     const tracedConfig: AgentLoopConfig = {
       ...config,
-      inspect: chainInspect(runTracer, config.inspect),
+      inspect: chainInspect((event) => {
+        if (!rootActor && event.rootId === event.actorRef.sessionId)
+          rootActor = event.actorRef as AnyActorRef;
+        runTracer.onInspection(event);
+      }, config.inspect),
     };
     return run({ ...context, tools: tools.wrap(context.tools) }, tracedConfig).pipe(
       tap((event) => runTracer.onEvent(event)),
@@ -67,11 +79,14 @@ function traceRun(
   });
 }
 
-function chainInspect(runTracer: RunTracer, inspect: AgentLoopConfig["inspect"]): AgentLoopConfig["inspect"] {
-  if (!inspect) return (event) => runTracer.onInspection(event);
+function chainInspect(
+  first: (event: InspectionEvent) => void,
+  inspect: AgentLoopConfig["inspect"],
+): AgentLoopConfig["inspect"] {
+  if (!inspect) return first;
   const forward = typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next?.(event);
   return (event) => {
-    runTracer.onInspection(event);
+    first(event);
     forward(event);
   };
 }

@@ -6,6 +6,7 @@ import type { RunTracer } from "./run-tracer.js";
  * Wraps tools so each `execute` runs inside the context of its `execute_tool` span (spans that the
  * tool creates nest under it) and a throw is recorded on that span. The wrappers keep every other
  * field of the tool; `original` gives a wrapper's tool back. Wrapping a wrapper returns it unchanged.
+ * An agent tool's wrapper wraps the tools of each sub-agent it starts, at every depth.
  */
 export class TracedTools {
   readonly #tracer: RunTracer;
@@ -31,8 +32,13 @@ export class TracedTools {
     const known = this.#wrappers.get(tool);
     if (known) return known;
     const tracer = this.#tracer;
+    const subAgent = tool.subAgent;
     const wrapper: AgentTool = {
       ...tool,
+      // A sub-agent's own tools are traced too: its spec's tools are wrapped each time it starts.
+      ...(subAgent
+        ? { subAgent: { ...subAgent, agent: (args: unknown) => this.#tracedSpec(subAgent.agent(args)) } }
+        : {}),
       execute: (args, ctx) => {
         const spanContext = tracer.toolExecutionContext(ctx.toolCallId);
         if (!spanContext) return tool.execute(args, ctx);
@@ -47,5 +53,10 @@ export class TracedTools {
     this.#wrappers.set(tool, wrapper);
     this.#originals.set(wrapper, tool);
     return wrapper;
+  }
+
+  #tracedSpec(spec: object): object {
+    const tools = (spec as { tools?: AgentTool[] }).tools;
+    return tools ? { ...spec, tools: this.wrap(tools) } : spec;
   }
 }

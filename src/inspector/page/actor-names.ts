@@ -4,7 +4,7 @@ import type { ActorView, InspectorModel } from "./inspector-model.js";
 /**
  * Names a person can read for the inspected systems and actors, derived from records only (pure,
  * no DOM): an agent root is `agent 0b05ba77` (its `agentId`), a tool call child `echo · call_1`
- * (tool name and call id), the actors XState invokes inside a machine without an id
+ * (tool name and call id), the child agent of an agent tool's call `sub-agent research`, the actors XState invokes inside a machine without an id
  * (`0.toolCall.preparing.checkingHook`) are *internal* and named after their parent and state
  * (`call_1 › preparing.checkingHook`). A root that is not an agent is named by its machine, and the
  * harness that drives an agent after that agent (`harness of agent 0b05ba77`).
@@ -21,13 +21,18 @@ export function isInternalActor(actor: ActorView): boolean {
 }
 
 /**
- * The readable name of an actor: `agent 0b05ba77`, `echo · call_1`, `call_1 › executing`; for the
+ * The readable name of an actor: `agent 0b05ba77`, `echo · call_1`, `call_1 › executing`, the child
+ * agent an agent tool's call runs `sub-agent research` (after its tool); for the
  * root that drives an agent (see {@link companionSystem}) `harness of agent 0b05ba77`, for another
  * root its machine id with its session id (`harness x:3`); else the actor's own id.
  */
 export function actorName(model: InspectorModel, actor: ActorView): string {
   const agentId = agentIdOf(actor);
   if (agentId !== undefined) return `agent ${agentId.slice(0, SHORT_ID)}`;
+  if (isSubAgent(actor)) {
+    const call = actor.parentId === undefined ? undefined : model.actors.get(actor.parentId);
+    return `sub-agent ${(call && toolNameOf(call)) ?? actor.actorId}`;
+  }
   const toolName = toolNameOf(actor);
   if (toolName !== undefined) return `${toolName} · ${actor.actorId}`;
   const generated = GENERATED_INVOKE_ID.exec(actor.actorId);
@@ -99,6 +104,12 @@ function machineIdOf(model: InspectorModel, actor: ActorView): string | undefine
 function agentIdOf(actor: ActorView): string | undefined {
   const agentId = field(actor.snapshot?.context, "agentId");
   return actor.parentId === undefined && typeof agentId === "string" && agentId !== "" ? agentId : undefined;
+}
+
+/** True for an agent machine running under another actor: the child agent of an agent tool's call. */
+function isSubAgent(actor: ActorView): boolean {
+  const agentId = field(actor.snapshot?.context, "agentId");
+  return actor.parentId !== undefined && typeof agentId === "string" && agentId !== "";
 }
 
 function toolNameOf(actor: ActorView): string | undefined {

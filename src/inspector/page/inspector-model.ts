@@ -130,11 +130,40 @@ function pushBounded<TItem>(items: TItem[], item: TItem, max: number): void {
   if (items.length > max) items.splice(0, items.length - max);
 }
 
-/** Actors of one system (same root), root first, then in order of appearance. */
+/**
+ * Actors of one system (same root) in tree order: the root first, then each child (in order of
+ * appearance) followed by its own descendants — so an agent tool's call is followed by its sub-agent
+ * and the sub-agent's calls. An actor whose parent the model never saw follows the root.
+ */
 export function actorsOfSystem(model: InspectorModel, rootId: string): ActorView[] {
-  return [...model.actors.values()]
+  const actors = [...model.actors.values()]
     .filter((actor) => actor.rootId === rootId)
-    .sort((a, b) => (a.parentId === undefined ? -1 : b.parentId === undefined ? 1 : a.order - b.order));
+    .sort((a, b) => a.order - b.order);
+  const childrenOf = new Map<string, ActorView[]>();
+  for (const actor of actors) {
+    if (actor.sessionId === rootId) continue;
+    const parent = actor.parentId !== undefined && model.actors.has(actor.parentId) ? actor.parentId : rootId;
+    childrenOf.set(parent, [...(childrenOf.get(parent) ?? []), actor]);
+  }
+  const ordered: ActorView[] = [];
+  const visit = (actor: ActorView) => {
+    ordered.push(actor);
+    for (const child of childrenOf.get(actor.sessionId) ?? []) visit(child);
+  };
+  const root = model.actors.get(rootId);
+  if (root) visit(root);
+  else for (const orphan of childrenOf.get(rootId) ?? []) visit(orphan);
+  return ordered;
+}
+
+/** How many ancestors of `actor` the model knows (0 for a root; a sub-agent's call is 2 deeper than its call). */
+export function actorDepth(model: InspectorModel, actor: ActorView): number {
+  let depth = 0;
+  for (let parent = actor.parentId; parent !== undefined; parent = model.actors.get(parent)?.parentId) {
+    if (!model.actors.has(parent)) break;
+    depth += 1;
+  }
+  return depth;
 }
 
 /** The snapshot an event led to: the first snapshot of the same actor recorded after it. */

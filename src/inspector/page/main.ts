@@ -6,6 +6,7 @@ import ELK from "./elk.js";
 import {
   type ActorView,
   activeStatePaths,
+  actorDepth,
   actorsOfSystem,
   applyServerMessage,
   createInspectorModel,
@@ -172,6 +173,7 @@ function renderActors(actors: ActorView[]): void {
         item.dataset.testid = isRoot ? `root-${actor.actorId}` : `child-${actor.actorId}`;
         item.dataset.status = actor.status;
         item.dataset.state = describeStateValue(actor.snapshot?.value);
+        item.style.setProperty("--depth", String(actorDepth(model, actor)));
         item.setAttribute("aria-selected", String(isSelectedActor(actor)));
         item.title = `${actor.actorId} (${actor.sessionId})`;
         const hidden = view.showInternal
