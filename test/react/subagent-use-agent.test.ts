@@ -5,21 +5,27 @@ import { describe, expect, it } from "vitest";
 import { createAgentClient } from "../../src/client/agent-client.js";
 import { useAgent } from "../../src/react/use-agent.js";
 
+type Client = ReturnType<typeof createAgentClient>;
+const renders = { root: 0, child: 0 };
+
+function RootText({ client }: { client: Client }) {
+  renders.root++;
+  const count = useAgent(client, (context) => context.messages.length);
+  return createElement("p", { "data-testid": "root" }, String(count));
+}
+
+function ChildText({ client }: { client: Client }) {
+  renders.child++;
+  const child = useAgent(client, (context) => context.subAgents.s1);
+  return createElement("p", { "data-testid": "child" }, child ? `${child.name}: ${child.text}` : "");
+}
+
 describe("useAgent with sub-agents", () => {
   it("shows a sub-agent's streaming text while the root's view does not re-render for it", () => {
     const client = createAgentClient({ url: "http://127.0.0.1:9/unused", threadId: "r1", memory: null });
-    const renders = { root: 0, child: 0 };
-    function RootText() {
-      renders.root++;
-      const count = useAgent(client, (context) => context.messages.length);
-      return createElement("p", { "data-testid": "root" }, String(count));
-    }
-    function ChildText() {
-      renders.child++;
-      const child = useAgent(client, (context) => context.subAgents.s1);
-      return createElement("p", { "data-testid": "child" }, child ? `${child.name}: ${child.text}` : "");
-    }
-    const view = render(createElement("div", null, createElement(RootText), createElement(ChildText)));
+    const view = render(
+      createElement("div", null, createElement(RootText, { client }), createElement(ChildText, { client })),
+    );
     const send = (event: Parameters<typeof client.trigger.received>[0]["event"]) =>
       act(() => client.trigger.received({ event }));
     send({ type: "RUN_STARTED", threadId: "r1", runId: "run" });
