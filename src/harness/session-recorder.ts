@@ -27,9 +27,6 @@ export class SessionRecorder {
 
   /** Follows an AgentEvent: a message is appended at its `message_end`; a turn's end writes the held settings. */
   record(event: AgentEvent): void {
-    // A sub-agent's events (with `agentPath`) belong to its own transcript, not to this session's
-    // branch: its messages would break the parent's context, its agent_end would end the parent's turn.
-    if (event.agentPath?.length) return;
     switch (event.type) {
       case "agent_start":
         this.#running = true;
