@@ -93,7 +93,7 @@ const COMPOSITION: Record<Level, Record<"agentMachine" | "toolCallMachine", stri
       "agent.preparingTurn.deciding: DECIDED → agent.idle",
       "agent.preparingTurn.injecting: INJECT → agent.preparingTurn.injecting",
       "agent.preparingTurn.injecting: always [inboxEmpty] → agent.streaming",
-      "agent.streaming: ABORT → (stays)",
+      "agent.streaming: ABORT [isSubAgent] → agent.idle",
       "agent.streaming: RESUME → agent.streaming",
       "agent.streaming: xstate.done.actor.stream [replyFailed] → agent.idle",
       "agent.streaming: xstate.done.actor.stream [replyHasToolCalls] → agent.executingTools",
