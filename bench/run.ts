@@ -19,6 +19,8 @@ const BENCHES = [
   "otel",
   "read-tool",
   "ag-ui",
+  "output-guardrails",
+  "subagents",
 ];
 const root = fileURLToPath(new URL("..", import.meta.url));
 const peer = new URL("./node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url);
