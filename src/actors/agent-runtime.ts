@@ -27,12 +27,10 @@ export interface AgentRuntime {
   handoffs: Map<string, HandoffDefinition>;
 }
 
-/** A sub-agent's place: its path from the root, and the call actor its events go up through. */
+/** A sub-agent's place in its tree: its path from the root and the call that runs it. */
 export interface SubAgentPlace {
   /** Tool call ids from the root down to this agent. */
   path: string[];
-  /** The tool call actor that runs this agent (set when the child actor is bound). */
-  call: AnyActorRef | undefined;
   /** The call's validated arguments (for its `tool_execution_update` progress events). */
   args: unknown;
   toolName: string;
@@ -101,8 +99,9 @@ export function bindAgentRuntime(agent: AnyActorRef, runtime: AgentRuntime): voi
   bindings.set(agent, { agent, runtime });
   const place = runtime.place;
   if (place) {
-    place.call = parentOf(agent);
-    agent.on("*", (event: AgentEvent) => forwardUp(place, event));
+    // The parent agent is bound already (it invoked this one, or a restore binds parents first).
+    const emitUp = agentEmitter(parentOf(agent)!);
+    agent.on("*", (event: AgentEvent) => forwardUp(place, emitUp, event));
   }
 }
 
@@ -111,9 +110,7 @@ export function bindAgentRuntime(agent: AnyActorRef, runtime: AgentRuntime): voi
  * (the parent's own forwarding prepends its part); the child's own replies and tool executions also
  * become `tool_execution_update` progress of the call that runs it.
  */
-function forwardUp(place: SubAgentPlace, event: AgentEvent): void {
-  if (!place.call) return;
-  const emit = agentEmitter(place.call);
+function forwardUp(place: SubAgentPlace, emit: (event: AgentEvent) => void, event: AgentEvent): void {
   const toolCallId = place.path.at(-1)!;
   const forwarded: AgentEvent = { ...event, agentPath: [toolCallId, ...(event.agentPath ?? [])] };
   emit(forwarded);

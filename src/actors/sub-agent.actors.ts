@@ -47,7 +47,6 @@ export function subAgentRuntime(
   if (spec.output) runtime.outputSchema = spec.output;
   runtime.place = {
     path: [...(parent.place?.path ?? []), toolCallId],
-    call: undefined,
     args,
     toolName: tool.name,
   };
