@@ -17,7 +17,11 @@ export type { SessionRunSource, StoredRun } from "./ag-ui/session-run-source.js"
 export { type SessionRuns, sessionRuns } from "./ag-ui/session-runs.js";
 export * from "./ag-ui/shared-state.js";
 export { sseFrame } from "./ag-ui/sse-frame.js";
-export { type OpenSubAgentEnd, subagentRunIdOf } from "./ag-ui/subagent-streams.js";
+export {
+  type AgentStreamTranslator,
+  type OpenSubAgentEnd,
+  subagentRunIdOf,
+} from "./ag-ui/subagent-streams.js";
 export { type AgUiTranslationOptions, AgUiTranslator, toAgUiEvents } from "./ag-ui/to-ag-ui-events.js";
 export { toAgUiMessages } from "./ag-ui/to-ag-ui-messages.js";
 export type { ReplyDelta } from "./storage/reply-delta.js";

@@ -69,7 +69,8 @@ export type AgUiEvent = AgUiEventBody & { subagentRunId?: string };
 /** Why a subagent's part of a run ended (`SUBAGENT_FINISHED.outcome`). */
 export type AgUiSubagentOutcome = { type: "success" } | { type: "suspended"; interruptIds?: string[] };
 
-type AgUiEventBody =
+/** An AG-UI event without its `subagentRunId` (the events of the protocol, one per `type`). */
+export type AgUiEventBody =
   | { type: "RUN_STARTED"; threadId: string; runId: string; protocolVersion?: string }
   | { type: "RUN_FINISHED"; threadId: string; runId: string; outcome?: AgUiRunOutcome }
   | { type: "RUN_ERROR"; message: string; code?: string }
