@@ -122,9 +122,12 @@ const gatedResearch: StreamFn = async (model, context, options) => {
     }
   })() as never;
 };
+// `replay: "safe"`: after a crash the call starts its child over (a `"never"` agent tool would be
+// answered "interrupted, not re-run").
 const research = defineAgentTool({
   name: "research",
   description: "Researches a topic",
+  replay: "safe",
   agent: { systemPrompt: "You research.", streamFn: gatedResearch, tools: [note] },
 });
 
