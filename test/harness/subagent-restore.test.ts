@@ -41,6 +41,26 @@ async function childrenOf(repo: SessionRepo, parent: { id: string; path?: string
     .map((info) => ({ id: info.id, path: info.path, call: info.parentToolCallId }));
 }
 
+/** A harness over a fresh JSONL repo in `scratch/<name>`, with the support tree `makeTree` builds. */
+async function freshHarness(
+  name: string,
+  makeTree: (effects: string) => ReturnType<typeof harnessSupportTree>,
+) {
+  const root = join(scratch, name);
+  const effects = join(scratch, `${name}.log`);
+  const repo = new JsonlSessionRepo({ root });
+  const session = await repo.create({ cwd: "/shop", id: "root-session" });
+  const tree = makeTree(effects);
+  const harness = new AgentHarness({
+    session,
+    sessionRepo: repo,
+    model: refundModel,
+    tools: tree.tools,
+    streamFn: tree.harnessModel,
+  });
+  return { root, effects, repo, session, tree, first: harness };
+}
+
 /** Restores the persisted harness over the reopened root session, approves the grandchild's call, and checks every session. */
 async function restoreAndApprove(root: string, effects: string, saved: string) {
   const repo = new JsonlSessionRepo({ root });
@@ -107,18 +127,9 @@ async function checkSessions(repo: SessionRepo) {
 
 describe("a harness persisted while a grandchild's call waits for approval", () => {
   it("restores in a fresh harness: the call waits with its path, approving runs it once, every session completes", async () => {
-    const root = join(scratch, "in-process");
-    const effects = join(scratch, "in-process.log");
-    const repo = new JsonlSessionRepo({ root });
-    const session = await repo.create({ cwd: "/shop", id: "root-session" });
-    const tree = harnessSupportTree(effects);
-    const first = new AgentHarness({
-      session,
-      sessionRepo: repo,
-      model: refundModel,
-      tools: tree.tools,
-      streamFn: tree.harnessModel,
-    });
+    const { root, effects, session, first } = await freshHarness("in-process", (log) =>
+      harnessSupportTree(log),
+    );
     const asked = nextEvent(first, "tool_approval_request");
     void first.prompt("help");
     await asked;
@@ -142,24 +153,15 @@ describe("a harness persisted while a grandchild's call waits for approval", () 
   });
 
   it("persisted while the grandchild streams: the restored grandchild asks its model again, the refund runs once", async () => {
-    const root = join(scratch, "streaming");
-    const effects = join(scratch, "streaming.log");
-    const repo = new JsonlSessionRepo({ root });
-    const session = await repo.create({ cwd: "/shop", id: "root-session" });
     const billingAsked = deferred();
-    const tree = harnessSupportTree(effects, false, undefined, [
-      () => {
-        billingAsked.resolve();
-        return { text: "never finished", delayMs: Number.POSITIVE_INFINITY };
-      },
-    ]);
-    const first = new AgentHarness({
-      session,
-      sessionRepo: repo,
-      model: refundModel,
-      tools: tree.tools,
-      streamFn: tree.harnessModel,
-    });
+    const { effects, repo, session, tree, first } = await freshHarness("streaming", (log) =>
+      harnessSupportTree(log, false, undefined, [
+        () => {
+          billingAsked.resolve();
+          return { text: "never finished", delayMs: Number.POSITIVE_INFINITY };
+        },
+      ]),
+    );
     void first.prompt("help");
     await billingAsked.promise;
     const saved = JSON.stringify(first.persist());
@@ -192,18 +194,9 @@ describe("a harness persisted while a grandchild's call waits for approval", () 
 
   /** A harness on a JSONL session that stops (as a killed process would) while the grandchild's call waits. */
   async function diedAtTheApproval(name: string, replay: "safe" | undefined) {
-    const root = join(scratch, name);
-    const effects = join(scratch, `${name}.log`);
-    const repo = new JsonlSessionRepo({ root });
-    const session = await repo.create({ cwd: "/shop", id: "root-session" });
-    const tree = harnessSupportTree(effects, false, replay);
-    const first = new AgentHarness({
-      session,
-      sessionRepo: repo,
-      model: refundModel,
-      tools: tree.tools,
-      streamFn: tree.harnessModel,
-    });
+    const { effects, repo, session, first } = await freshHarness(name, (log) =>
+      harnessSupportTree(log, false, replay),
+    );
     const asked = nextEvent(first, "tool_approval_request");
     void first.prompt("help");
     await asked;
