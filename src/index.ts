@@ -1,4 +1,3 @@
-export { type AgentRuntime, createAgentRuntime } from "./actors/agent-runtime.js";
 export {
   Agent,
   type AgentListener,
@@ -19,6 +18,7 @@ export {
 } from "./agent/agent-snapshot.js";
 export type { AgentState, WaitingToolCall } from "./agent/agent-state.js";
 export * from "./harness/index.js";
+export { defaultConvertToLlm } from "./loop/messages.js";
 export type {
   AgentMachineContext,
   AgentSettings,
@@ -26,12 +26,12 @@ export type {
   QueueMode,
   QueueName,
   ToolCallOutcome,
-} from "./loop/agent-context.js";
-export type { AgentCommand } from "./loop/agent-events.js";
-export { defaultConvertToLlm } from "./loop/messages.js";
-export type { ResumedCallState } from "./loop/run-steps.js";
-export { type AgentMachineEvent, type AgentMachineInput, agentMachine } from "./machines/agent.machine.js";
-export { type ToolCallContext, toolCallMachine } from "./machines/tool-call.machine.js";
+} from "./machines/agent/agent.context.js";
+export type { AgentCommand, AgentMachineEvent, ResumedCallState } from "./machines/agent/agent.events.js";
+export { type AgentMachineInput, agentMachine } from "./machines/agent/agent.machine.js";
+export { type AgentRuntime, createAgentRuntime } from "./machines/agent/agent.runtime.js";
+export type { ToolCallContext } from "./machines/tool-call/tool-call.context.js";
+export { toolCallMachine } from "./machines/tool-call/tool-call.machine.js";
 export * from "./storage/index.js";
 export { defineAgentTool } from "./tools/define-agent-tool.js";
 export { type ClientToolDefinition, defineClientTool } from "./tools/define-client-tool.js";

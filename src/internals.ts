@@ -2,7 +2,6 @@
 // no stability promise — anything here may change in any release. The public API is `agentchart`
 // and its other entry points; `api/*.api.md` lists it, and a test fails on any change to it.
 
-export type { SubAgentPlace } from "./actors/agent-runtime.js";
 export type { GuardrailCheck, GuardrailOutcome } from "./actors/guardrails.actor.js";
 export type {
   ReplyOutput,
@@ -11,28 +10,29 @@ export type {
   StreamReplyOutput,
   StreamRequest,
 } from "./actors/stream-reply.actor.js";
-export type { SubAgentCollection, SubAgentReadyEvent } from "./actors/sub-agent.actors.js";
+export type { SubAgentCollection } from "./actors/sub-agent.actors.js";
 export type { ToolStepInput } from "./actors/tool-step.actors.js";
 export type { OutputValidation } from "./actors/validate-output.actor.js";
 export { escapeXml } from "./harness/resources/skills-prompt.js";
 export { abortableDelay } from "./harness/retry-policy.js";
-export type { HeldReply, InboxMessage, RunState, ToolBatch, ToolCallPhase } from "./loop/agent-context.js";
-export type {
-  NextTurnPlan,
-  TurnCallbacksAnswer,
-  TurnCallbacksInput,
-  TurnDecision,
-} from "./loop/between-turns.js";
+export type { NextTurnPlan, TurnCallbacksAnswer, TurnCallbacksInput } from "./loop/between-turns.js";
 export type { OutputCandidate, OutputVerdict } from "./loop/output-steps.js";
-export type { SubAgentEnd, SubAgentStart } from "./loop/sub-agent-steps.js";
-export type { DecisionEvent } from "./machines/agent.actions.js";
-export type { AgentInternalEvent } from "./machines/agent.machine.js";
+export type {
+  HeldReply,
+  InboxMessage,
+  RunState,
+  ToolBatch,
+  ToolCallPhase,
+} from "./machines/agent/agent.context.js";
+export type { AgentInternalEvent, DecisionEvent, TurnDecision } from "./machines/agent/agent.events.js";
+export type { SubAgentPlace } from "./machines/agent/agent.runtime.js";
+export type { SubAgentEnd, SubAgentStart, ToolCallInput } from "./machines/tool-call/tool-call.context.js";
 export type {
   SubAgentEndedEvent,
-  SubAgentInput,
+  SubAgentReadyEvent,
   ToolAwaitingEvent,
   ToolCallEvent,
-  ToolCallInput,
   ToolPreparedEvent,
   ToolValidatedEvent,
-} from "./machines/tool-call.machine.js";
+} from "./machines/tool-call/tool-call.events.js";
+export type { SubAgentInput } from "./machines/tool-call/tool-call.machine.js";

@@ -1,10 +1,10 @@
 import { fromPromise } from "xstate";
 import { messagesText } from "../loop/messages.js";
+import { agentContextOf, runtimeOf } from "../machines/agent/agent.runtime.js";
 import { errorText } from "../types/error-text.js";
 import type { Guardrail, GuardrailContext, GuardrailVerdict } from "../types/guardrail.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { GuardrailTrip } from "../types/output.js";
-import { agentContextOf, runtimeOf } from "./agent-runtime.js";
 
 /** What a set of guardrails found: nothing, or the first trip (with the guardrail's replacement). */
 export interface GuardrailOutcome {

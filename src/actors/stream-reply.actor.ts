@@ -2,6 +2,12 @@ import { Allow, parse as parsePartialJson } from "partial-json";
 import { from, type Subscription } from "rxjs";
 import { fromPromise } from "xstate";
 import { defaultConvertToLlm, failedAssistantMessage } from "../loop/messages.js";
+import {
+  type AgentCallbacks,
+  activeTools,
+  agentEmitter,
+  runtimeOf,
+} from "../machines/agent/agent.runtime.js";
 import { toToolSpec } from "../tools/define-tool.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
@@ -11,7 +17,6 @@ import type { Model, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL } from "../types/output.js";
 import type { AssistantMessageEvent, OutputRequest, StreamOptions, ToolSpec } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
-import { type AgentCallbacks, activeTools, agentEmitter, runtimeOf } from "./agent-runtime.js";
 import { type GuardrailOutcome, inputCheckContext, runGuardrails } from "./guardrails.actor.js";
 
 export interface StreamReplyInput {

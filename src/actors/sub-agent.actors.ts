@@ -1,29 +1,19 @@
 import { type AnyActorRef, fromCallback, fromPromise } from "xstate";
-import type { AgentMachineContext, ToolCallOutcome } from "../loop/agent-context.js";
 import { userMessage } from "../loop/messages.js";
 import { outputStateOf } from "../loop/output-schema.js";
 import { runResultOf } from "../loop/run-result.js";
-import {
-  defaultSubAgentResult,
-  runUsage,
-  type SubAgentEnd,
-  type SubAgentStart,
-  textResult,
-} from "../loop/sub-agent-steps.js";
+import { defaultSubAgentResult, runUsage, textResult } from "../loop/sub-agent-steps.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
+import type { AgentMachineContext, ToolCallOutcome } from "../machines/agent/agent.context.js";
+import { type AgentRuntime, createAgentRuntime, runtimeOf } from "../machines/agent/agent.runtime.js";
+import type { SubAgentEnd, SubAgentStart } from "../machines/tool-call/tool-call.context.js";
+import type { SubAgentReadyEvent } from "../machines/tool-call/tool-call.events.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentMessage } from "../types/messages.js";
 import { DEFAULT_SUB_AGENT_MAX_TURNS, type SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import { parentOf } from "../xstate/internals.js";
-import { type AgentRuntime, createAgentRuntime, runtimeOf } from "./agent-runtime.js";
 import type { ToolStepInput } from "./tool-step.actors.js";
-
-/** What the `prepareSubAgent` actor sends back when the child may start. */
-export interface SubAgentReadyEvent {
-  type: "SUB_AGENT_READY";
-  start: SubAgentStart;
-}
 
 /**
  * The runtime of the child agent of a call of `tool` (an agent tool), from its spec for `args`: the

@@ -1,5 +1,4 @@
 import { fromCallback, fromPromise } from "xstate";
-import type { ToolCallOutcome } from "../loop/agent-context.js";
 import {
   checkBeforeToolCall,
   executeToolCall,
@@ -8,10 +7,11 @@ import {
   validateToolCall,
 } from "../loop/tool-call-steps.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
+import type { ToolCallOutcome } from "../machines/agent/agent.context.js";
+import { agentContextOf, agentEmitter, runtimeOf } from "../machines/agent/agent.runtime.js";
 import { errorText } from "../types/error-text.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";
-import { agentContextOf, agentEmitter, runtimeOf } from "./agent-runtime.js";
 
 /** Input of the tool step actors: the call's data (the runtime is found through the agent actor). */
 export interface ToolStepInput {

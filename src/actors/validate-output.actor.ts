@@ -1,10 +1,10 @@
 import { fromPromise } from "xstate";
 import { z } from "zod";
 import { notJsonIssue, type OutputCandidate, type OutputVerdict } from "../loop/output-steps.js";
+import { runtimeOf } from "../machines/agent/agent.runtime.js";
 import { errorText } from "../types/error-text.js";
 import type { OutputIssue } from "../types/output.js";
 import type { OutputRequest } from "../types/stream.js";
-import { runtimeOf } from "./agent-runtime.js";
 
 /** What `validatingOutput` asks: the reply's candidate value and the schema it must match. */
 export interface OutputValidation {

@@ -1,7 +1,7 @@
 import { Observable } from "rxjs";
 import { createActor } from "xstate";
-import { createAgentRuntime } from "../actors/agent-runtime.js";
-import { agentMachine } from "../machines/agent.machine.js";
+import { agentMachine } from "../machines/agent/agent.machine.js";
+import { createAgentRuntime } from "../machines/agent/agent.runtime.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentContext, AgentLoopConfig } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";

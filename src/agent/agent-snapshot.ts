@@ -1,14 +1,14 @@
 import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
+import { subAgentRuntime } from "../actors/sub-agent.actors.js";
+import type { AgentMachineContext } from "../machines/agent/agent.context.js";
+import { agentMachine } from "../machines/agent/agent.machine.js";
 import {
   type AgentRuntime,
   bindAgentRuntime,
   guardrailNamesOf,
   hasTurnCallbacks,
-} from "../actors/agent-runtime.js";
-import { subAgentRuntime } from "../actors/sub-agent.actors.js";
-import type { AgentMachineContext } from "../loop/agent-context.js";
-import { agentMachine } from "../machines/agent.machine.js";
-import type { ToolCallContext } from "../machines/tool-call.machine.js";
+} from "../machines/agent/agent.runtime.js";
+import type { ToolCallContext } from "../machines/tool-call/tool-call.context.js";
 import { errorText } from "../types/error-text.js";
 import { agentAt } from "./agent-tree.js";
 import {

@@ -1,6 +1,6 @@
 import type { AnyActorRef } from "xstate";
-import type { AgentMachineContext } from "../loop/agent-context.js";
-import type { ToolCallContext } from "../machines/tool-call.machine.js";
+import type { AgentMachineContext } from "../machines/agent/agent.context.js";
+import type { ToolCallContext } from "../machines/tool-call/tool-call.context.js";
 import type { WaitingToolCall } from "./agent-state.js";
 
 // An agent and its sub-agents form a tree of actors: agent → tool call (id = tool call id) → its child

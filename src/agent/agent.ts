@@ -1,19 +1,28 @@
 import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
-import { type AgentRuntime, activeTools, addTools, createAgentRuntime } from "../actors/agent-runtime.js";
-import type { AgentMachineContext, PersistableStreamOptions, QueueMode } from "../loop/agent-context.js";
-import { isPromiseLike } from "../loop/maybe-async.js";
 import { toMessage, userMessage } from "../loop/messages.js";
 import { outputStateOf } from "../loop/output-schema.js";
 import { runResultOf } from "../loop/run-result.js";
-import type { ResumedCallState } from "../loop/run-steps.js";
-import { agentMachine } from "../machines/agent.machine.js";
+import type {
+  AgentMachineContext,
+  PersistableStreamOptions,
+  QueueMode,
+} from "../machines/agent/agent.context.js";
+import type { ResumedCallState } from "../machines/agent/agent.events.js";
+import { agentMachine } from "../machines/agent/agent.machine.js";
+import {
+  type AgentRuntime,
+  activeTools,
+  addTools,
+  createAgentRuntime,
+} from "../machines/agent/agent.runtime.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrails } from "../types/guardrail.js";
 import type { AgentCallbacks, AgentLoopConfig, SteeringPolicy } from "../types/loop.js";
+import { isPromiseLike } from "../types/maybe-async.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import type { Model, ModelInput, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL, type RunOutputState, type RunResult } from "../types/output.js";

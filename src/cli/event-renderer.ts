@@ -1,5 +1,5 @@
 import type { HarnessEvent } from "../harness/hooks.js";
-import type { HarnessPhase } from "../machines/harness.machine.js";
+import type { HarnessPhase } from "../machines/harness/harness.machine.js";
 import type { AssistantMessage } from "../types/messages.js";
 import type { ToolResult } from "../types/tool.js";
 import { AgentPathLabels, agentPathKey, agentPathOf } from "./agent-path-labels.js";

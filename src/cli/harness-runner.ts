@@ -7,7 +7,7 @@ import { isAgentHarnessError } from "../harness/errors.js";
 import type { HarnessEvent } from "../harness/hooks.js";
 import type { HarnessResources } from "../harness/resources/resource-set.js";
 import type { RetryPolicy } from "../harness/retry-policy.js";
-import type { HarnessPhase } from "../machines/harness.machine.js";
+import type { HarnessPhase } from "../machines/harness/harness.machine.js";
 import { MemorySessionRepo } from "../storage/memory-session-repo.js";
 import type { Session } from "../storage/session.js";
 import type { SessionRepo } from "../storage/session-repo.js";

@@ -1,7 +1,7 @@
 import type { Observable } from "rxjs";
 import type { AgentPathOption } from "../agent/agent.js";
 import type { HarnessEvent } from "../harness/hooks.js";
-import type { HarnessPhase } from "../machines/harness.machine.js";
+import type { HarnessPhase } from "../machines/harness/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";

@@ -4,16 +4,16 @@ import type { z } from "zod";
 import { Agent, type AgentOptions, type AgentPathOption, type PromptOptions } from "../agent/agent.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
-import type { QueueMode } from "../loop/agent-context.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
+import type { QueueMode } from "../machines/agent/agent.context.js";
 import {
   type HarnessMachineEvent,
   type HarnessOperation,
   type HarnessPhase,
   harnessMachine,
   type NavigateTreeOptions,
-} from "../machines/harness.machine.js";
+} from "../machines/harness/harness.machine.js";
 import type { Session } from "../storage/session.js";
 import type { SessionRepo } from "../storage/session-repo.js";
 import type { AgentEvent } from "../types/events.js";

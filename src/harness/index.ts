@@ -19,7 +19,7 @@ export {
   type TurnInput,
   type TurnOperation,
   type TurnOutcome,
-} from "../machines/harness.machine.js";
+} from "../machines/harness/harness.machine.js";
 export {
   AgentHarness,
   type AgentHarnessOptions,

@@ -1,6 +1,5 @@
 import { fromCallback, fromPromise } from "xstate";
 import type { PromptOptions } from "../agent/agent.js";
-import { isPromiseLike, type MaybeAsyncSteps, runMaybeAsync } from "../loop/maybe-async.js";
 import type {
   BackoffInput,
   CompactionInput,
@@ -10,8 +9,9 @@ import type {
   TurnInput,
   TurnOperation,
   TurnOutcome,
-} from "../machines/harness.machine.js";
+} from "../machines/harness/harness.machine.js";
 import { errorText } from "../types/error-text.js";
+import { isPromiseLike, type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { ContextBudget } from "./compaction/context-budget.js";
 import { type AgentHarnessError, wrapError } from "./errors.js";

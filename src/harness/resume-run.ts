@@ -1,6 +1,6 @@
 import { toolCallsOf } from "../loop/messages.js";
-import type { ResumedCallState } from "../loop/run-steps.js";
 import { INTERRUPTED_CALL_TEXT } from "../loop/tool-batch.js";
+import type { ResumedCallState } from "../machines/agent/agent.events.js";
 import type { Session } from "../storage/session.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import { issuesText } from "../agent/persisted-agent-format.js";
-import type { HarnessPhase } from "../machines/harness.machine.js";
+import type { HarnessPhase } from "../machines/harness/harness.machine.js";
 import type { AgentMessage } from "../types/messages.js";
 import { AgentHarnessError } from "./errors.js";
 import type { PersistedSubAgent } from "./sub-agent-sessions.js";

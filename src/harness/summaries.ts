@@ -1,5 +1,5 @@
 import type { Agent } from "../agent/agent.js";
-import type { NavigateTreeOptions } from "../machines/harness.machine.js";
+import type { NavigateTreeOptions } from "../machines/harness/harness.machine.js";
 import type { BranchSummaryEntry, CompactionEntry } from "../storage/entries.js";
 import type { Session } from "../storage/session.js";
 import type { ImageContent, TextContent } from "../types/messages.js";

@@ -1,5 +1,5 @@
 import { filter, type Observable } from "rxjs";
-import type { HarnessPhase } from "../machines/harness.machine.js";
+import type { HarnessPhase } from "../machines/harness/harness.machine.js";
 import type { AgentTool } from "../types/tool.js";
 import type { ToolSource } from "../types/tool-source.js";
 

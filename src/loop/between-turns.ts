@@ -1,8 +1,13 @@
+import type {
+  AgentMachineContext,
+  InboxMessage,
+  QueueMode,
+  QueueName,
+} from "../machines/agent/agent.context.js";
+import type { TurnDecision } from "../machines/agent/agent.events.js";
 import type { AgentCallbacks, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
+import { type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
 import type { AgentMessage } from "../types/messages.js";
-import type { Model, ThinkingLevel } from "../types/model.js";
-import type { AgentMachineContext, InboxMessage, QueueMode, QueueName } from "./agent-context.js";
-import { type MaybeAsyncSteps, runMaybeAsync } from "./maybe-async.js";
 
 /** What the user's between-turn callbacks answered. */
 export interface TurnCallbacksAnswer {
@@ -81,19 +86,6 @@ function checkedDrain(
 export function takeFromQueue(queue: readonly AgentMessage[], mode: QueueMode): AgentMessage[] {
   if (queue.length === 0) return [];
   return mode === "all" ? [...queue] : queue.slice(0, 1);
-}
-
-/**
- * What the between-turn callbacks decided, as data (the `DECIDED` event of the agent machine): tools of
- * a replaced context are named, their implementations were added to the runtime by the actor that ran
- * the callbacks.
- */
-export interface TurnDecision {
-  stop: boolean;
-  model?: Model;
-  thinkingLevel?: ThinkingLevel;
-  context?: { systemPrompt: string; messages: AgentMessage[]; toolNames: string[] };
-  external: { steering: AgentMessage[]; followUp: AgentMessage[] };
 }
 
 /** The callbacks' answer as data: `toolNamesOf` names (and registers) the tools of a replaced context. */
@@ -181,4 +173,15 @@ export function planNextTurn(ctx: AgentMachineContext, decision: TurnDecision): 
 export function willStream(ctx: AgentMachineContext): boolean {
   const run = ctx.run!;
   return run.lastTurn === undefined || run.toolsWantReply || run.inbox.length > 0 || ctx.steering.length > 0;
+}
+
+const plans = new WeakMap<TurnDecision, NextTurnPlan>();
+/** The plan of a decision, computed once per `DECIDED` event for its guard and its action (pure). */
+export function planOf(context: AgentMachineContext, decision: TurnDecision): NextTurnPlan {
+  let plan = plans.get(decision);
+  if (!plan) {
+    plan = planNextTurn(context, decision);
+    plans.set(decision, plan);
+  }
+  return plan;
 }

@@ -1,7 +1,7 @@
+import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { AssistantMessage } from "../types/messages.js";
 import { emptyUsage } from "../types/messages.js";
 import type { GuardrailTrip } from "../types/output.js";
-import type { AgentMachineContext } from "./agent-context.js";
 import { Step, type StepResult } from "./run-steps.js";
 
 /** The text the transcript keeps for a tripped turn when the guardrail gives no replacement. */

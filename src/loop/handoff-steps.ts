@@ -1,5 +1,5 @@
+import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { HandoffRecord } from "../types/tool.js";
-import type { AgentMachineContext } from "./agent-context.js";
 import type { StepResult } from "./run-steps.js";
 
 /**

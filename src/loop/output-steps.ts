@@ -1,3 +1,4 @@
+import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
 import {
   FINAL_ANSWER_TOOL,
@@ -6,7 +7,6 @@ import {
   OutputValidationError,
   type RunOutputState,
 } from "../types/output.js";
-import type { AgentMachineContext } from "./agent-context.js";
 import { errorToolResult, messagesText, userMessage } from "./messages.js";
 import { endToolCall, Step, type StepResult, settleRemaining, startToolCall } from "./run-steps.js";
 

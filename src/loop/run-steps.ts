@@ -1,13 +1,14 @@
-import type { AgentEvent } from "../types/events.js";
-import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
-import type { RunOutputState, RunStopReason } from "../types/output.js";
 import type {
   AgentMachineContext,
   InboxMessage,
   QueueName,
   RunState,
   ToolCallOutcome,
-} from "./agent-context.js";
+} from "../machines/agent/agent.context.js";
+import type { ResumedCallState } from "../machines/agent/agent.events.js";
+import type { AgentEvent } from "../types/events.js";
+import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
+import type { RunOutputState, RunStopReason } from "../types/output.js";
 import { takeFromQueue } from "./between-turns.js";
 import { failedAssistantMessage } from "./messages.js";
 import {
@@ -435,15 +436,6 @@ export function abortToolBatch(
 export function markFailure(ctx: AgentMachineContext, text: string): AgentMachineContext {
   return ctx.run ? { ...ctx, run: { ...ctx.run, failure: text } } : ctx;
 }
-
-/** How a resumed call goes on (`RESUME_CALLS`). */
-export type ResumedCallState =
-  /** Never started: the whole preflight, approval included. */
-  | "pending"
-  /** Approved, or started with a tool that is safe to replay: runs without asking again. */
-  | "approved"
-  /** Started with a tool that may not run twice: answered "interrupted, not re-run". */
-  | "interrupted";
 
 /**
  * Starts a run that answers the unanswered calls of a reply recorded earlier (a run interrupted by a

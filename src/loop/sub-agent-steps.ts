@@ -1,30 +1,8 @@
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage, Usage } from "../types/messages.js";
 import { emptyUsage } from "../types/messages.js";
-import type { Model, ThinkingLevel } from "../types/model.js";
-import type { RunOutputState, RunResult } from "../types/output.js";
+import type { RunResult } from "../types/output.js";
 import type { ToolResult } from "../types/tool.js";
-import type { AgentSettings } from "./agent-context.js";
-
-/** The `agent_end` event of a sub-agent's run, as it reaches the tool call that started it. */
-export type SubAgentEnd = Extract<AgentEvent, { type: "agent_end" }>;
-
-/**
- * What a sub-agent starts from, as data (kept in the tool call's context, so a restore knows it):
- * the child's initial state and the prompt of its one run.
- */
-export interface SubAgentStart {
-  agentId: string;
-  /** The tool call that runs this agent: its run's end goes to that call (`SUB_AGENT_ENDED`). */
-  parentToolCallId: string;
-  model: Model;
-  systemPrompt: string;
-  thinkingLevel: ThinkingLevel;
-  toolNames: string[];
-  settings: Partial<AgentSettings>;
-  prompt: AgentMessage[];
-  output?: RunOutputState;
-}
 
 /**
  * Whether a child's own event is also its call's progress (`tool_execution_update`): each reply it

@@ -1,5 +1,5 @@
+import type { ToolBatch, ToolCallOutcome, ToolCallPhase } from "../machines/agent/agent.context.js";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../types/messages.js";
-import type { ToolBatch, ToolCallOutcome, ToolCallPhase } from "./agent-context.js";
 import { toolCallsOf, toolResultMessage } from "./messages.js";
 
 /** What the loop should do next with a batch. */

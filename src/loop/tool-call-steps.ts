@@ -1,3 +1,4 @@
+import type { ToolCallOutcome } from "../machines/agent/agent.context.js";
 import { errorText } from "../types/error-text.js";
 import type {
   AfterToolCallResult,
@@ -7,7 +8,6 @@ import type {
 } from "../types/loop.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
-import type { ToolCallOutcome } from "./agent-context.js";
 import { invalidArgumentsText } from "./invalid-arguments.js";
 import { errorOutcome } from "./tool-outcome.js";
 

@@ -1,6 +1,6 @@
+import type { ToolCallOutcome } from "../machines/agent/agent.context.js";
 import type { ToolCall } from "../types/messages.js";
 import type { ToolResult } from "../types/tool.js";
-import type { ToolCallOutcome } from "./agent-context.js";
 import { errorToolResult } from "./messages.js";
 
 /** The outcome of a call that failed or never ran: an error result made of `text`. */

@@ -1,7 +1,7 @@
 import { type Attributes, type Context, context, type Span, type Tracer } from "@opentelemetry/api";
 import type { AnyActorRef, InspectionEvent } from "xstate";
-import { agentMachine } from "../machines/agent.machine.js";
-import { toolCallMachine } from "../machines/tool-call.machine.js";
+import { agentMachine } from "../machines/agent/agent.machine.js";
+import { toolCallMachine } from "../machines/tool-call/tool-call.machine.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Model } from "../types/model.js";
 import { parentOf } from "../xstate/internals.js";

@@ -1,6 +1,6 @@
 import type { AnyActorRef } from "xstate";
 import { agentAt } from "../agent/agent-tree.js";
-import type { AgentMachineContext } from "../loop/agent-context.js";
+import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { Model } from "../types/model.js";
 import type { TracedSource } from "./run-tracer.js";
 

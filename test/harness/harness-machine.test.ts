@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { AnyMachineSnapshot } from "xstate";
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths } from "xstate/graph";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
-import { type HarnessMachineEvent, harnessMachine } from "../../src/machines/harness.machine.js";
+import { type HarnessMachineEvent, harnessMachine } from "../../src/machines/harness/harness.machine.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";
 import { standInCompaction, testModel } from "../support/harness-support.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentHarness } from "../../src/harness/agent-harness.js";
-import type { HarnessOperation } from "../../src/machines/harness.machine.js";
+import type { HarnessOperation } from "../../src/machines/harness/harness.machine.js";
 import { createHarness, standInCompaction, texts } from "../support/harness-support.js";
 import { echoTool } from "../support/loop-harness.js";
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { AgentMachineContext } from "../../src/loop/agent-context.js";
-import { planNextTurn, type TurnDecision, willStream } from "../../src/loop/between-turns.js";
-import { initialAgentContext } from "../../src/loop/initial-context.js";
+import { planNextTurn, willStream } from "../../src/loop/between-turns.js";
 import * as steps from "../../src/loop/run-steps.js";
 import { appendMessages, grewFrom } from "../../src/loop/transcript-growth.js";
+import type { AgentMachineContext } from "../../src/machines/agent/agent.context.js";
+import { initialAgentContext } from "../../src/machines/agent/agent.context.js";
+import type { TurnDecision } from "../../src/machines/agent/agent.events.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import { type AgentMessage, type AssistantMessage, emptyUsage } from "../../src/types/messages.js";
 import { testModel, user } from "../support/loop-harness.js";

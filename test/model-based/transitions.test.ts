@@ -10,10 +10,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createActor, type SnapshotFrom } from "xstate";
 import { z } from "zod";
-import { createAgentRuntime } from "../../src/actors/agent-runtime.js";
 import { Agent } from "../../src/agent/agent.js";
-import { agentMachine } from "../../src/machines/agent.machine.js";
-import { toolCallMachine } from "../../src/machines/tool-call.machine.js";
+import { agentMachine } from "../../src/machines/agent/agent.machine.js";
+import { createAgentRuntime } from "../../src/machines/agent/agent.runtime.js";
+import { toolCallMachine } from "../../src/machines/tool-call/tool-call.machine.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
 import { defineClientTool } from "../../src/tools/define-client-tool.js";

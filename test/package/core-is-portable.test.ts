@@ -88,7 +88,7 @@ describe("the core entry point", () => {
     const files = [...importGraph("index.ts").keys()].map((file) => path.relative(srcRoot, file));
     expect(files).toEqual(
       expect.arrayContaining([
-        "machines/agent.machine.ts",
+        "machines/agent/agent.machine.ts",
         "agent/agent.ts",
         "storage/memory-session-repo.ts",
       ]),

@@ -4,21 +4,37 @@ import { describe, expect, it } from "vitest";
 
 const srcRoot = path.resolve(import.meta.dirname, "../../src");
 
-/** Folder → folders its files import (type imports included), from every `.ts` file under src/. */
+/**
+ * The layer unit of a source file: its top folder under src/, except for the parts of a machine's
+ * folder (`machines/<name>/`), which sit at three layers: its data (`*.context.ts`, `*.events.ts`)
+ * below the steps that read it, its runtime (`*.runtime.ts`) below the actors that use it, and the
+ * machine with its actions and guards above them all.
+ */
+function unitOf(file: string): string {
+  const parts = path.relative(srcRoot, file).split(path.sep);
+  if (parts.length === 1) return ".";
+  const name = parts.at(-1)!;
+  if (parts[0] === "machines" && parts.length === 3) {
+    if (/\.(context|events)\.ts$/.test(name)) return "machines:data";
+    if (/\.runtime\.ts$/.test(name)) return "machines:runtime";
+  }
+  return parts[0]!;
+}
+
+/** Unit → units its files import (type imports included), from every `.ts` file under src/. */
 function folderImports(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const entry of readdirSync(srcRoot, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
     const file = path.join(entry.parentPath, entry.name);
-    const folder = path.relative(srcRoot, entry.parentPath).split(path.sep)[0] || ".";
-    const targets = graph.get(folder) ?? new Set<string>();
-    graph.set(folder, targets);
+    const unit = unitOf(file);
+    const targets = graph.get(unit) ?? new Set<string>();
+    graph.set(unit, targets);
     for (const match of readFileSync(file, "utf8").matchAll(
       /(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']/g,
     )) {
-      const target = path.relative(srcRoot, path.resolve(entry.parentPath, match[1]!)).split(path.sep);
-      const targetFolder = target.length > 1 ? target[0]! : ".";
-      if (targetFolder !== folder) targets.add(targetFolder);
+      const target = unitOf(path.resolve(entry.parentPath, match[1]!).replace(/\.js$/, ".ts"));
+      if (target !== unit) targets.add(target);
     }
   }
   return graph;
@@ -108,16 +124,18 @@ function cycles(graph: Map<string, Set<string>>): string[] {
   );
 }
 
-// The layers, lowest first: a folder may import only folders of lower layers. types (and xstate, the
-// one module that reads XState's private API) ← pure steps
-// (loop) ← actors ← machines ← agent, storage ← harness ← postgres (its workers drive harnesses), ag-ui
-// (the AG-UI server over agents and harnesses) ← cli, otel, client (reads what ag-ui serves) ← react;
-// tools, providers and the
-// inspector are leaves beside them, mcp (tools from MCP servers) sits on tools; the entry points at
-// the top (".") import anything.
+// The layers, lowest first: a unit may import only units of lower layers. types (and xstate, the one
+// module that reads XState's private API) ← the machines' data (context, events) ← pure steps (loop) ←
+// the machines' runtimes ← actors ← machines (definitions, actions, guards) ← agent, storage ← harness
+// ← postgres (its workers drive harnesses), ag-ui (the AG-UI server over agents and harnesses) ← cli,
+// otel, client (reads what ag-ui serves) ← react; tools, providers and the inspector are leaves beside
+// the steps, mcp (tools from MCP servers) sits on tools; the entry points at the top (".") import
+// anything.
 const LAYERS = [
   ["types", "xstate"],
+  ["machines:data"],
   ["loop", "tools", "providers", "inspector"],
+  ["machines:runtime"],
   ["actors", "mcp"],
   ["machines"],
   ["agent", "storage"],
@@ -152,6 +170,19 @@ describe("source folders", () => {
 
   it("keep the harness's resources/ and compaction/ below the harness proper: they import neither it nor each other", () => {
     expect(harnessSubfolderEscapes()).toEqual([]);
+  });
+
+  it("give each machine a folder of its parts, the agent's read like XState's: machine, context, events, actions, guards, runtime", () => {
+    const parts = (name: string) =>
+      readdirSync(path.join(srcRoot, "machines", name))
+        .map((file) => file.replace(`${name}.`, "").replace(/\.ts$/, ""))
+        .sort();
+    expect(readdirSync(path.join(srcRoot, "machines")).sort()).toEqual(["agent", "harness", "tool-call"]);
+    expect(parts("agent")).toEqual(["actions", "context", "events", "guards", "machine", "runtime"]);
+    expect(parts("tool-call")).toEqual(["context", "events", "machine"]);
+    expect(unitOf(path.join(srcRoot, "machines/agent/agent.context.ts"))).toBe("machines:data");
+    expect(unitOf(path.join(srcRoot, "machines/agent/agent.runtime.ts"))).toBe("machines:runtime");
+    expect(unitOf(path.join(srcRoot, "machines/agent/agent.machine.ts"))).toBe("machines");
   });
 
   it("finds a cycle when there is one (the check itself)", () => {

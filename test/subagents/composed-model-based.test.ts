@@ -11,8 +11,8 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import type { InspectionEvent } from "xstate";
-import { agentMachine } from "../../src/machines/agent.machine.js";
-import { toolCallMachine } from "../../src/machines/tool-call.machine.js";
+import { agentMachine } from "../../src/machines/agent/agent.machine.js";
+import { toolCallMachine } from "../../src/machines/tool-call/tool-call.machine.js";
 import { parentOf } from "../../src/xstate/internals.js";
 import { createTransitionCoverage } from "../model-based/coverage.js";
 import { edgeCases, stateCases } from "../model-based/edges.js";

@@ -1,10 +1,10 @@
-import type { GuardrailNames } from "../types/guardrail.js";
-import type { SteeringPolicy } from "../types/loop.js";
-import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../types/messages.js";
-import type { Model, ThinkingLevel } from "../types/model.js";
-import type { GuardrailTrip, RunOutputState } from "../types/output.js";
-import type { StreamOptions } from "../types/stream.js";
-import type { ToolResult } from "../types/tool.js";
+import type { GuardrailNames } from "../../types/guardrail.js";
+import type { SteeringPolicy } from "../../types/loop.js";
+import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../../types/messages.js";
+import type { Model, ThinkingLevel } from "../../types/model.js";
+import type { GuardrailTrip, RunOutputState } from "../../types/output.js";
+import type { StreamOptions } from "../../types/stream.js";
+import type { ToolResult } from "../../types/tool.js";
 
 /** `one-at-a-time` drains the oldest message per drain point; `all` drains the whole queue. */
 export type QueueMode = "one-at-a-time" | "all";
@@ -125,4 +125,47 @@ export interface AgentMachineContext {
   parentToolCallId?: string;
   /** The agent a handoff made active (see `defineHandoff`); absent: the agent as it was built. */
   activeAgent?: string;
+}
+
+/** What a new agent starts from; everything left out takes its default. */
+export interface AgentStart {
+  agentId?: string;
+  model: Model;
+  systemPrompt?: string;
+  thinkingLevel?: ThinkingLevel;
+  toolNames: string[];
+  messages?: AgentMessage[];
+  settings?: Partial<AgentSettings>;
+  streamOptions?: PersistableStreamOptions;
+  guardrails?: GuardrailNames;
+  hasTurnCallbacks?: boolean;
+  parentToolCallId?: string;
+}
+
+/** The context of an idle agent with nothing queued: defaults filled in, the transcript copied. */
+export function initialAgentContext(start: AgentStart): AgentMachineContext {
+  return {
+    agentId: start.agentId ?? crypto.randomUUID(),
+    systemPrompt: start.systemPrompt ?? "",
+    model: start.model,
+    thinkingLevel: start.thinkingLevel ?? "off",
+    toolNames: [...start.toolNames],
+    messages: [...(start.messages ?? [])],
+    steering: [],
+    followUp: [],
+    settings: {
+      toolExecution: "parallel",
+      steering: "afterToolBatch",
+      steeringMode: "one-at-a-time",
+      followUpMode: "one-at-a-time",
+      maxTurns: undefined,
+      ...start.settings,
+    },
+    streamOptions: { ...start.streamOptions },
+    errorMessage: undefined,
+    guardrails: start.guardrails ?? { input: [], output: [] },
+    hasTurnCallbacks: start.hasTurnCallbacks ?? true,
+    run: undefined,
+    ...(start.parentToolCallId ? { parentToolCallId: start.parentToolCallId } : {}),
+  };
 }

@@ -7,69 +7,28 @@ import {
   sendTo,
   setup,
 } from "xstate";
-import type { AgentRuntime } from "../actors/agent-runtime.js";
 import {
   collectSubAgentActor,
   prepareSubAgentActor,
-  type SubAgentReadyEvent,
   takeSubAgentRuntime,
-} from "../actors/sub-agent.actors.js";
+} from "../../actors/sub-agent.actors.js";
 import {
   afterToolCallActor,
   beforeToolCallActor,
   executeToolActor,
   type ToolStepInput,
   validateToolCallActor,
-} from "../actors/tool-step.actors.js";
-import type { ToolCallOutcome } from "../loop/agent-context.js";
-import type { SubAgentEnd, SubAgentStart } from "../loop/sub-agent-steps.js";
-import { clientAnswerOutcome, deniedOutcome } from "../loop/tool-outcome.js";
-import type { AssistantMessage, ToolCall } from "../types/messages.js";
-import type { ToolResult } from "../types/tool.js";
-
-/** Input of a tool call actor: plain data. */
-export interface ToolCallInput {
-  toolCall: ToolCall;
-  assistantMessage: AssistantMessage;
-  idempotencyKey: string;
-  /** Already approved (a call resumed after its approval was given): it never asks again. */
-  approved?: boolean;
-}
-
-/** The context of a tool call actor: plain data, persisted with the agent. */
-export interface ToolCallContext extends ToolCallInput {
-  args: unknown;
-  needsApproval: boolean;
-  /** The tool has no `execute`: the call waits for the client's answer (`awaitingClient`). */
-  client: boolean;
-  /** An `afterToolCall` callback was set when the call was validated. */
-  afterHook: boolean;
-  /** The tool is an agent tool: the call runs a child agent (`startingAgent` → `delegating` → `collecting`). */
-  agentTool?: boolean;
-  /** The child agent's start (kept for a restore). */
-  delegate?: SubAgentStart;
-  /** How the child agent's run ended (until its result is collected). */
-  agentEnd?: { end: SubAgentEnd; errorMessage: string | undefined };
-  outcome: ToolCallOutcome | undefined;
-}
-
-/** What the validation step found (sent back by the `validateToolCall` actor). */
-export interface ToolValidatedEvent {
-  type: "VALIDATED";
-  args: unknown;
-  needsApproval: boolean;
-  beforeHook: boolean;
-  afterHook: boolean;
-  client: boolean;
-  agentTool: boolean;
-}
-
-/** Sent by a child agent (an agent tool's) to its call when its run ended. */
-export interface SubAgentEndedEvent {
-  type: "SUB_AGENT_ENDED";
-  end: SubAgentEnd;
-  errorMessage: string | undefined;
-}
+} from "../../actors/tool-step.actors.js";
+import { clientAnswerOutcome, deniedOutcome } from "../../loop/tool-outcome.js";
+import type { ToolCallOutcome } from "../agent/agent.context.js";
+import type { AgentRuntime } from "../agent/agent.runtime.js";
+import type { SubAgentStart, ToolCallContext, ToolCallInput } from "./tool-call.context.js";
+import type {
+  ToolAwaitingEvent,
+  ToolCallEvent,
+  ToolPreparedEvent,
+  ToolValidatedEvent,
+} from "./tool-call.events.js";
 
 /** Input of a child agent (`agentMachine`): its runtime and its start. */
 export type SubAgentInput = SubAgentStart & { runtime: AgentRuntime };
@@ -81,37 +40,6 @@ export type SubAgentInput = SubAgentStart & { runtime: AgentRuntime };
 const unboundSubAgent = fromCallback<EventObject, SubAgentInput>(() => {
   throw new Error("agentchart: the sub-agent logic is not bound (import agentMachine)");
 });
-
-export type ToolCallEvent =
-  | { type: "EXECUTE" }
-  | { type: "APPROVE" }
-  | { type: "DENY"; reason?: string }
-  /** The client's answer to a call of a client tool. */
-  | { type: "ANSWER"; result: ToolResult; isError?: boolean }
-  /** After a restore: re-enters a state whose invoked actor was not persisted (preparing, executing, finalizing). */
-  | { type: "RESUME" }
-  /** After a restore: a call waiting for a decision or the client announces itself again. */
-  | { type: "REANNOUNCE" }
-  | ToolValidatedEvent
-  | { type: "REJECTED"; outcome: ToolCallOutcome }
-  | SubAgentReadyEvent
-  | SubAgentEndedEvent
-  /** The agent ends the batch (abort, failure): a call running a child agent aborts it first. */
-  | { type: "ABORT" };
-
-/** Sent to the parent agent when the preflight passed and the call waits for `EXECUTE`. */
-export interface ToolPreparedEvent {
-  type: "TOOL_PREPARED";
-  toolCallId: string;
-}
-
-/** Sent to the parent agent once the call waits for a decision (`awaitingApproval`) or the client (`awaitingClient`). */
-export interface ToolAwaitingEvent {
-  type: "TOOL_AWAITING_APPROVAL" | "TOOL_AWAITING_CLIENT";
-  toolCallId: string;
-  toolName: string;
-  args: unknown;
-}
 
 const stepInput = ({ context }: { context: ToolCallContext }): ToolStepInput => ({
   toolCall: context.toolCall,

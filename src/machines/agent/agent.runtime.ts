@@ -1,12 +1,12 @@
 import type { AnyActorRef } from "xstate";
 import type { z } from "zod";
-import type { AgentMachineContext } from "../loop/agent-context.js";
-import { isSubAgentProgress } from "../loop/sub-agent-steps.js";
-import type { AgentEvent } from "../types/events.js";
-import type { Guardrail, GuardrailNames, Guardrails } from "../types/guardrail.js";
-import type { AgentCallbacks, AgentContext } from "../types/loop.js";
-import type { AgentTool, HandoffDefinition } from "../types/tool.js";
-import { emitterOf, parentOf } from "../xstate/internals.js";
+import { isSubAgentProgress } from "../../loop/sub-agent-steps.js";
+import type { AgentEvent } from "../../types/events.js";
+import type { Guardrail, GuardrailNames, Guardrails } from "../../types/guardrail.js";
+import type { AgentCallbacks, AgentContext } from "../../types/loop.js";
+import type { AgentTool, HandoffDefinition } from "../../types/tool.js";
+import { emitterOf, parentOf } from "../../xstate/internals.js";
+import type { AgentMachineContext } from "./agent.context.js";
 
 export type { AgentCallbacks };
 

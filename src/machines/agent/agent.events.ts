@@ -1,9 +1,10 @@
-import type { AgentMessage, AssistantMessage } from "../types/messages.js";
-import type { Model, ThinkingLevel } from "../types/model.js";
-import type { RunOutputState } from "../types/output.js";
-import type { ToolResult } from "../types/tool.js";
-import type { PersistableStreamOptions, QueueName } from "./agent-context.js";
-import type { ResumedCallState } from "./run-steps.js";
+import type { DoneActorEvent, ErrorActorEvent } from "xstate";
+import type { AgentMessage, AssistantMessage } from "../../types/messages.js";
+import type { Model, ThinkingLevel } from "../../types/model.js";
+import type { RunOutputState } from "../../types/output.js";
+import type { ToolResult } from "../../types/tool.js";
+import type { ToolAwaitingEvent, ToolPreparedEvent } from "../tool-call/tool-call.events.js";
+import type { PersistableStreamOptions, QueueName, ToolCallOutcome } from "./agent.context.js";
 
 /** The events `agentMachine` accepts from outside: everything the `Agent` class does is one of them. */
 export type AgentCommand =
@@ -62,3 +63,43 @@ export type AgentCommand =
       /** Calls waiting for approval or the client: they ask again. */
       waiting: string[];
     };
+
+/** How a resumed call goes on (`RESUME_CALLS`). */
+export type ResumedCallState =
+  /** Never started: the whole preflight, approval included. */
+  | "pending"
+  /** Approved, or started with a tool that is safe to replay: runs without asking again. */
+  | "approved"
+  /** Started with a tool that may not run twice: answered "interrupted, not re-run". */
+  | "interrupted";
+
+/**
+ * What the between-turn callbacks decided, as data (the `DECIDED` event of the agent machine): tools of
+ * a replaced context are named, their implementations were added to the runtime by the actor that ran
+ * the callbacks.
+ */
+export interface TurnDecision {
+  stop: boolean;
+  model?: Model;
+  thinkingLevel?: ThinkingLevel;
+  context?: { systemPrompt: string; messages: AgentMessage[]; toolNames: string[] };
+  external: { steering: AgentMessage[]; followUp: AgentMessage[] };
+}
+
+/** The events the `turnCallbacks` actor sends back to the agent. */
+export type DecisionEvent =
+  | { type: "DECIDED"; decision: TurnDecision }
+  | { type: "DECISION_FAILED"; error: string };
+
+/** Internal events: decisions, injections, tool call children and their completions. */
+export type AgentInternalEvent =
+  | DecisionEvent
+  | { type: "INJECT" }
+  /** A between-tools steering poll answered (`external`: what the external source returned). */
+  | { type: "STEERING_POLLED"; external: AgentMessage[] }
+  | ToolPreparedEvent
+  | ToolAwaitingEvent
+  | DoneActorEvent<ToolCallOutcome, string>
+  | ErrorActorEvent<unknown, string>;
+
+export type AgentMachineEvent = AgentCommand | AgentInternalEvent;

@@ -1,71 +1,25 @@
-import { type DoneActorEvent, type ErrorActorEvent, enqueueActions, fromCallback, setup } from "xstate";
-import {
-  type AgentRuntime,
-  agentEmitter,
-  bindAgentRuntime,
-  guardrailNamesOf,
-  hasTurnCallbacks,
-} from "../actors/agent-runtime.js";
-import { type GuardrailCheck, type GuardrailOutcome, guardrailsActor } from "../actors/guardrails.actor.js";
-import {
-  type StreamedReply,
-  type StreamRequest,
-  streamReplyActor,
-  takeHeldEvents,
-} from "../actors/stream-reply.actor.js";
-import { type OutputValidation, validateOutputActor } from "../actors/validate-output.actor.js";
+import { enqueueActions, fromCallback, setup } from "xstate";
+import { type GuardrailCheck, guardrailsActor } from "../../actors/guardrails.actor.js";
+import { type StreamedReply, type StreamRequest, streamReplyActor } from "../../actors/stream-reply.actor.js";
+import { type OutputValidation, validateOutputActor } from "../../actors/validate-output.actor.js";
+import { outputCandidate, outputViaTool, pendingOutput, validatedReply } from "../../loop/output-steps.js";
+import { errorOutcome } from "../../loop/tool-outcome.js";
+import { errorText } from "../../types/error-text.js";
+import type { AgentEvent } from "../../types/events.js";
+import type { AgentMessage } from "../../types/messages.js";
+import type { Model, ThinkingLevel } from "../../types/model.js";
+import { bindSubAgentLogic, toolCallMachine } from "../tool-call/tool-call.machine.js";
+import * as actions from "./agent.actions.js";
 import type {
   AgentMachineContext,
   AgentSettings,
   PersistableStreamOptions,
   ToolCallOutcome,
-} from "../loop/agent-context.js";
-import type { AgentCommand } from "../loop/agent-events.js";
-import {
-  decisionWithoutCallbacks,
-  type NextTurnPlan,
-  planNextTurn,
-  type TurnDecision,
-} from "../loop/between-turns.js";
-import { tripGuardrail } from "../loop/guardrail-steps.js";
-import { applyHandoff } from "../loop/handoff-steps.js";
-import { initialAgentContext } from "../loop/initial-context.js";
-import {
-  applyOutputVerdict,
-  type OutputVerdict,
-  outputCandidate,
-  outputViaTool,
-  pendingOutput,
-  validatedReply,
-} from "../loop/output-steps.js";
-import * as steps from "../loop/run-steps.js";
-import type { SubAgentEnd } from "../loop/sub-agent-steps.js";
-import { isBatchSettled } from "../loop/tool-batch.js";
-import { errorOutcome } from "../loop/tool-outcome.js";
-import { errorText } from "../types/error-text.js";
-import type { AgentEvent } from "../types/events.js";
-import type { AgentMessage, AssistantMessage } from "../types/messages.js";
-import type { Model, ThinkingLevel } from "../types/model.js";
-import {
-  abortRun,
-  ackSteeringPoll,
-  apply,
-  type DecisionEvent,
-  pollSteering,
-  type QueuedReturns,
-  renewController,
-  resumeToolCalls,
-  returnQueuedMessages,
-  runDecision,
-  startToolBatch,
-} from "./agent.actions.js";
-import {
-  bindSubAgentLogic,
-  type SubAgentEndedEvent,
-  type ToolAwaitingEvent,
-  type ToolPreparedEvent,
-  toolCallMachine,
-} from "./tool-call.machine.js";
+} from "./agent.context.js";
+import { initialAgentContext } from "./agent.context.js";
+import type { AgentMachineEvent, DecisionEvent } from "./agent.events.js";
+import * as guards from "./agent.guards.js";
+import { type AgentRuntime, bindAgentRuntime, guardrailNamesOf, hasTurnCallbacks } from "./agent.runtime.js";
 
 /** Input of `agentMachine`: the runtime (functions) and the agent's initial data. */
 export interface AgentMachineInput {
@@ -83,35 +37,30 @@ export interface AgentMachineInput {
   parentToolCallId?: string;
 }
 
-/** Internal events: decisions, injections, tool call children and their completions. */
-export type AgentInternalEvent =
-  | DecisionEvent
-  | { type: "INJECT" }
-  /** A between-tools steering poll answered (`external`: what the external source returned). */
-  | { type: "STEERING_POLLED"; external: AgentMessage[] }
-  | ToolPreparedEvent
-  | ToolAwaitingEvent
-  | DoneActorEvent<ToolCallOutcome, string>
-  | ErrorActorEvent<unknown, string>;
-
-export type AgentMachineEvent = AgentCommand | AgentInternalEvent;
-
 const ABORTED_TEXT = "Run was aborted";
 const callbackErrorText = (error: unknown) => `Agent loop callback failed: ${errorText(error)}`;
 
-// The plan of a decision, computed once per DECIDED event for its guard and its action (pure).
-const plans = new WeakMap<TurnDecision, NextTurnPlan>();
-function planOf(context: AgentMachineContext, decision: TurnDecision): NextTurnPlan {
-  let plan = plans.get(decision);
-  if (!plan) {
-    plan = planNextTurn(context, decision);
-    plans.set(decision, plan);
-  }
-  return plan;
-}
-
 // Used only by XState's inert actor scope (`transition(agentMachine, …)` creates one without input).
 const NO_MODEL: Model = { id: "none", api: "none", provider: "none", contextWindow: 0, maxTokens: 0 };
+
+/**
+ * `enqueueActions` over an action of `agent.actions.ts`, whose own signature types its params (the
+ * machine's other type parameters are fixed here once, instead of being inferred per action).
+ */
+function enqueueing<TParams>(action: (args: actions.ActionArgs, params: TParams) => void) {
+  return enqueueActions<
+    AgentMachineContext,
+    AgentMachineEvent,
+    TParams,
+    AgentMachineEvent,
+    // biome-ignore lint/suspicious/noExplicitAny: the children it may spawn are spelled out by `Enqueue`
+    any,
+    never,
+    never,
+    never,
+    AgentEvent
+  >(action);
+}
 
 /**
  * `ABORT` and `FAIL` in a state whose reply may have unanswered calls (`validatingOutput`,
@@ -167,192 +116,44 @@ export const agentMachine = setup({
     guardrails: guardrailsActor,
     validateOutput: validateOutputActor,
     turnCallbacks: fromCallback<DecisionEvent, { context: AgentMachineContext }>(
-      ({ input, self, sendBack }) => runDecision(self, input.context, sendBack),
+      ({ input, self, sendBack }) => actions.runDecision(self, input.context, sendBack),
     ),
   },
   actions: {
-    abortRun: ({ self }) => abortRun(self),
-    beginRun: enqueueActions(({ context, event, enqueue }) => {
-      enqueue(({ self }) => renewController(self));
-      if (event.type === "PROMPT")
-        apply(
-          enqueue,
-          steps.beginRun(
-            context,
-            event.messages.map((message) => ({ message })),
-            false,
-            { ...(event.output ? { output: event.output } : {}), checkInput: true },
-          ),
-        );
-      else if (event.type === "RESUME_CALLS") apply(enqueue, steps.resumeCalls(context, event));
-      else if (event.type === "CONTINUE")
-        apply(enqueue, steps.continueRun(context, event.output ? { output: event.output } : {}));
-    }),
-    startDecision: enqueueActions(({ context, enqueue, self }) => {
-      if (context.hasTurnCallbacks)
-        enqueue.spawnChild("turnCallbacks", { id: "turnCallbacks", input: { context } });
-      else enqueue.sendTo(self, { type: "DECIDED", decision: decisionWithoutCallbacks(context) });
-    }),
-    stopDecision: enqueueActions(({ context, enqueue }) => {
-      if (context.hasTurnCallbacks) enqueue.stopChild("turnCallbacks");
-    }),
-    applyPlan: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === "DECIDED") enqueue.assign(() => planOf(context, event.decision).context);
-    }),
-    requestInjectionIfMore: enqueueActions(({ context, enqueue, self }) => {
-      if ((context.run?.inbox.length ?? 0) > 0) enqueue.sendTo(self, { type: "INJECT" });
-    }),
-    injectNext: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.injectNext(context))),
-    failTurn: enqueueActions(({ context, enqueue }, params: { reason: "error" | "aborted"; text: string }) =>
-      apply(enqueue, steps.failTurn(context, params.reason, params.text)),
-    ),
-    endRun: enqueueActions(({ context, enqueue }) => {
-      const result = steps.endRun(context);
-      const returned: QueuedReturns = result.returned;
-      if (returned.length > 0) enqueue(({ self }) => returnQueuedMessages(self, returned));
-      // A sub-agent tells the call that runs it first: once a listener sees `agent_end`, the call has
-      // its result, so a snapshot taken then never holds an ended child whose call still waits.
-      if (context.parentToolCallId)
-        enqueue.sendParent({
-          type: "SUB_AGENT_ENDED",
-          end: result.events.at(-1) as SubAgentEnd,
-          errorMessage: result.context.errorMessage,
-        } satisfies SubAgentEndedEvent);
-      apply(enqueue, result);
-    }),
-    recordReply: enqueueActions(({ context, enqueue }, output: StreamedReply) =>
-      apply(enqueue, steps.recordReply(context, output)),
-    ),
-    holdReply: enqueueActions(({ context, enqueue }, reply: StreamedReply) =>
-      enqueue.assign(() => ({
-        ...context,
-        run: { ...context.run!, heldReply: { message: reply.message, sequential: reply.sequential } },
-      })),
-    ),
-    releaseHeldEvents: ({ self }, reply: AssistantMessage) => {
-      const emit = agentEmitter(self);
-      for (const event of takeHeldEvents(reply)) emit(event);
-    },
-    dropHeldReply: enqueueActions(({ context, enqueue }) => {
-      if (context.run?.heldReply)
-        enqueue.assign(() => ({ ...context, run: { ...context.run!, heldReply: undefined } }));
-    }),
-    tripGuardrail: enqueueActions(({ context, enqueue }, outcome: GuardrailOutcome) =>
-      apply(
-        enqueue,
-        tripGuardrail(context, outcome.trip!, outcome.replacement, context.run?.heldReply?.message),
-      ),
-    ),
-    inputPassed: enqueueActions(({ context, enqueue }) => {
-      const parallel = context.guardrails.input.some((guardrail) => guardrail.mode === "parallel");
-      enqueue.assign(() => ({
-        ...context,
-        run: { ...context.run!, inputCheck: parallel ? "parallel" : undefined },
-      }));
-    }),
-    applyOutputVerdict: enqueueActions(({ context, enqueue }, verdict: OutputVerdict) =>
-      apply(enqueue, applyOutputVerdict(context, verdict)),
-    ),
-    markFailure: enqueueActions(({ context, enqueue }, text: string) =>
-      enqueue.assign(() => steps.markFailure(context, text)),
-    ),
-    closeTurn: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.closeTurn(context))),
-    applyHandoff: enqueueActions(({ context, enqueue }) => {
-      const result = applyHandoff(context);
-      if (result.context !== context) apply(enqueue, result);
-    }),
-    advanceToolBatch: enqueueActions(({ context, enqueue }) => startToolBatch(context, enqueue)),
-    markPrepared: enqueueActions(({ context, enqueue }, toolCallId: string) =>
-      enqueue.assign(() => steps.markPrepared(context, toolCallId)),
-    ),
-    recordToolOutcome: enqueueActions(({ context, enqueue }, outcome: ToolCallOutcome) => {
-      enqueue.stopChild(outcome.toolCall.id);
-      const result = steps.recordToolOutcome(context, outcome);
-      apply(enqueue, result);
-      if (steps.wantsSteeringPoll(result.context)) {
-        enqueue.assign(() => steps.setSteeringPoll(result.context, true));
-        enqueue(({ self }) => pollSteering(self));
-      }
-    }),
-    steeringPolled: enqueueActions(({ context, enqueue }, external: AgentMessage[]) =>
-      ackSteeringPoll(context, external, enqueue),
-    ),
-    keepLateSteering: enqueueActions(({ context, enqueue }, external: AgentMessage[]) => {
-      if (external.length === 0) return;
-      if (context.run) enqueue.assign(() => steps.keepInInbox(context, external));
-      else enqueue(({ self }) => returnQueuedMessages(self, [{ queue: "steering", messages: external }]));
-    }),
-    abortToolBatch: enqueueActions(({ context, enqueue }, text: string | undefined) => {
-      const result = steps.abortToolBatch(context, text);
-      // A call running a child agent aborts it first: the child's run ends with its own `agent_end`.
-      for (const id of result.stop) enqueue.sendTo(id, { type: "ABORT" });
-      apply(enqueue, result);
-      for (const id of result.stop) enqueue.stopChild(id);
-    }),
-    forwardToCall: enqueueActions(({ enqueue, event }) => {
-      if (event.type === "APPROVE_TOOL") enqueue.sendTo(event.toolCallId, { type: "APPROVE" });
-      else if (event.type === "DENY_TOOL")
-        enqueue.sendTo(event.toolCallId, { type: "DENY", reason: event.reason });
-      else if (event.type === "ANSWER_TOOL")
-        enqueue.sendTo(event.toolCallId, { type: "ANSWER", result: event.result, isError: event.isError });
-    }),
-    announceWaitingCall: enqueueActions(({ enqueue }, request: ToolAwaitingEvent) =>
-      enqueue.emit({
-        type: request.type === "TOOL_AWAITING_APPROVAL" ? "tool_approval_request" : "tool_client_request",
-        toolCallId: request.toolCallId,
-        toolName: request.toolName,
-        args: request.args,
-      }),
-    ),
-    announceResume: enqueueActions(
-      ({ enqueue }, from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools") =>
-        enqueue.emit({ type: "agent_resume", from }),
-    ),
-    resumeToolCalls: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === "RESUME") resumeToolCalls(context, event, enqueue);
-    }),
-    enqueueMessage: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === "STEER") enqueue.assign(() => steps.enqueue(context, "steering", event.message));
-      if (event.type === "FOLLOW_UP") enqueue.assign(() => steps.enqueue(context, "followUp", event.message));
-    }),
-    clearQueues: enqueueActions(({ event, enqueue }) => {
-      if (event.type !== "CLEAR_QUEUES") return;
-      if (event.queue) enqueue.assign({ [event.queue]: [] });
-      else enqueue.assign({ steering: [], followUp: [] });
-    }),
-    reset: enqueueActions(({ enqueue }) =>
-      enqueue.assign({ messages: [], steering: [], followUp: [], errorMessage: undefined }),
-    ),
+    abortRun: actions.abortRun,
+    beginRun: enqueueing(actions.beginRun),
+    startDecision: enqueueing(actions.startDecision),
+    stopDecision: enqueueing(actions.stopDecision),
+    applyPlan: enqueueing(actions.applyPlan),
+    requestInjectionIfMore: enqueueing(actions.requestInjectionIfMore),
+    injectNext: enqueueing(actions.injectNext),
+    failTurn: enqueueing(actions.failTurn),
+    endRun: enqueueing(actions.endRun),
+    recordReply: enqueueing(actions.recordReply),
+    holdReply: enqueueing(actions.holdReply),
+    releaseHeldEvents: actions.releaseHeldEvents,
+    dropHeldReply: enqueueing(actions.dropHeldReply),
+    tripGuardrail: enqueueing(actions.tripGuardrail),
+    inputPassed: enqueueing(actions.inputPassed),
+    applyOutputVerdict: enqueueing(actions.applyOutputVerdict),
+    markFailure: enqueueing(actions.markFailure),
+    closeTurn: enqueueing(actions.closeTurn),
+    applyHandoff: enqueueing(actions.applyHandoff),
+    advanceToolBatch: enqueueing(actions.advanceToolBatch),
+    markPrepared: enqueueing(actions.markPrepared),
+    recordToolOutcome: enqueueing(actions.recordToolOutcome),
+    steeringPolled: enqueueing(actions.steeringPolled),
+    keepLateSteering: enqueueing(actions.keepLateSteering),
+    abortToolBatch: enqueueing(actions.abortToolBatch),
+    forwardToCall: enqueueing(actions.forwardToCall),
+    announceWaitingCall: enqueueing(actions.announceWaitingCall),
+    announceResume: enqueueing(actions.announceResume),
+    resumeToolCalls: enqueueing(actions.resumeToolCalls),
+    enqueueMessage: enqueueing(actions.enqueueMessage),
+    clearQueues: enqueueing(actions.clearQueues),
+    reset: enqueueing(actions.reset),
   },
-  guards: {
-    planStreams: ({ context }, decision: TurnDecision) => planOf(context, decision).next === "stream",
-    inboxEmpty: ({ context }) => (context.run?.inbox.length ?? 0) === 0,
-    replyFailed: (_, output: StreamedReply) =>
-      output.message.stopReason === "error" || output.message.stopReason === "aborted",
-    replyHasToolCalls: (_, output: StreamedReply) =>
-      output.message.content.some((block) => block.type === "toolCall"),
-    replyHeld: (_, output: StreamedReply) => output.held,
-    replyCarriesOutput: ({ context }, message: AssistantMessage) =>
-      outputCandidate(context, message) !== undefined,
-    inputTripped: (_, output: StreamedReply) => output.inputTrip !== undefined,
-    tripped: (_, outcome: GuardrailOutcome) => outcome.trip !== undefined,
-    holdsReplies: ({ context }) => context.guardrails.output.length > 0,
-    isSubAgent: ({ context }) => context.parentToolCallId !== undefined,
-    inputCheckDue: ({ context }) =>
-      (context.run?.inbox.length ?? 0) === 0 && context.run?.inputCheck === "blocking",
-    outputFailsForGood: ({ context }, verdict: OutputVerdict) => {
-      const output = context.run?.output;
-      return !verdict.ok && output !== undefined && output.repairs >= output.maxRepairs;
-    },
-    hasToolBatch: ({ context }) => context.run?.batch !== undefined,
-    batchSettled: ({ context }) => context.run?.batch !== undefined && isBatchSettled(context.run.batch),
-    toolCallRunning: ({ context }, toolCallId: string) => steps.hasToolCallChild(context, toolCallId),
-    canContinue: ({ context }) => {
-      const last = context.messages.at(-1) as { role?: string } | undefined;
-      if (!last) return false;
-      return last.role !== "assistant" || context.steering.length > 0 || context.followUp.length > 0;
-    },
-  },
+  guards,
 }).createMachine({
   id: "agent",
   context: ({ input, self }) => {

@@ -7,9 +7,9 @@ import {
   fromPromise,
   setup,
 } from "xstate";
-import type { ResumedCallState } from "../loop/run-steps.js";
-import type { CompactionReason } from "../types/harness-messages.js";
-import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
+import type { CompactionReason } from "../../types/harness-messages.js";
+import type { AgentMessage, AssistantMessage, ImageContent } from "../../types/messages.js";
+import type { ResumedCallState } from "../agent/agent.events.js";
 
 /** The phases of an AgentHarness: the top-level states of `harnessMachine`. */
 export type HarnessPhase = "idle" | "turn" | "compaction" | "branchSummary" | "retry";
