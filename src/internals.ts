@@ -12,10 +12,11 @@ export type {
 } from "./actors/stream-reply.actor.js";
 export type { SubAgentCollection } from "./actors/sub-agent.actors.js";
 export type { ToolStepInput } from "./actors/tool-step.actors.js";
+export type { TurnCallbacksAnswer, TurnCallbacksInput } from "./actors/turn-callbacks.actor.js";
 export type { OutputValidation } from "./actors/validate-output.actor.js";
 export { escapeXml } from "./harness/resources/skills-prompt.js";
 export { abortableDelay } from "./harness/retry-policy.js";
-export type { NextTurnPlan, TurnCallbacksAnswer, TurnCallbacksInput } from "./loop/between-turns.js";
+export type { NextTurnPlan } from "./loop/between-turns.js";
 export type { OutputCandidate, OutputVerdict } from "./loop/output-steps.js";
 export type {
   HeldReply,

@@ -1,109 +1,11 @@
-import type {
-  AgentMachineContext,
-  InboxMessage,
-  QueueMode,
-  QueueName,
-} from "../machines/agent/agent.context.js";
+import type { AgentMachineContext, InboxMessage, QueueMode } from "../machines/agent/agent.context.js";
 import type { TurnDecision } from "../machines/agent/agent.events.js";
-import type { AgentCallbacks, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
-import { type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
 import type { AgentMessage } from "../types/messages.js";
-
-/** What the user's between-turn callbacks answered. */
-export interface TurnCallbacksAnswer {
-  /** `shouldStopAfterTurn` said stop, or `maxTurns` was reached, or the run was aborted meanwhile. */
-  stop: boolean;
-  update?: NextTurnUpdate;
-  /** Messages drained from the external sources (`getSteeringMessages`, `getFollowUpMessages`). */
-  external: { steering: AgentMessage[]; followUp: AgentMessage[] };
-}
-
-export interface TurnCallbacksInput {
-  callbacks: AgentCallbacks;
-  signal: AbortSignal;
-  /** The turn that just ended; absent at run start. */
-  turnEnd?: TurnEndContext;
-  turnsDone: number;
-  maxTurns: number | undefined;
-  /** The loop will call the model anyway (tools want a reply, messages wait): no follow-up poll. */
-  willStream: boolean;
-}
-
-/**
- * Runs the user's callbacks between turns, in pi's order: `prepareNextTurn` → `shouldStopAfterTurn` →
- * `maxTurns` → external steering poll → (only when the loop would otherwise stop) external follow-up
- * poll. Synchronous when every callback answers synchronously, else a promise. An abort seen after any
- * callback stops the decision; what it drained is handed back through `restoreQueuedMessages`. Throws
- * (or rejects) when a callback throws.
- */
-export function runTurnCallbacks(
-  input: TurnCallbacksInput,
-): TurnCallbacksAnswer | Promise<TurnCallbacksAnswer> {
-  return runMaybeAsync(turnCallbackSteps(input));
-}
-
-function* turnCallbackSteps(input: TurnCallbacksInput): MaybeAsyncSteps<TurnCallbacksAnswer> {
-  const { callbacks, signal, turnEnd } = input;
-  const external = { steering: [] as AgentMessage[], followUp: [] as AgentMessage[] };
-  let update: NextTurnUpdate | undefined;
-  const stop = (): TurnCallbacksAnswer => ({ stop: true, update, external: { steering: [], followUp: [] } });
-  if (turnEnd) {
-    update = ((yield callbacks.prepareNextTurn?.(turnEnd)) as NextTurnUpdate | undefined) ?? undefined;
-    if (signal.aborted) return stop();
-    const after = update?.context ? { ...turnEnd, context: update.context } : turnEnd;
-    if (yield callbacks.shouldStopAfterTurn?.(after)) return stop();
-    if (signal.aborted) return stop();
-    if (input.maxTurns !== undefined && input.turnsDone >= input.maxTurns) return stop();
-  }
-  if (signal.aborted) return stop();
-  external.steering = checkedDrain(callbacks, "steering", signal, yield callbacks.getSteeringMessages?.());
-  if (signal.aborted) return stop();
-  if (!input.willStream && external.steering.length === 0) {
-    external.followUp = checkedDrain(callbacks, "followUp", signal, yield callbacks.getFollowUpMessages?.());
-    if (signal.aborted) return stop();
-  }
-  return { stop: false, update, external };
-}
-
-/** Validates what a poll returned; hands it back to its source when the run was aborted meanwhile. */
-function checkedDrain(
-  callbacks: AgentCallbacks,
-  queue: QueueName,
-  signal: AbortSignal,
-  polled: unknown,
-): AgentMessage[] {
-  const messages = polled ?? [];
-  if (!Array.isArray(messages))
-    throw new TypeError(`The ${queue} queue callback must return an array of messages`);
-  if (signal.aborted && messages.length > 0) {
-    callbacks.restoreQueuedMessages?.(queue, messages);
-    return [];
-  }
-  return messages;
-}
 
 /** The messages due at a drain point of an agent queue. */
 export function takeFromQueue(queue: readonly AgentMessage[], mode: QueueMode): AgentMessage[] {
   if (queue.length === 0) return [];
   return mode === "all" ? [...queue] : queue.slice(0, 1);
-}
-
-/** The callbacks' answer as data: `toolNamesOf` names (and registers) the tools of a replaced context. */
-export function toTurnDecision(
-  answer: TurnCallbacksAnswer,
-  toolNamesOf: (tools: readonly { name: string }[]) => string[],
-): TurnDecision {
-  const update = answer.update;
-  const decision: TurnDecision = { stop: answer.stop, external: answer.external };
-  if (update?.model) decision.model = update.model;
-  if (update?.thinkingLevel) decision.thinkingLevel = update.thinkingLevel;
-  if (update?.context)
-    decision.context = {
-      systemPrompt: update.context.systemPrompt,
-      messages: [...update.context.messages],
-      toolNames: toolNamesOf(update.context.tools),
-    };
-  return decision;
 }
 
 /** The decision of an agent without between-turn callbacks: stop only at `maxTurns` (pure). */

@@ -1,5 +1,5 @@
+import { validateToolCall } from "../actors/tool-step.actors.js";
 import { planResume, type ToolCallDecision } from "../harness/resume-run.js";
-import { validateToolCall } from "../loop/tool-call-steps.js";
 import type { Session } from "../storage/session.js";
 import type { ToolCall } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";

@@ -185,6 +185,16 @@ describe("source folders", () => {
     expect(unitOf(path.join(srcRoot, "machines/agent/agent.machine.ts"))).toBe("machines");
   });
 
+  it("keep loop/ to pure steps: nothing there awaits, or calls a user callback or a tool", () => {
+    const loop = path.join(srcRoot, "loop");
+    const impure = readdirSync(loop).filter((file) =>
+      /\basync\b|\bawait\b|callbacks\.\w+\?*\.?\(|\.execute\(/.test(
+        readFileSync(path.join(loop, file), "utf8"),
+      ),
+    );
+    expect(impure).toEqual([]);
+  });
+
   it("finds a cycle when there is one (the check itself)", () => {
     const withCycle = new Map([
       ["a", new Set(["b"])],

@@ -1,14 +1,7 @@
 import type { AnyActorRef } from "xstate";
 import type { GuardrailOutcome } from "../../actors/guardrails.actor.js";
 import { type StreamedReply, takeHeldEvents } from "../../actors/stream-reply.actor.js";
-import {
-  decisionWithoutCallbacks,
-  planOf,
-  runTurnCallbacks,
-  takeFromQueue,
-  toTurnDecision,
-  willStream,
-} from "../../loop/between-turns.js";
+import { decisionWithoutCallbacks, planOf, takeFromQueue } from "../../loop/between-turns.js";
 import * as guardrailSteps from "../../loop/guardrail-steps.js";
 import * as handoffSteps from "../../loop/handoff-steps.js";
 import type { OutputVerdict } from "../../loop/output-steps.js";
@@ -16,15 +9,14 @@ import * as outputSteps from "../../loop/output-steps.js";
 import * as steps from "../../loop/run-steps.js";
 import { INTERRUPTED_CALL_TEXT, phaseOf } from "../../loop/tool-batch.js";
 import { errorOutcome } from "../../loop/tool-outcome.js";
-import { errorText } from "../../types/error-text.js";
 import type { AgentEvent } from "../../types/events.js";
 import { isPromiseLike } from "../../types/maybe-async.js";
 import type { AgentMessage, AssistantMessage } from "../../types/messages.js";
 import type { SubAgentEnd, ToolCallInput } from "../tool-call/tool-call.context.js";
 import type { SubAgentEndedEvent, ToolAwaitingEvent } from "../tool-call/tool-call.events.js";
 import type { AgentMachineContext, InboxMessage, QueueName, ToolCallOutcome } from "./agent.context.js";
-import type { AgentMachineEvent, DecisionEvent } from "./agent.events.js";
-import { activeTools, agentEmitter, runtimeOf } from "./agent.runtime.js";
+import type { AgentMachineEvent } from "./agent.events.js";
+import { agentEmitter, runtimeOf } from "./agent.runtime.js";
 
 // The actions of `agentMachine`, one function per name in its `setup()`. Two kinds live here. Most
 // only read the context and event and enqueue (the machine wraps them in `enqueueActions`): XState
@@ -181,79 +173,6 @@ export function pollSteering(self: AnyActorRef): void {
     },
     () => answer([]),
   );
-}
-
-/**
- * The body of the `turnCallbacks` actor (invoked in `preparingTurn.deciding`): runs the between-turn
- * callbacks for the context as of the end of the last turn and sends back `DECIDED` (the decision as
- * data; tools of a replaced context are added to the runtime) or `DECISION_FAILED`. Synchronous
- * callbacks answer at once. Returns the actor's cleanup: stopped before it answered (an abort, a
- * `FAIL`, the agent stopped), it aborts the run's signal, and messages the callbacks drain after that
- * go back to their source.
- */
-export function runDecision(
-  self: AnyActorRef,
-  context: AgentMachineContext,
-  sendBack: (event: DecisionEvent) => void,
-): () => void {
-  const runtime = runtimeOf(self);
-  const run = context.run!;
-  const signal = runtime.controller.signal;
-  let answered = false;
-  const decided = (answer: Parameters<typeof toTurnDecision>[0]) => {
-    answered = true;
-    sendBack({
-      type: "DECIDED",
-      decision: toTurnDecision(answer, (tools) =>
-        tools.map((tool) => {
-          if (!runtime.tools.has(tool.name)) runtime.tools.set(tool.name, tool as never);
-          return tool.name;
-        }),
-      ),
-    });
-  };
-  const failed = (error: unknown) => {
-    answered = true;
-    sendBack({ type: "DECISION_FAILED", error: errorText(error) });
-  };
-  try {
-    const answer = runTurnCallbacks({
-      callbacks: runtime.callbacks,
-      signal,
-      turnEnd: run.lastTurn && {
-        ...run.lastTurn,
-        context: {
-          systemPrompt: context.systemPrompt,
-          messages: context.messages,
-          tools: activeTools(runtime, context.toolNames),
-        },
-        newMessages: run.newMessages,
-      },
-      turnsDone: run.turns,
-      maxTurns: context.settings.maxTurns,
-      willStream: willStream(context),
-    });
-    if (!(answer instanceof Promise)) decided(answer);
-    else
-      answer.then(
-        (settled) => {
-          if (!answered && !signal.aborted) return decided(settled);
-          for (const queue of ["steering", "followUp"] as const)
-            if (settled.external[queue].length > 0)
-              runtime.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
-        },
-        (error: unknown) => {
-          if (!answered) failed(error);
-        },
-      );
-  } catch (error) {
-    failed(error);
-  }
-  return () => {
-    if (answered) return;
-    answered = true;
-    runtime.controller.abort();
-  };
 }
 
 export function beginRun({ context, event, enqueue }: ActionArgs): void {

@@ -1,6 +1,7 @@
-import { enqueueActions, fromCallback, setup } from "xstate";
+import { enqueueActions, setup } from "xstate";
 import { type GuardrailCheck, guardrailsActor } from "../../actors/guardrails.actor.js";
 import { type StreamedReply, type StreamRequest, streamReplyActor } from "../../actors/stream-reply.actor.js";
+import { turnCallbacksActor } from "../../actors/turn-callbacks.actor.js";
 import { type OutputValidation, validateOutputActor } from "../../actors/validate-output.actor.js";
 import { outputCandidate, outputViaTool, pendingOutput, validatedReply } from "../../loop/output-steps.js";
 import { errorOutcome } from "../../loop/tool-outcome.js";
@@ -17,7 +18,7 @@ import type {
   ToolCallOutcome,
 } from "./agent.context.js";
 import { initialAgentContext } from "./agent.context.js";
-import type { AgentMachineEvent, DecisionEvent } from "./agent.events.js";
+import type { AgentMachineEvent } from "./agent.events.js";
 import * as guards from "./agent.guards.js";
 import { type AgentRuntime, bindAgentRuntime, guardrailNamesOf, hasTurnCallbacks } from "./agent.runtime.js";
 
@@ -115,9 +116,7 @@ export const agentMachine = setup({
     toolCall: toolCallMachine,
     guardrails: guardrailsActor,
     validateOutput: validateOutputActor,
-    turnCallbacks: fromCallback<DecisionEvent, { context: AgentMachineContext }>(
-      ({ input, self, sendBack }) => actions.runDecision(self, input.context, sendBack),
-    ),
+    turnCallbacks: turnCallbacksActor,
   },
   actions: {
     abortRun: actions.abortRun,

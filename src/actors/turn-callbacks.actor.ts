@@ -1,0 +1,182 @@
+import { type AnyActorRef, fromCallback } from "xstate";
+import { willStream } from "../loop/between-turns.js";
+import type { AgentMachineContext, QueueName } from "../machines/agent/agent.context.js";
+import type { DecisionEvent, TurnDecision } from "../machines/agent/agent.events.js";
+import { activeTools, runtimeOf } from "../machines/agent/agent.runtime.js";
+import { errorText } from "../types/error-text.js";
+import type { AgentCallbacks, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
+import { type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
+import type { AgentMessage } from "../types/messages.js";
+
+/**
+ * Invoked in `preparingTurn.deciding` when the agent has between-turn callbacks: runs them for the
+ * context as of the end of the last turn and sends back `DECIDED` or `DECISION_FAILED` (see
+ * `runDecision`).
+ */
+export const turnCallbacksActor = fromCallback<DecisionEvent, { context: AgentMachineContext }>(
+  ({ input, self, sendBack }) => runDecision(self, input.context, sendBack),
+);
+
+/**
+ * The body of the `turnCallbacks` actor (invoked in `preparingTurn.deciding`): runs the between-turn
+ * callbacks for the context as of the end of the last turn and sends back `DECIDED` (the decision as
+ * data; tools of a replaced context are added to the runtime) or `DECISION_FAILED`. Synchronous
+ * callbacks answer at once. Returns the actor's cleanup: stopped before it answered (an abort, a
+ * `FAIL`, the agent stopped), it aborts the run's signal, and messages the callbacks drain after that
+ * go back to their source.
+ */
+function runDecision(
+  self: AnyActorRef,
+  context: AgentMachineContext,
+  sendBack: (event: DecisionEvent) => void,
+): () => void {
+  const runtime = runtimeOf(self);
+  const run = context.run!;
+  const signal = runtime.controller.signal;
+  let answered = false;
+  const decided = (answer: Parameters<typeof toTurnDecision>[0]) => {
+    answered = true;
+    sendBack({
+      type: "DECIDED",
+      decision: toTurnDecision(answer, (tools) =>
+        tools.map((tool) => {
+          if (!runtime.tools.has(tool.name)) runtime.tools.set(tool.name, tool as never);
+          return tool.name;
+        }),
+      ),
+    });
+  };
+  const failed = (error: unknown) => {
+    answered = true;
+    sendBack({ type: "DECISION_FAILED", error: errorText(error) });
+  };
+  try {
+    const answer = runTurnCallbacks({
+      callbacks: runtime.callbacks,
+      signal,
+      turnEnd: run.lastTurn && {
+        ...run.lastTurn,
+        context: {
+          systemPrompt: context.systemPrompt,
+          messages: context.messages,
+          tools: activeTools(runtime, context.toolNames),
+        },
+        newMessages: run.newMessages,
+      },
+      turnsDone: run.turns,
+      maxTurns: context.settings.maxTurns,
+      willStream: willStream(context),
+    });
+    if (!(answer instanceof Promise)) decided(answer);
+    else
+      answer.then(
+        (settled) => {
+          if (!answered && !signal.aborted) return decided(settled);
+          for (const queue of ["steering", "followUp"] as const)
+            if (settled.external[queue].length > 0)
+              runtime.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
+        },
+        (error: unknown) => {
+          if (!answered) failed(error);
+        },
+      );
+  } catch (error) {
+    failed(error);
+  }
+  return () => {
+    if (answered) return;
+    answered = true;
+    runtime.controller.abort();
+  };
+}
+
+/** What the user's between-turn callbacks answered. */
+export interface TurnCallbacksAnswer {
+  /** `shouldStopAfterTurn` said stop, or `maxTurns` was reached, or the run was aborted meanwhile. */
+  stop: boolean;
+  update?: NextTurnUpdate;
+  /** Messages drained from the external sources (`getSteeringMessages`, `getFollowUpMessages`). */
+  external: { steering: AgentMessage[]; followUp: AgentMessage[] };
+}
+
+export interface TurnCallbacksInput {
+  callbacks: AgentCallbacks;
+  signal: AbortSignal;
+  /** The turn that just ended; absent at run start. */
+  turnEnd?: TurnEndContext;
+  turnsDone: number;
+  maxTurns: number | undefined;
+  /** The loop will call the model anyway (tools want a reply, messages wait): no follow-up poll. */
+  willStream: boolean;
+}
+
+/**
+ * Runs the user's callbacks between turns, in pi's order: `prepareNextTurn` → `shouldStopAfterTurn` →
+ * `maxTurns` → external steering poll → (only when the loop would otherwise stop) external follow-up
+ * poll. Synchronous when every callback answers synchronously, else a promise. An abort seen after any
+ * callback stops the decision; what it drained is handed back through `restoreQueuedMessages`. Throws
+ * (or rejects) when a callback throws.
+ */
+function runTurnCallbacks(
+  input: TurnCallbacksInput,
+): TurnCallbacksAnswer | Promise<TurnCallbacksAnswer> {
+  return runMaybeAsync(turnCallbackSteps(input));
+}
+
+function* turnCallbackSteps(input: TurnCallbacksInput): MaybeAsyncSteps<TurnCallbacksAnswer> {
+  const { callbacks, signal, turnEnd } = input;
+  const external = { steering: [] as AgentMessage[], followUp: [] as AgentMessage[] };
+  let update: NextTurnUpdate | undefined;
+  const stop = (): TurnCallbacksAnswer => ({ stop: true, update, external: { steering: [], followUp: [] } });
+  if (turnEnd) {
+    update = ((yield callbacks.prepareNextTurn?.(turnEnd)) as NextTurnUpdate | undefined) ?? undefined;
+    if (signal.aborted) return stop();
+    const after = update?.context ? { ...turnEnd, context: update.context } : turnEnd;
+    if (yield callbacks.shouldStopAfterTurn?.(after)) return stop();
+    if (signal.aborted) return stop();
+    if (input.maxTurns !== undefined && input.turnsDone >= input.maxTurns) return stop();
+  }
+  if (signal.aborted) return stop();
+  external.steering = checkedDrain(callbacks, "steering", signal, yield callbacks.getSteeringMessages?.());
+  if (signal.aborted) return stop();
+  if (!input.willStream && external.steering.length === 0) {
+    external.followUp = checkedDrain(callbacks, "followUp", signal, yield callbacks.getFollowUpMessages?.());
+    if (signal.aborted) return stop();
+  }
+  return { stop: false, update, external };
+}
+
+/** Validates what a poll returned; hands it back to its source when the run was aborted meanwhile. */
+function checkedDrain(
+  callbacks: AgentCallbacks,
+  queue: QueueName,
+  signal: AbortSignal,
+  polled: unknown,
+): AgentMessage[] {
+  const messages = polled ?? [];
+  if (!Array.isArray(messages))
+    throw new TypeError(`The ${queue} queue callback must return an array of messages`);
+  if (signal.aborted && messages.length > 0) {
+    callbacks.restoreQueuedMessages?.(queue, messages);
+    return [];
+  }
+  return messages;
+}
+
+/** The callbacks' answer as data: `toolNamesOf` names (and registers) the tools of a replaced context. */
+function toTurnDecision(
+  answer: TurnCallbacksAnswer,
+  toolNamesOf: (tools: readonly { name: string }[]) => string[],
+): TurnDecision {
+  const update = answer.update;
+  const decision: TurnDecision = { stop: answer.stop, external: answer.external };
+  if (update?.model) decision.model = update.model;
+  if (update?.thinkingLevel) decision.thinkingLevel = update.thinkingLevel;
+  if (update?.context)
+    decision.context = {
+      systemPrompt: update.context.systemPrompt,
+      messages: [...update.context.messages],
+      toolNames: toolNamesOf(update.context.tools),
+    };
+  return decision;
+}
