@@ -192,6 +192,11 @@ export function beginRun({ context, event, enqueue }: ActionArgs): void {
     apply(enqueue, steps.continueRun(context, event.output ? { output: event.output } : {}));
 }
 
+/**
+ * Starts the between-turn decision: the `turnCallbacks` actor, or without callbacks a self-sent
+ * `DECIDED` — a macrostep on purpose, so that an abort requested in a listener of the last turn's
+ * events acts before the decision.
+ */
 export function startDecision({ context, enqueue, self }: ActionArgs): void {
   if (context.hasTurnCallbacks)
     enqueue.spawnChild("turnCallbacks", { id: "turnCallbacks", input: { context } });
@@ -206,6 +211,7 @@ export function applyPlan({ context, event, enqueue }: ActionArgs): void {
   if (event.type === "DECIDED") enqueue.assign(() => planOf(context, event.decision).context);
 }
 
+/** One queued message per macrostep (self-sent `INJECT`): an abort in its listeners stops the next one. */
 export function requestInjectionIfMore({ context, enqueue, self }: ActionArgs): void {
   if ((context.run?.inbox.length ?? 0) > 0) enqueue.sendTo(self, { type: "INJECT" });
 }
