@@ -18,6 +18,7 @@ export {
 } from "./agent/agent-snapshot.js";
 export type { AgentState, WaitingToolCall } from "./agent/agent-state.js";
 export * from "./harness/index.js";
+export { activeHandoffOf } from "./loop/handoff-steps.js";
 export { defaultConvertToLlm } from "./loop/messages.js";
 export type {
   AgentMachineContext,

@@ -67,6 +67,13 @@ export interface AgentOptions<TOutput = unknown>
   maxOutputRepairs?: number;
   /** Checks of each prompt (input) and of each reply before it is released (output). */
   guardrails?: Guardrails;
+  /**
+   * Starts as this handoff target (its name; a handoff reachable from `tools`, see `defineHandoff`):
+   * its system prompt, tools and model instead of `systemPrompt`, `tools` and `model`, as if the handoff
+   * had just happened — e.g. for a transcript that ended with one (`activeHandoffOf(messages)`).
+   * Throws for a name no handoff leads to.
+   */
+  activeAgent?: string;
 }
 
 /** Addresses a sub-agent: the tool call ids from this agent down to it (see docs/subagents.md). */
@@ -149,13 +156,15 @@ export class Agent<TOutput = unknown> {
     } else {
       if (options.output) outputStateOf(options.output, options.maxOutputRepairs); // fails early
       this.#runtime = createAgentRuntime(options, options.tools, options.guardrails);
+      const model = resolveModel(options.model);
       this.actor = createActor(agentMachine, {
         input: {
           runtime: this.#runtime,
           ...(options.agentId ? { agentId: options.agentId } : {}),
-          model: resolveModel(options.model),
+          model,
           toolNames: (options.tools ?? []).map((tool) => tool.name),
           systemPrompt: options.systemPrompt ?? "",
+          ...(options.activeAgent ? startingAs(this.#runtime, options.activeAgent, model) : {}),
           thinkingLevel: options.thinkingLevel ?? "off",
           messages: options.messages ?? [],
           settings: settingsOf(options),
@@ -645,4 +654,19 @@ function persistedStreamOptionsOf(options: AgentOptions): PersistableStreamOptio
   const picked: Record<string, unknown> = {};
   for (const key of PERSISTED_STREAM_OPTIONS) if (options[key] !== undefined) picked[key] = options[key];
   return picked as PersistableStreamOptions;
+}
+
+/** The start of an agent that begins as the handoff target `name` (see `AgentOptions.activeAgent`). */
+function startingAs(runtime: AgentRuntime, name: string, model: Model) {
+  const handoff = runtime.handoffs.get(name);
+  if (!handoff)
+    throw new Error(
+      `Unknown active agent "${name}": no handoff of this agent's tools leads to it (known: ${[...runtime.handoffs.keys()].join(", ") || "none"})`,
+    );
+  return {
+    activeAgent: name,
+    systemPrompt: handoff.systemPrompt,
+    toolNames: handoff.tools.map((tool) => tool.name),
+    model: handoff.model ?? model,
+  };
 }

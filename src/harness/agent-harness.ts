@@ -4,9 +4,11 @@ import type { z } from "zod";
 import { Agent, type AgentOptions, type AgentPathOption, type PromptOptions } from "../agent/agent.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
+import { activeHandoffOf } from "../loop/handoff-steps.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
 import type { QueueMode } from "../machines/agent/agent.context.js";
+import { addTools } from "../machines/agent/agent.runtime.js";
 import {
   type HarnessMachineEvent,
   type HarnessOperation,
@@ -214,6 +216,8 @@ export class AgentHarness {
       thinkingLevel: options.thinkingLevel ?? context.thinkingLevel,
       tools: this.#agentTools(),
       messages: context.messages,
+      // A session whose branch ended with a handoff goes on as that agent (if a handoff still leads to it).
+      ...activeAgentOf(context.messages, this.#agentTools()),
       convertToLlm: convertHarnessMessagesToLlm,
       ...(options.steeringMode ? { steeringMode: options.steeringMode } : {}),
       ...(options.followUpMode ? { followUpMode: options.followUpMode } : {}),
@@ -760,4 +764,16 @@ function busyError(): AgentHarnessError {
 
 function defaultHandlerError(error: unknown, eventType: string): void {
   console.error(`agentchart: a harness handler threw while handling "${eventType}":`, error);
+}
+
+/** The `activeAgent` option for a transcript: its last handoff's agent, when the tools still lead to it. */
+function activeAgentOf(
+  messages: readonly AgentMessage[],
+  tools: readonly AgentTool[],
+): { activeAgent?: string } {
+  const handoff = activeHandoffOf(messages);
+  if (!handoff) return {};
+  const reachable = { tools: new Map(), handoffs: new Map() };
+  addTools(reachable, tools);
+  return reachable.handoffs.has(handoff.agent) ? { activeAgent: handoff.agent } : {};
 }

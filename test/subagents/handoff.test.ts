@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { activeHandoffOf } from "../../src/loop/handoff-steps.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineHandoff } from "../../src/tools/define-handoff.js";
 import type { AgentEvent } from "../../src/types/events.js";
@@ -102,5 +103,84 @@ describe("handoff", () => {
     expect(model.calls[0]!.context.systemPrompt).toBe("You do billing.");
     expect(model.calls[0]!.model.id).toBe("billing-model");
     expect(second.seenByBilling).toHaveLength(1);
+  });
+});
+
+describe("the active agent of a transcript", () => {
+  const toolResult = (id: string, details: unknown, isError = false): AgentMessage =>
+    ({
+      role: "toolResult",
+      toolCallId: id,
+      toolName: "transfer",
+      content: [{ type: "text", text: "ok" }],
+      details,
+      isError,
+      timestamp: 0,
+    }) as AgentMessage;
+  const reply = { role: "assistant", content: [], timestamp: 0 } as unknown as AgentMessage;
+  const record = (agent: string) => ({
+    handoff: { agent, systemPrompt: `You are ${agent}.`, toolNames: [] },
+  });
+
+  it("is the handoff applied last: the last batch with a successful one, its first in source order", () => {
+    const user = { role: "user", content: "hi", timestamp: 0 } as AgentMessage;
+    expect(activeHandoffOf([user, reply])).toBeUndefined();
+    expect(
+      activeHandoffOf([
+        user,
+        reply,
+        toolResult("a", record("billing")),
+        reply,
+        toolResult("b", {}),
+        toolResult("c", record("sales")),
+        toolResult("d", record("support")),
+        reply,
+      ])?.agent,
+    ).toBe("sales");
+    // A failed handoff call changes nothing.
+    expect(
+      activeHandoffOf([
+        user,
+        reply,
+        toolResult("a", record("billing")),
+        reply,
+        toolResult("b", record("sales"), true),
+      ])?.agent,
+    ).toBe("billing");
+  });
+
+  it("can be where a new agent starts: `activeAgent` gives it the handoff's prompt, tools and model", async () => {
+    const { toBilling } = handoffs();
+    const model = scriptedModel([{ text: "Billing here." }]);
+    const agent = new Agent({
+      model: testModel,
+      streamFn: model,
+      systemPrompt: "Route the user.",
+      tools: [toBilling],
+      activeAgent: "billing",
+    });
+    expect(agent.state.activeAgent).toBe("billing");
+    expect(agent.state.systemPrompt).toBe("You do billing.");
+    expect(agent.state.tools.map((tool) => tool.name)).toEqual(["refund"]);
+    await agent.prompt("and an invoice");
+    const call = model.calls[0]!;
+    expect([call.model.id, call.context.systemPrompt, call.context.tools.map((t) => t.name)]).toEqual([
+      "billing-model",
+      "You do billing.",
+      ["refund"],
+    ]);
+  });
+
+  it("must be one a handoff leads to", () => {
+    const { toBilling } = handoffs();
+    expect(
+      () =>
+        new Agent({
+          model: testModel,
+          streamFn: scriptedModel([]),
+          tools: [toBilling],
+          activeAgent: "sales",
+        }),
+    ).toThrow('Unknown active agent "sales": no handoff of this agent\'s tools leads to it (known: billing)');
   });
 });

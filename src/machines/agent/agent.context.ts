@@ -140,6 +140,8 @@ export interface AgentStart {
   guardrails?: GuardrailNames;
   hasTurnCallbacks?: boolean;
   parentToolCallId?: string;
+  /** The handoff target the agent starts as (its prompt, tools and model already in the fields above). */
+  activeAgent?: string;
 }
 
 /** The context of an idle agent with nothing queued: defaults filled in, the transcript copied. */
@@ -167,5 +169,6 @@ export function initialAgentContext(start: AgentStart): AgentMachineContext {
     hasTurnCallbacks: start.hasTurnCallbacks ?? true,
     run: undefined,
     ...(start.parentToolCallId ? { parentToolCallId: start.parentToolCallId } : {}),
+    ...(start.activeAgent ? { activeAgent: start.activeAgent } : {}),
   };
 }

@@ -36,6 +36,8 @@ export interface AgentMachineInput {
   streamOptions?: PersistableStreamOptions;
   /** The tool call that runs this agent as a sub-agent (see `defineAgentTool`). */
   parentToolCallId?: string;
+  /** The handoff target it starts as (`systemPrompt`, `toolNames` and `model` are the target's). */
+  activeAgent?: string;
 }
 
 const ABORTED_TEXT = "Run was aborted";

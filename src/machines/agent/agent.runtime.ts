@@ -59,7 +59,10 @@ export function createAgentRuntime(
  *
  * Contract: synchronous; never throws.
  */
-export function addTools(runtime: AgentRuntime, tools: readonly AgentTool[]): void {
+export function addTools(
+  runtime: Pick<AgentRuntime, "tools" | "handoffs">,
+  tools: readonly AgentTool[],
+): void {
   for (const tool of tools) runtime.tools.set(tool.name, tool);
   for (const tool of tools) {
     const handoff = tool.handoff;
