@@ -2,7 +2,12 @@ import { fromCallback, fromPromise } from "xstate";
 import { invalidArgumentsText } from "../loop/invalid-arguments.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
 import type { ToolCallOutcome } from "../machines/agent/agent.context.js";
-import { agentContextOf, agentEmitter, runtimeOf } from "../machines/agent/agent.runtime.js";
+import {
+  type AgentRuntime,
+  agentContextOf,
+  agentEmitter,
+  runtimeOf,
+} from "../machines/agent/agent.runtime.js";
 import { errorText } from "../types/error-text.js";
 import type {
   AfterToolCallResult,
@@ -64,7 +69,7 @@ export const beforeToolCallActor = fromPromise<
 >(async ({ input, self, signal }) => {
   const runtime = runtimeOf(self);
   const outcome = await checkBeforeToolCall(
-    { ...input, callbacks: runtime.callbacks, context: agentContextOf(self) },
+    { ...input, callbacks: runtime.callbacks, context: agentContextOf(self), ...placeOf(runtime) },
     signal,
   );
   if (outcome) return { outcome, needsApproval: false };
@@ -112,12 +117,19 @@ export const executeToolActor = fromPromise<ToolCallOutcome, ToolStepInput>(({ i
 
 /** Invoked in `finalizing`: applies `afterToolCall` (if it is still set) to the outcome. */
 export const afterToolCallActor = fromPromise<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>(
-  ({ input, self, signal }) =>
-    finalizeToolCall(
-      { ...input, callbacks: runtimeOf(self).callbacks, context: agentContextOf(self) },
+  ({ input, self, signal }) => {
+    const runtime = runtimeOf(self);
+    return finalizeToolCall(
+      { ...input, callbacks: runtime.callbacks, context: agentContextOf(self), ...placeOf(runtime) },
       signal,
-    ),
+    );
+  },
 );
+
+/** A sub-agent's path from the root, for its hooks' context (nothing for a root agent). */
+function placeOf(runtime: AgentRuntime): { agentPath?: readonly string[] } {
+  return runtime.place ? { agentPath: runtime.place.path } : {};
+}
 
 // The user code of a tool call's steps, which the actors above run: validation (`prepareArguments`, the
 // zod schema), `requiresApproval`, the before hook, `execute`, the after hook.
@@ -179,6 +191,7 @@ export interface ToolHookInput {
   assistantMessage: AssistantMessage;
   args: unknown;
   context: AgentContext;
+  agentPath?: readonly string[];
 }
 
 /** Runs `beforeToolCall`; a block (or a throw, or an abort meanwhile) becomes the call's error outcome. */
@@ -189,7 +202,13 @@ export async function checkBeforeToolCall(
   const { toolCall } = input;
   try {
     const verdict = (await input.callbacks.beforeToolCall?.(
-      { assistantMessage: input.assistantMessage, toolCall, args: input.args, context: input.context },
+      {
+        assistantMessage: input.assistantMessage,
+        toolCall,
+        args: input.args,
+        context: input.context,
+        ...(input.agentPath ? { agentPath: input.agentPath } : {}),
+      },
       signal,
     )) as BeforeToolCallResult | undefined;
     if (signal.aborted) return errorOutcome(toolCall, "Operation aborted");
@@ -250,6 +269,7 @@ export async function finalizeToolCall(
         toolCall: input.toolCall,
         args: input.args,
         context: input.context,
+        ...(input.agentPath ? { agentPath: input.agentPath } : {}),
         result: outcome.result,
         isError: outcome.isError,
       },

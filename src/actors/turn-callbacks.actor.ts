@@ -117,9 +117,7 @@ export interface TurnCallbacksInput {
  * callback stops the decision; what it drained is handed back through `restoreQueuedMessages`. Throws
  * (or rejects) when a callback throws.
  */
-function runTurnCallbacks(
-  input: TurnCallbacksInput,
-): TurnCallbacksAnswer | Promise<TurnCallbacksAnswer> {
+function runTurnCallbacks(input: TurnCallbacksInput): TurnCallbacksAnswer | Promise<TurnCallbacksAnswer> {
   return runMaybeAsync(turnCallbackSteps(input));
 }
 

@@ -192,6 +192,10 @@ export class AgentHarness {
     this.#wiring = {
       streamFn: loopHooks.summaryStreamFn,
       link: subAgents.recording ? (ctx) => subAgents.linkResult(ctx, "descendant") : undefined,
+      toolHooks: () => ({
+        beforeToolCall: loopHooks.beforeToolCall,
+        afterToolCall: loopHooks.toolResultHook,
+      }),
     };
     const restoredAgent = restoring;
     restoring = undefined;

@@ -76,7 +76,14 @@ export interface HarnessHookMap {
     result: undefined;
   };
   tool_call: {
-    event: { type: "tool_call"; toolCallId: string; toolName: string; input: unknown };
+    /** `agentPath`: set for a sub-agent's call (the tool call ids from the root agent down to it). */
+    event: {
+      type: "tool_call";
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      agentPath?: readonly string[];
+    };
     result: { block?: boolean; reason?: string };
   };
   tool_result: {
@@ -88,6 +95,7 @@ export interface HarnessHookMap {
       content: ToolResultMessage["content"];
       details: unknown;
       isError: boolean;
+      agentPath?: readonly string[];
     };
     result: {
       content?: ToolResultMessage["content"];

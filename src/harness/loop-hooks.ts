@@ -7,7 +7,7 @@ import type { AgentHarnessError } from "./errors.js";
 import { applyStreamOptionsPatch, type HarnessStreamOptions, type HookRegistry } from "./hooks.js";
 import type { HarnessResources } from "./resources/resource-set.js";
 import type { HarnessSettings } from "./settings.js";
-import { linkedAfterToolCall } from "./sub-agent-tools.js";
+import { chainedAfterToolCall } from "./sub-agent-tools.js";
 
 /** What one Agent run gets from the harness, set by the turn that starts it. */
 export interface LoopRun {
@@ -77,9 +77,13 @@ export class LoopHooks {
   /** The `tool_result` hook, then — while an agent tool is active and sessions are recorded — the sub-agent session link. */
   get afterToolCall(): AgentCallbacks["afterToolCall"] {
     const link = this.#linkSubAgentResult;
-    const hook = this.#hooks.has("tool_result") ? this.#afterToolCall : undefined;
+    const hook = this.toolResultHook;
     if (!link || !this.#settings.activeTools().some((tool) => tool.subAgent !== undefined)) return hook;
-    return linkedAfterToolCall(hook, link);
+    return chainedAfterToolCall(hook, link);
+  }
+  /** The `tool_result` hook alone (for sub-agents' calls), while it has handlers. */
+  get toolResultHook(): AgentCallbacks["afterToolCall"] {
+    return this.#hooks.has("tool_result") ? this.#afterToolCall : undefined;
   }
 
   /** The StreamFn of the agent's requests: the harness's stream options, its provider hooks, the request's system prompt. */
@@ -183,6 +187,7 @@ export class LoopHooks {
       toolCallId: ctx.toolCall.id,
       toolName: ctx.toolCall.name,
       input: ctx.args,
+      ...(ctx.agentPath ? { agentPath: ctx.agentPath } : {}),
     };
     return this.#hooks
       .run(
@@ -214,6 +219,7 @@ export class LoopHooks {
           content: current.content ?? [],
           details: current.details,
           isError: current.isError ?? false,
+          ...(ctx.agentPath ? { agentPath: ctx.agentPath } : {}),
         }),
         (current, result) => ({ state: { ...current, ...definedFields(result) } }),
         signal,

@@ -18,6 +18,12 @@ export interface BeforeToolCallContext {
   toolCall: ToolCall;
   args: unknown;
   context: AgentContext;
+  /**
+   * Set when a sub-agent makes the call (see docs/subagents.md): the tool call ids from the root agent
+   * down to that sub-agent. An `AgentHarness` runs its `tool_call` / `tool_result` hooks for every
+   * depth with it.
+   */
+  agentPath?: readonly string[];
 }
 
 export interface BeforeToolCallResult {
