@@ -300,16 +300,15 @@ function isFailed(message: AssistantMessage): boolean {
 export function closeTurn(ctx: AgentMachineContext): StepResult {
   const step = new Step(ctx);
   const batch = step.run.batch;
-  if (batch) {
-    const { taken } = takeResultMessages(batch);
-    for (const message of taken) step.append(message);
-  }
+  const taken = batch ? takeResultMessages(batch).taken : [];
+  for (const message of taken) step.append(message);
   // A resumed batch answers a reply recorded by an earlier run: its turn ends with that reply.
   const message =
     batch?.message ??
     step.run.newMessages.findLast((m): m is AssistantMessage => (m as AssistantMessage).role === "assistant");
   if (!message) return step.result();
-  const toolResults = batch ? [...batch.results, ...takeResultMessages(batch).taken] : [];
+  // The same result messages as in the transcript (a second conversion would stamp them anew).
+  const toolResults = batch ? [...batch.results, ...taken] : [];
   step.emit({ type: "turn_end", message, toolResults });
   step.setRun({
     turnOpen: false,
