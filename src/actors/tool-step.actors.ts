@@ -1,4 +1,4 @@
-import { fromCallback, fromPromise } from "xstate";
+import { type AnyActorRef, fromPromise } from "xstate";
 import type { ToolCallOutcome } from "../loop/agent-context.js";
 import {
   checkBeforeToolCall,
@@ -22,37 +22,41 @@ export interface ToolStepInput {
 }
 
 /**
- * Invoked in `preparing.validating`: finds the tool, runs `prepareArguments`, the zod schema and
- * `requiresApproval`, and sends back `VALIDATED` (with what the guards of the next states need) or
- * `REJECTED` (an error outcome). Synchronous; a throwing user function is a rejection.
+ * The entry action of `preparing.validating` (a custom action, so user code runs outside the pure
+ * transition): finds the tool, runs `prepareArguments`, the zod schema and `requiresApproval`, and
+ * sends the call's actor `VALIDATED` (with what the guards of the next states need) or `REJECTED` (an
+ * error outcome), which it processes after the current macrostep — as the reply of an invoked actor
+ * would be, without an actor per call.
+ *
+ * Contract: synchronous; never throws (a throwing user function is a rejection).
+ *
+ * ```ts
+ * validating: { entry: ({ context, self }) => validateCall(self, context.toolCall) }
+ * ```
  */
-export const validateToolCallActor = fromCallback<{ type: "NONE" }, { toolCall: ToolCall }>(
-  ({ input, self, sendBack }) => {
-    const runtime = runtimeOf(self);
-    const { toolCall } = input;
-    const tool = runtime.tools.get(toolCall.name);
-    const validated = validateToolCall(toolCall, tool);
-    if (!validated.ok) {
-      sendBack({ type: "REJECTED", outcome: validated.outcome });
-      return;
-    }
-    const approval = approvalOf(tool, toolCall, validated.args);
-    if (approval.outcome) {
-      sendBack({ type: "REJECTED", outcome: approval.outcome });
-      return;
-    }
-    const needsApproval = approval.needsApproval;
-    sendBack({
-      type: "VALIDATED",
-      args: validated.args,
-      needsApproval,
-      beforeHook: runtime.callbacks.beforeToolCall !== undefined,
-      afterHook: runtime.callbacks.afterToolCall !== undefined,
-      client: tool?.client === true,
-      agentTool: tool?.subAgent !== undefined,
-    });
-  },
-);
+export function validateCall(self: AnyActorRef, toolCall: ToolCall): void {
+  const runtime = runtimeOf(self);
+  const tool = runtime.tools.get(toolCall.name);
+  const validated = validateToolCall(toolCall, tool);
+  if (!validated.ok) {
+    self.send({ type: "REJECTED", outcome: validated.outcome });
+    return;
+  }
+  const approval = approvalOf(tool, toolCall, validated.args);
+  if (approval.outcome) {
+    self.send({ type: "REJECTED", outcome: approval.outcome });
+    return;
+  }
+  self.send({
+    type: "VALIDATED",
+    args: validated.args,
+    needsApproval: approval.needsApproval,
+    beforeHook: runtime.callbacks.beforeToolCall !== undefined,
+    afterHook: runtime.callbacks.afterToolCall !== undefined,
+    client: tool?.client === true,
+    agentTool: tool?.subAgent !== undefined,
+  });
+}
 
 /**
  * Invoked while a call waits for `beforeToolCall`; output: the blocking outcome, if any, and whether

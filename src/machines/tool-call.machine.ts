@@ -19,7 +19,7 @@ import {
   beforeToolCallActor,
   executeToolActor,
   type ToolStepInput,
-  validateToolCallActor,
+  validateCall,
 } from "../actors/tool-step.actors.js";
 import type { ToolCallOutcome } from "../loop/agent-context.js";
 import type { SubAgentEnd, SubAgentStart } from "../loop/sub-agent-steps.js";
@@ -53,7 +53,7 @@ export interface ToolCallContext extends ToolCallInput {
   outcome: ToolCallOutcome | undefined;
 }
 
-/** What the validation step found (sent back by the `validateToolCall` actor). */
+/** What the validation step found (sent to the call by its `validate` entry action). */
 export interface ToolValidatedEvent {
   type: "VALIDATED";
   args: unknown;
@@ -131,8 +131,8 @@ const awaiting =
 
 /**
  * One tool call, spawned by the agent with the tool call id as actor id:
- * `preparing` (`validating`: find the tool, `prepareArguments`, zod, `requiresApproval` — an invoked
- * actor → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the agent's `EXECUTE`) →
+ * `preparing` (`validating`: find the tool, `prepareArguments`, zod, `requiresApproval` — an entry
+ * action that answers with an event → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the agent's `EXECUTE`) →
  * `awaitingApproval` (tools that require it, unless resumed already approved) → `executing` (the tool,
  * an invoked actor), `awaitingClient` (a tool without `execute`: the client answers) or, for an agent
  * tool, `startingAgent` (limits, the child's spec) → `delegating` (the child `agentMachine`, invoked as
@@ -151,7 +151,6 @@ export const toolCallMachine = setup({
     output: {} as ToolCallOutcome,
   },
   actors: {
-    validateToolCall: validateToolCallActor,
     beforeToolCall: beforeToolCallActor,
     executeTool: executeToolActor,
     afterToolCall: afterToolCallActor,
@@ -169,6 +168,7 @@ export const toolCallMachine = setup({
       outcome: ({ context, event }) =>
         event.type === "ANSWER" ? clientAnswerOutcome(context.toolCall, event) : context.outcome,
     }),
+    validate: ({ context, self }) => validateCall(self, context.toolCall),
     recordValidation: assign(({ event }) => {
       const validated = event as ToolValidatedEvent;
       return {
@@ -209,10 +209,7 @@ export const toolCallMachine = setup({
       on: { RESUME: { target: "preparing", reenter: true } },
       states: {
         validating: {
-          invoke: {
-            src: "validateToolCall",
-            input: ({ context }) => ({ toolCall: context.toolCall }),
-          },
+          entry: "validate",
           on: {
             VALIDATED: [
               { guard: "beforeHook", target: "checkingHook", actions: "recordValidation" },
