@@ -15,6 +15,7 @@ import { errorOutcome } from "../loop/tool-outcome.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage } from "../types/messages.js";
+import { emitAfterMacrostep } from "../xstate/internals.js";
 import type { ToolCallInput } from "./tool-call.machine.js";
 
 // Two kinds of code live here. The enqueue helpers (`apply`, `startToolBatch`, `ackSteeringPoll`,
@@ -26,6 +27,8 @@ import type { ToolCallInput } from "./tool-call.machine.js";
 
 /** The part of XState's `enqueue` the agent's actions use. */
 export interface Enqueue {
+  /** A custom action (run after the transition is computed). */
+  (action: (args: { self: AnyActorRef }) => void): void;
   assign(assigner: () => AgentMachineContext): void;
   emit(event: AgentEvent): void;
   // biome-ignore lint/suspicious/noExplicitAny: internal events of the agent machine and its children
@@ -34,10 +37,14 @@ export interface Enqueue {
   stopChild(id: string): void;
 }
 
-/** Applies a step: its context, then its events (delivered after the macrostep, in order). */
+/**
+ * Applies a step: its context, then its events (delivered after the macrostep, in order, where one
+ * `emit` action each would deliver them; one custom action for all of them costs the interpreter less).
+ */
 export function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineContext {
   enqueue.assign(() => result.context);
-  for (const event of result.events) enqueue.emit(event);
+  const events = result.events;
+  if (events.length > 0) enqueue(({ self }) => emitAfterMacrostep(self, events));
   return result.context;
 }
 
