@@ -351,9 +351,7 @@ export function advanceToolBatch(ctx: AgentMachineContext): StepResult & { comma
   if (next.kind === "wait") return { context: ctx, events: [] };
   const step = new Step(ctx);
   if (next.kind === "execute") {
-    let updated = batch;
-    for (const id of next.ids) updated = withPhase(updated, id, "executing");
-    step.setRun({ batch: updated });
+    step.setRun({ batch: withPhase(batch, next.ids, "executing") });
     return { ...step.result(), command: next };
   }
   step.setRun({ batch: withPhase(batch, next.call.id, "preparing") });
