@@ -11,6 +11,7 @@ import { errorOutcome } from "../loop/tool-outcome.js";
 import { errorText } from "../types/error-text.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";
+import { fromPromiseUntilStopped } from "../xstate/promise-logic.js";
 import { agentContextOf, agentEmitter, runtimeOf } from "./agent-runtime.js";
 
 /** Input of the tool step actors: the call's data (the runtime is found through the agent actor). */
@@ -89,30 +90,35 @@ function approvalOf(
   }
 }
 
-/** Invoked in `executing`: runs the tool; its signal fires when the call is stopped (abort, skip). */
-export const executeToolActor = fromPromise<ToolCallOutcome, ToolStepInput>(({ input, self, signal }) => {
-  const runtime = runtimeOf(self);
-  const emit = agentEmitter(self);
-  const { toolCall, args } = input;
-  return executeToolCall(
-    {
-      tool: runtime.tools.get(toolCall.name),
-      toolCall,
-      args,
-      toolContext: runtime.callbacks.toolContext,
-      idempotencyKey: input.idempotencyKey,
-      onUpdate: (partialResult) =>
-        emit({
-          type: "tool_execution_update",
-          toolCallId: toolCall.id,
-          toolName: toolCall.name,
-          args,
-          partialResult,
-        }),
-    },
-    signal,
-  );
-});
+/**
+ * Invoked in `executing`: runs the tool; its signal fires when the call is stopped (abort, skip), and
+ * is made only if the tool (or its progress) looks at it.
+ */
+export const executeToolActor = fromPromiseUntilStopped<ToolCallOutcome, ToolStepInput>(
+  ({ input, self, stopSignal }) => {
+    const runtime = runtimeOf(self);
+    const emit = agentEmitter(self);
+    const { toolCall, args } = input;
+    return executeToolCall(
+      {
+        tool: runtime.tools.get(toolCall.name),
+        toolCall,
+        args,
+        toolContext: runtime.callbacks.toolContext,
+        idempotencyKey: input.idempotencyKey,
+        onUpdate: (partialResult) =>
+          emit({
+            type: "tool_execution_update",
+            toolCallId: toolCall.id,
+            toolName: toolCall.name,
+            args,
+            partialResult,
+          }),
+      },
+      stopSignal,
+    );
+  },
+);
 
 /** Invoked in `finalizing`: applies `afterToolCall` (if it is still set) to the outcome. */
 export const afterToolCallActor = fromPromise<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>(

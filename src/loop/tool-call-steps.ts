@@ -100,18 +100,27 @@ export interface ExecuteInput {
   onUpdate: (partialResult: unknown) => void;
 }
 
-/** Runs the tool. Updates after it settled are ignored. A throw becomes an error outcome. */
-export async function executeToolCall(input: ExecuteInput, signal: AbortSignal): Promise<ToolCallOutcome> {
+/**
+ * Runs the tool. Updates after it settled (or after the call's signal fired) are ignored. A throw
+ * becomes an error outcome. `signalOf` gives the call's signal: it is asked for only when the tool
+ * reads `signal` or sends an update (making one costs microseconds; most tools never look).
+ */
+export async function executeToolCall(
+  input: ExecuteInput,
+  signalOf: () => AbortSignal,
+): Promise<ToolCallOutcome> {
   const { toolCall, tool, args } = input;
   let settled = false;
   const update = (partialResult: unknown) => {
-    if (!settled && !signal.aborted) input.onUpdate(partialResult);
+    if (!settled && !signalOf().aborted) input.onUpdate(partialResult);
   };
   try {
     if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
     const result = await tool.execute(args, {
       toolCallId: toolCall.id,
-      signal,
+      get signal() {
+        return signalOf();
+      },
       update,
       context: input.toolContext,
       idempotencyKey: input.idempotencyKey,

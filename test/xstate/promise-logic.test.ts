@@ -84,4 +84,31 @@ describe("fromPromiseUntilStopped", () => {
     actor.stop();
     expect(stopped).toEqual([]);
   });
+
+  it("makes the stop signal when asked: fired by a stop after that, already fired when asked after a stop", async () => {
+    const gate = deferred<void>();
+    const early: AbortSignal[] = [];
+    let late: (() => AbortSignal) | undefined;
+    const logic = fromPromiseUntilStopped<string, string>(async ({ stopSignal }) => {
+      early.push(stopSignal());
+      late = stopSignal;
+      await gate.promise;
+      return "v";
+    });
+    const actor = createActor(harness(logic)).start();
+    expect(early[0]!.aborted).toBe(false);
+    actor.send({ type: "LEAVE" });
+    expect(early[0]!.aborted).toBe(true);
+    expect(late!()).toBe(early[0]);
+
+    const askedLate: (() => AbortSignal)[] = [];
+    const lazy = fromPromiseUntilStopped<string, string>(({ stopSignal }) => {
+      askedLate.push(stopSignal);
+      return new Promise<string>(() => {});
+    });
+    const other = createActor(harness(lazy)).start();
+    other.send({ type: "LEAVE" });
+    expect(askedLate[0]!().aborted).toBe(true);
+    gate.resolve();
+  });
 });
