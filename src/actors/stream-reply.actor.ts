@@ -1,6 +1,6 @@
 import { Allow, parse as parsePartialJson } from "partial-json";
 import { from, type Subscription } from "rxjs";
-import { fromPromise } from "xstate";
+import type { AnyActorRef } from "xstate";
 import { defaultConvertToLlm, failedAssistantMessage } from "../loop/messages.js";
 import {
   type AgentCallbacks,
@@ -17,6 +17,7 @@ import type { Model, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL } from "../types/output.js";
 import type { AssistantMessageEvent, OutputRequest, StreamOptions, ToolSpec } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
+import { fromPromiseUntilStopped } from "../xstate/promise-logic.js";
 import { type GuardrailOutcome, inputCheckContext, runGuardrails } from "./guardrails.actor.js";
 
 export interface StreamReplyInput {
@@ -293,13 +294,17 @@ export function takeHeldEvents(reply: AssistantMessage): AgentEvent[] {
  * the callbacks, the tools and the run's signal in the agent's runtime, and emits deltas straight to
  * the agent's `actor.on` listeners — or, while held, keeps them for `takeHeldEvents`. Parallel input
  * guardrails run beside the model call; its events wait until they pass, and a trip cuts the call.
- * Its own signal fires only when the agent actor is stopped from outside mid-reply: that ends the
- * run, so it aborts the run's controller, whose signal the reply and the StreamFn follow.
+ * Stopped mid-reply (the agent actor stopped from outside), it ends the run: it aborts the run's
+ * controller, whose signal the reply and the StreamFn follow (it has no AbortController of its own).
  */
-export const streamReplyActor = fromPromise<StreamedReply, StreamRequest>(async ({ input, self, signal }) => {
+export const streamReplyActor = fromPromiseUntilStopped<StreamedReply, StreamRequest>(
+  ({ input, self }) => streamRequested(input, self),
+  (self) => runtimeOf(self).controller.abort(),
+);
+
+async function streamRequested(input: StreamRequest, self: AnyActorRef): Promise<StreamedReply> {
   const runtime = runtimeOf(self);
   const controller = runtime.controller;
-  signal.addEventListener("abort", () => controller.abort(), { once: true });
   const tools = activeTools(runtime, input.toolNames);
   const emit = agentEmitter(self);
   const held: AgentEvent[] = [];
@@ -347,4 +352,4 @@ export const streamReplyActor = fromPromise<StreamedReply, StreamRequest>(async 
       (block) => block.type === "toolCall" && runtime.tools.get(block.name)?.executionMode === "sequential",
     );
   return { ...reply, sequential, held: !live };
-});
+}

@@ -1,4 +1,4 @@
-import { fromCallback, fromPromise } from "xstate";
+import { type AnyActorRef, fromPromise } from "xstate";
 import { invalidArgumentsText } from "../loop/invalid-arguments.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
 import type { ToolCallOutcome } from "../machines/agent/agent.context.js";
@@ -17,6 +17,7 @@ import type {
 } from "../types/loop.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
+import { fromPromiseUntilStopped } from "../xstate/promise-logic.js";
 
 /** Input of the tool step actors: the call's data (the runtime is found through the agent actor). */
 export interface ToolStepInput {
@@ -27,37 +28,41 @@ export interface ToolStepInput {
 }
 
 /**
- * Invoked in `preparing.validating`: finds the tool, runs `prepareArguments`, the zod schema and
- * `requiresApproval`, and sends back `VALIDATED` (with what the guards of the next states need) or
- * `REJECTED` (an error outcome). Synchronous; a throwing user function is a rejection.
+ * The entry action of `preparing.validating` (a custom action, so user code runs outside the pure
+ * transition): finds the tool, runs `prepareArguments`, the zod schema and `requiresApproval`, and
+ * sends the call's actor `VALIDATED` (with what the guards of the next states need) or `REJECTED` (an
+ * error outcome), which it processes after the current macrostep — as the reply of an invoked actor
+ * would be, without an actor per call.
+ *
+ * Contract: synchronous; never throws (a throwing user function is a rejection).
+ *
+ * ```ts
+ * validating: { entry: ({ context, self }) => validateCall(self, context.toolCall) }
+ * ```
  */
-export const validateToolCallActor = fromCallback<{ type: "NONE" }, { toolCall: ToolCall }>(
-  ({ input, self, sendBack }) => {
-    const runtime = runtimeOf(self);
-    const { toolCall } = input;
-    const tool = runtime.tools.get(toolCall.name);
-    const validated = validateToolCall(toolCall, tool);
-    if (!validated.ok) {
-      sendBack({ type: "REJECTED", outcome: validated.outcome });
-      return;
-    }
-    const approval = approvalOf(tool, toolCall, validated.args);
-    if (approval.outcome) {
-      sendBack({ type: "REJECTED", outcome: approval.outcome });
-      return;
-    }
-    const needsApproval = approval.needsApproval;
-    sendBack({
-      type: "VALIDATED",
-      args: validated.args,
-      needsApproval,
-      beforeHook: runtime.callbacks.beforeToolCall !== undefined,
-      afterHook: runtime.callbacks.afterToolCall !== undefined,
-      client: tool?.client === true,
-      agentTool: tool?.subAgent !== undefined,
-    });
-  },
-);
+export function validateCall(self: AnyActorRef, toolCall: ToolCall): void {
+  const runtime = runtimeOf(self);
+  const tool = runtime.tools.get(toolCall.name);
+  const validated = validateToolCall(toolCall, tool);
+  if (!validated.ok) {
+    self.send({ type: "REJECTED", outcome: validated.outcome });
+    return;
+  }
+  const approval = approvalOf(tool, toolCall, validated.args);
+  if (approval.outcome) {
+    self.send({ type: "REJECTED", outcome: approval.outcome });
+    return;
+  }
+  self.send({
+    type: "VALIDATED",
+    args: validated.args,
+    needsApproval: approval.needsApproval,
+    beforeHook: runtime.callbacks.beforeToolCall !== undefined,
+    afterHook: runtime.callbacks.afterToolCall !== undefined,
+    client: tool?.client === true,
+    agentTool: tool?.subAgent !== undefined,
+  });
+}
 
 /**
  * Invoked while a call waits for `beforeToolCall`; output: the blocking outcome, if any, and whether
@@ -90,30 +95,35 @@ function approvalOf(
   }
 }
 
-/** Invoked in `executing`: runs the tool; its signal fires when the call is stopped (abort, skip). */
-export const executeToolActor = fromPromise<ToolCallOutcome, ToolStepInput>(({ input, self, signal }) => {
-  const runtime = runtimeOf(self);
-  const emit = agentEmitter(self);
-  const { toolCall, args } = input;
-  return executeToolCall(
-    {
-      tool: runtime.tools.get(toolCall.name),
-      toolCall,
-      args,
-      toolContext: runtime.callbacks.toolContext,
-      idempotencyKey: input.idempotencyKey,
-      onUpdate: (partialResult) =>
-        emit({
-          type: "tool_execution_update",
-          toolCallId: toolCall.id,
-          toolName: toolCall.name,
-          args,
-          partialResult,
-        }),
-    },
-    signal,
-  );
-});
+/**
+ * Invoked in `executing`: runs the tool; its signal fires when the call is stopped (abort, skip), and
+ * is made only if the tool (or its progress) looks at it.
+ */
+export const executeToolActor = fromPromiseUntilStopped<ToolCallOutcome, ToolStepInput>(
+  ({ input, self, stopSignal }) => {
+    const runtime = runtimeOf(self);
+    const emit = agentEmitter(self);
+    const { toolCall, args } = input;
+    return executeToolCall(
+      {
+        tool: runtime.tools.get(toolCall.name),
+        toolCall,
+        args,
+        toolContext: runtime.callbacks.toolContext,
+        idempotencyKey: input.idempotencyKey,
+        onUpdate: (partialResult) =>
+          emit({
+            type: "tool_execution_update",
+            toolCallId: toolCall.id,
+            toolName: toolCall.name,
+            args,
+            partialResult,
+          }),
+      },
+      stopSignal,
+    );
+  },
+);
 
 /** Invoked in `finalizing`: applies `afterToolCall` (if it is still set) to the outcome. */
 export const afterToolCallActor = fromPromise<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>(
@@ -230,18 +240,27 @@ export interface ExecuteInput {
   onUpdate: (partialResult: unknown) => void;
 }
 
-/** Runs the tool. Updates after it settled are ignored. A throw becomes an error outcome. */
-export async function executeToolCall(input: ExecuteInput, signal: AbortSignal): Promise<ToolCallOutcome> {
+/**
+ * Runs the tool. Updates after it settled (or after the call's signal fired) are ignored. A throw
+ * becomes an error outcome. `signalOf` gives the call's signal: it is asked for only when the tool
+ * reads `signal` or sends an update (making one costs microseconds; most tools never look).
+ */
+export async function executeToolCall(
+  input: ExecuteInput,
+  signalOf: () => AbortSignal,
+): Promise<ToolCallOutcome> {
   const { toolCall, tool, args } = input;
   let settled = false;
   const update = (partialResult: unknown) => {
-    if (!settled && !signal.aborted) input.onUpdate(partialResult);
+    if (!settled && !signalOf().aborted) input.onUpdate(partialResult);
   };
   try {
     if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
     const result = await tool.execute(args, {
       toolCallId: toolCall.id,
-      signal,
+      get signal() {
+        return signalOf();
+      },
       update,
       context: input.toolContext,
       idempotencyKey: input.idempotencyKey,

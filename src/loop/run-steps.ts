@@ -44,24 +44,39 @@ export interface StepResult {
 
 /**
  * Builds one step's result: a private copy of the context that the step may change, and its events.
- * Messages appended during the step are added to the transcript with one copy, when the result is
- * taken (a transcript is never changed in place: every snapshot keeps its own).
+ * The copy (and its run's) is made at the step's first change and changed in place after that: the
+ * context given to the step is never changed, and neither is one a result has handed out. Messages
+ * appended during the step are added to the transcript with one copy, when the result is taken (a
+ * transcript is never changed in place: every snapshot keeps its own).
  */
 export class Step {
   readonly events: AgentEvent[] = [];
-  context: AgentMachineContext;
+  #context: AgentMachineContext;
+  /** `#context` is this step's own copy (else: the context given, or one a result handed out). */
+  #ownContext = false;
+  /** `#context.run` is this step's own copy. */
+  #ownRun = false;
   readonly #appended: AgentMessage[] = [];
   constructor(context: AgentMachineContext) {
-    this.context = context;
+    this.#context = context;
+  }
+  get context(): AgentMachineContext {
+    return this.#context;
   }
   get run(): RunState {
-    return this.context.run!;
+    return this.#context.run!;
   }
   setRun(patch: Partial<RunState>): void {
-    this.context = { ...this.context, run: { ...this.run, ...patch } };
+    const context = this.#own();
+    if (!this.#ownRun) {
+      context.run = { ...context.run!, ...patch };
+      this.#ownRun = true;
+    } else Object.assign(context.run!, patch);
   }
   set(patch: Partial<AgentMachineContext>): void {
-    this.context = { ...this.context, ...patch };
+    Object.assign(this.#own(), patch);
+    // A new run object (or none) in the patch is not this step's own copy.
+    if ("run" in patch) this.#ownRun = false;
   }
   emit(event: AgentEvent): void {
     this.events.push(event);
@@ -79,16 +94,22 @@ export class Step {
   result(): StepResult {
     if (this.#appended.length > 0) {
       const appended = this.#appended.splice(0);
-      this.context = {
-        ...this.context,
-        messages: appendMessages(this.context.messages, appended),
-        run: this.context.run && {
-          ...this.context.run,
-          newMessages: this.context.run.newMessages.concat(appended),
-        },
-      };
+      const context = this.#own();
+      context.messages = appendMessages(context.messages, appended);
+      if (context.run) this.setRun({ newMessages: context.run.newMessages.concat(appended) });
     }
-    return { context: this.context, events: this.events };
+    // The context is handed out: a later change copies it again.
+    this.#ownContext = false;
+    this.#ownRun = false;
+    return { context: this.#context, events: this.events };
+  }
+  #own(): AgentMachineContext {
+    if (!this.#ownContext) {
+      this.#context = { ...this.#context };
+      this.#ownContext = true;
+      this.#ownRun = false;
+    }
+    return this.#context;
   }
 }
 
@@ -301,16 +322,15 @@ function isFailed(message: AssistantMessage): boolean {
 export function closeTurn(ctx: AgentMachineContext): StepResult {
   const step = new Step(ctx);
   const batch = step.run.batch;
-  if (batch) {
-    const { taken } = takeResultMessages(batch);
-    for (const message of taken) step.append(message);
-  }
+  const taken = batch ? takeResultMessages(batch).taken : [];
+  for (const message of taken) step.append(message);
   // A resumed batch answers a reply recorded by an earlier run: its turn ends with that reply.
   const message =
     batch?.message ??
     step.run.newMessages.findLast((m): m is AssistantMessage => (m as AssistantMessage).role === "assistant");
   if (!message) return step.result();
-  const toolResults = batch ? [...batch.results, ...takeResultMessages(batch).taken] : [];
+  // The same result messages as in the transcript (a second conversion would stamp them anew).
+  const toolResults = batch ? [...batch.results, ...taken] : [];
   step.emit({ type: "turn_end", message, toolResults });
   step.setRun({
     turnOpen: false,
@@ -332,9 +352,7 @@ export function advanceToolBatch(ctx: AgentMachineContext): StepResult & { comma
   if (next.kind === "wait") return { context: ctx, events: [] };
   const step = new Step(ctx);
   if (next.kind === "execute") {
-    let updated = batch;
-    for (const id of next.ids) updated = withPhase(updated, id, "executing");
-    step.setRun({ batch: updated });
+    step.setRun({ batch: withPhase(batch, next.ids, "executing") });
     return { ...step.result(), command: next };
   }
   step.setRun({ batch: withPhase(batch, next.call.id, "preparing") });

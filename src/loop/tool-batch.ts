@@ -47,9 +47,12 @@ export function phaseOf(batch: ToolBatch, id: string): ToolCallPhase {
   return batch.phases[id] ?? "pending";
 }
 
-/** The batch with the phase of `id` changed. */
-export function withPhase(batch: ToolBatch, id: string, phase: ToolCallPhase): ToolBatch {
-  return { ...batch, phases: { ...batch.phases, [id]: phase } };
+/** The batch with the phase of `id` (or of each of `ids`) changed: one copy of the batch in all. */
+export function withPhase(batch: ToolBatch, id: string | readonly string[], phase: ToolCallPhase): ToolBatch {
+  const phases = { ...batch.phases };
+  if (typeof id === "string") phases[id] = phase;
+  else for (const each of id) phases[each] = phase;
+  return { ...batch, phases };
 }
 
 /** The next step: preflights run one at a time in source order; then all calls run (parallel) or one by one. */

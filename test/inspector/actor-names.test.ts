@@ -50,12 +50,12 @@ describe("readable names of inspected systems and actors", () => {
       name: actorName(model, actor),
       internal: isInternalActor(actor),
     }));
-    // The harness sets no between-turn callbacks: its agent decides between turns without an actor.
+    // The harness sets no between-turn callbacks: its agent decides between turns without an actor;
+    // a call validates in an entry action, without one either.
     expect(names).toEqual([
       { name: `agent ${agents[1]}`, internal: false },
       { name: "stream", internal: false },
       { name: "echo · call_b", internal: false },
-      { name: "call_b › preparing.validating", internal: true },
       { name: "call_b › executing", internal: true },
       { name: "stream", internal: false },
     ]);

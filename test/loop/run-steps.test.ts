@@ -157,3 +157,26 @@ describe("transcript growth", () => {
     expect(grewFrom([...third], first)).toBe(false);
   });
 });
+
+describe("Step", () => {
+  it("copies the context once per step and never changes a context it handed out", () => {
+    const begun = deepFreeze(steps.beginRun(idleContext(), [], false).context);
+    const step = new steps.Step(begun);
+    const message = user("x");
+    step.setRun({ turns: 1 });
+    step.setRun({ turnOpen: true });
+    step.set({ errorMessage: "e" });
+    step.append(message);
+    const first = step.result().context;
+    expect(first).not.toBe(begun);
+    expect(first.run).toMatchObject({ turns: 1, turnOpen: true, newMessages: [message] });
+    expect(first).toMatchObject({ errorMessage: "e", messages: [message] });
+    const firstRun = first.run;
+    step.setRun({ turns: 2 });
+    step.set({ errorMessage: "f" });
+    const second = step.result().context;
+    expect(first).toMatchObject({ errorMessage: "e", run: { turns: 1 } });
+    expect(first.run).toBe(firstRun);
+    expect(second).toMatchObject({ errorMessage: "f", run: { turns: 2, turnOpen: true } });
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createActor, emit, fromPromise, setup } from "xstate";
-import { emitterOf, parentOf } from "../../src/xstate/internals.js";
+import { createActor, emit, enqueueActions, fromPromise, setup } from "xstate";
+import { emitAfterMacrostep, emitterOf, parentOf } from "../../src/xstate/internals.js";
 
 // The private XState API agentchart relies on (src/xstate/internals.ts). If an XState upgrade moves
 // it, these fail before anything subtler does.
@@ -37,5 +37,47 @@ describe("XState's private API used by agentchart", () => {
 
   it("emitterOf: says so clearly when the emitter is gone", () => {
     expect(() => emitterOf({} as never)).toThrow(/no actor emitter/);
+  });
+
+  it("emitAfterMacrostep: delivers after the snapshot is updated, where emit actions in its place would", () => {
+    type Ping = { type: "ping"; n: number };
+    const batched = setup({ types: { emitted: {} as Ping } }).createMachine({
+      initial: "a",
+      states: {
+        a: {
+          on: {
+            GO: {
+              target: "b",
+              actions: enqueueActions(({ enqueue }) => {
+                enqueue.emit({ type: "ping", n: 1 });
+                enqueue(({ self }) =>
+                  emitAfterMacrostep<Ping>(self, [
+                    { type: "ping", n: 2 },
+                    { type: "ping", n: 3 },
+                  ]),
+                );
+                enqueue.emit({ type: "ping", n: 4 });
+              }),
+            },
+          },
+        },
+        b: {},
+      },
+    });
+    const actor = createActor(batched).start();
+    const seen: [number, unknown][] = [];
+    actor.on("ping", (event) => seen.push([event.n, actor.getSnapshot().value]));
+    actor.send({ type: "GO" });
+    expect(seen).toEqual([
+      [1, "b"],
+      [2, "b"],
+      [3, "b"],
+      [4, "b"],
+    ]);
+    actor.stop();
+  });
+
+  it("emitAfterMacrostep: says so clearly when the deferral is gone", () => {
+    expect(() => emitAfterMacrostep({} as never, [])).toThrow(/no actor deferral/);
   });
 });

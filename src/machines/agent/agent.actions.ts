@@ -12,6 +12,7 @@ import { errorOutcome } from "../../loop/tool-outcome.js";
 import type { AgentEvent } from "../../types/events.js";
 import { isPromiseLike } from "../../types/maybe-async.js";
 import type { AgentMessage, AssistantMessage } from "../../types/messages.js";
+import { emitAfterMacrostep } from "../../xstate/internals.js";
 import type { SubAgentEnd, ToolCallInput } from "../tool-call/tool-call.context.js";
 import type { SubAgentEndedEvent, ToolAwaitingEvent } from "../tool-call/tool-call.events.js";
 import type { AgentMachineContext, InboxMessage, QueueName, ToolCallOutcome } from "./agent.context.js";
@@ -52,10 +53,14 @@ export interface SelfArgs {
   self: AnyActorRef;
 }
 
-/** Applies a step: its context, then its events (delivered after the macrostep, in order). */
+/**
+ * Applies a step: its context, then its events (delivered after the macrostep, in order, where one
+ * `emit` action each would deliver them; one custom action for all of them costs the interpreter less).
+ */
 export function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineContext {
   enqueue.assign(() => result.context);
-  for (const event of result.events) enqueue.emit(event);
+  const events = result.events;
+  if (events.length > 0) enqueue(({ self }) => emitAfterMacrostep(self, events));
   return result.context;
 }
 

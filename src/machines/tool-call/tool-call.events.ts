@@ -4,7 +4,7 @@ import type { SubAgentEnd, SubAgentStart } from "./tool-call.context.js";
 
 // The events of a tool call actor: what it accepts (`ToolCallEvent`) and what it tells its agent.
 
-/** What the validation step found (sent back by the `validateToolCall` actor). */
+/** What the validation step found (sent to the call by its `validate` entry action). */
 export interface ToolValidatedEvent {
   type: "VALIDATED";
   args: unknown;

@@ -17,7 +17,7 @@ import {
   beforeToolCallActor,
   executeToolActor,
   type ToolStepInput,
-  validateToolCallActor,
+  validateCall,
 } from "../../actors/tool-step.actors.js";
 import { clientAnswerOutcome, deniedOutcome } from "../../loop/tool-outcome.js";
 import type { ToolCallOutcome } from "../agent/agent.context.js";
@@ -59,8 +59,8 @@ const awaiting =
 
 /**
  * One tool call, spawned by the agent with the tool call id as actor id:
- * `preparing` (`validating`: find the tool, `prepareArguments`, zod, `requiresApproval` — an invoked
- * actor → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the agent's `EXECUTE`) →
+ * `preparing` (`validating`: find the tool, `prepareArguments`, zod, `requiresApproval` — an entry
+ * action that answers with an event → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the agent's `EXECUTE`) →
  * `awaitingApproval` (tools that require it, unless resumed already approved) → `executing` (the tool,
  * an invoked actor), `awaitingClient` (a tool without `execute`: the client answers) or, for an agent
  * tool, `startingAgent` (limits, the child's spec) → `delegating` (the child `agentMachine`, invoked as
@@ -79,7 +79,6 @@ export const toolCallMachine = setup({
     output: {} as ToolCallOutcome,
   },
   actors: {
-    validateToolCall: validateToolCallActor,
     beforeToolCall: beforeToolCallActor,
     executeTool: executeToolActor,
     afterToolCall: afterToolCallActor,
@@ -97,6 +96,7 @@ export const toolCallMachine = setup({
       outcome: ({ context, event }) =>
         event.type === "ANSWER" ? clientAnswerOutcome(context.toolCall, event) : context.outcome,
     }),
+    validate: ({ context, self }) => validateCall(self, context.toolCall),
     recordValidation: assign(({ event }) => {
       const validated = event as ToolValidatedEvent;
       return {
@@ -137,10 +137,7 @@ export const toolCallMachine = setup({
       on: { RESUME: { target: "preparing", reenter: true } },
       states: {
         validating: {
-          invoke: {
-            src: "validateToolCall",
-            input: ({ context }) => ({ toolCall: context.toolCall }),
-          },
+          entry: "validate",
           on: {
             VALIDATED: [
               { guard: "beforeHook", target: "checkingHook", actions: "recordValidation" },
