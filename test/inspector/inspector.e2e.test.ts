@@ -264,7 +264,8 @@ describe("an inspector a person can read", () => {
     // The agent's own invoked actors (the model call) keep their names; the harness sets no
     // between-turn callbacks, so its agent decides between turns without an actor.
     expect(await actorNames()).toEqual([agentName(second.harness), "stream", "echo · call_second", "stream"]);
-    expect(await page.textContent('[data-testid="child-call_second"] .internal-count')).toBe("+2 internal");
+    // The call's one internal actor: its execution (validation is an entry action, not an actor).
+    expect(await page.textContent('[data-testid="child-call_second"] .internal-count')).toBe("+1 internal");
     const log = await page.textContent('[data-testid="event-log"]');
     expect(log).not.toContain("0.toolCall");
     expect(log).toContain("executing done");
@@ -276,7 +277,6 @@ describe("an inspector a person can read", () => {
       agentName(second.harness),
       "stream",
       "echo · call_second",
-      "call_second › preparing.validating",
       "call_second › executing",
       "stream",
     ]);
