@@ -1,6 +1,7 @@
 import { Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { StreamFn } from "../../src/types/stream.js";
 import { deferred, testModel } from "../support/loop-harness.js";
 
@@ -23,28 +24,10 @@ describe("an agent actor stopped from outside mid-reply", () => {
 
   it("leaves the run's signal alone when the reply had already finished", async () => {
     let signal: AbortSignal | undefined;
-    const streamFn: StreamFn = (model, _context, options) => {
+    const model = scriptedModel([{ text: "done" }]);
+    const streamFn: StreamFn = (m, context, options) => {
       signal = options!.signal!;
-      return new Observable((subscriber) => {
-        const message = {
-          role: "assistant" as const,
-          content: [{ type: "text" as const, text: "done" }],
-          api: model.api,
-          provider: model.provider,
-          model: model.id,
-          usage: {
-            input: 0,
-            output: 0,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 0,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop" as const,
-          timestamp: Date.now(),
-        };
-        subscriber.next({ type: "done", reason: "stop", message });
-      });
+      return model(m, context, options);
     };
     const agent = new Agent({ model: testModel, streamFn });
     await agent.prompt("hi");
