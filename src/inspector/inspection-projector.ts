@@ -1,5 +1,4 @@
-import type { AnyStateMachine, InspectionEvent } from "xstate";
-import { parentOf } from "../xstate/internals.js";
+import type { AnyStateMachine, InspectedEventEvent, InspectionEvent } from "xstate";
 import type { InspectionRecord, JsonValue, RecordBase, SnapshotRecord } from "./inspection-record.js";
 import { projectMachineDefinition } from "./machine-definition.js";
 import { type SanitizeLimits, sanitizeForInspection } from "./sanitize.js";
@@ -14,6 +13,9 @@ export interface InspectionProjectorOptions {
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
 }
+
+/** Type of the event XState reports when an actor starts (`createInitEvent`). */
+const XSTATE_INIT = "xstate.init";
 
 /** What the projector reads from an actor ref beyond the public `ActorRefLike` surface. */
 interface InspectedActorRef {
@@ -31,6 +33,11 @@ interface InspectedActorRef {
  * machine only name its `machineKey`. The returned function never throws: a failing projection or
  * a throwing `onRecord` is swallowed so that inspection cannot break the inspected actors.
  *
+ * Parents come from XState's public inspection stream only: an actor's start is reported as its
+ * `xstate.init` event, sent by its parent (no sender for a root). From that event record on, every
+ * record of a child carries `parentId`; its `actor` record, reported when the actor is created and
+ * before it starts, has none (tell a root by `sessionId === rootId`).
+ *
  * ```ts
  * const records: InspectionRecord[] = [];
  * const actor = createActor(machine, { inspect: createInspectionProjector((r) => records.push(r)) });
@@ -42,6 +49,8 @@ export function createInspectionProjector(
 ): InspectFunction {
   const now = options.now ?? Date.now;
   const machineKeys = new WeakMap<object, string>();
+  /** Parent session id per started actor ref (`undefined` for a root); weak, so stopped actors go. */
+  const parentIds = new WeakMap<object, string | undefined>();
   let machineCount = 0;
   let seq = 0;
 
@@ -57,8 +66,8 @@ export function createInspectionProjector(
       actorId: ref.id ?? ref.sessionId,
       rootId: event.rootId,
     };
-    const parent = parentOf(event.actorRef);
-    if (parent) record.parentId = parent.sessionId;
+    const parentId = parentIds.get(event.actorRef);
+    if (parentId !== undefined) record.parentId = parentId;
     return record;
   };
 
@@ -76,6 +85,7 @@ export function createInspectionProjector(
         return { ...base(event), kind: "actor", machineKey, definition };
       }
       case "@xstate.event": {
+        if (event.event.type === XSTATE_INIT) rememberParent(event);
         const { type, ...payload } = event.event;
         const record: InspectionRecord = {
           ...base(event),
@@ -91,6 +101,11 @@ export function createInspectionProjector(
       default:
         return undefined;
     }
+  };
+
+  /** The first `xstate.init` of an actor is its start, and its sender the parent (none for a root). */
+  const rememberParent = (event: InspectedEventEvent): void => {
+    if (!parentIds.has(event.actorRef)) parentIds.set(event.actorRef, event.sourceRef?.sessionId);
   };
 
   const projectSnapshot = (record: RecordBase, eventType: string, snapshot: unknown): SnapshotRecord => {

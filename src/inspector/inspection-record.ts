@@ -4,7 +4,10 @@
  * plain JSON, already sanitized, so they can be logged, persisted and replayed unchanged.
  *
  * Actor identity: `sessionId` is unique within an actor system (`"x:3"`); `actorId` is the id the
- * actor was given (`"call_1"` for a tool call child). `parentId` and `rootId` are session ids.
+ * actor was given (`"call_1"` for a tool call child). `parentId` and `rootId` are session ids. A root
+ * is the actor whose `sessionId` equals its `rootId`. A child's `parentId` is known once it starts:
+ * its `actor` record (sent when it is created) has none, its `xstate.init` event record and every
+ * later record have it.
  */
 
 /** JSON value as produced by the sanitizer. */
@@ -49,7 +52,9 @@ export interface RecordBase {
   time: number;
   sessionId: string;
   actorId: string;
+  /** Session id of the parent, on every record of a child from its `xstate.init` event on. */
   parentId?: string;
+  /** Session id of the system's root actor (the record's own `sessionId` for a root). */
   rootId: string;
 }
 

@@ -30,8 +30,24 @@ describe("inspection projection", () => {
     const actors = records.filter((record): record is ActorRecord => record.kind === "actor");
     expect(actors.map((record) => record.actorId)).toEqual([actor.sessionId, "call_1"]);
     const child = actors[1];
-    expect(child?.parentId).toBe(actor.sessionId);
     expect(child?.rootId).toBe(actor.sessionId);
+    expect(records.every((record) => record.rootId === actor.sessionId)).toBe(true);
+    // The root has no parent; the child's parent is known from its start (`xstate.init`, sent by
+    // its parent) on: its actor record, reported when it is created, comes before.
+    expect(records.filter((record) => record.sessionId === actor.sessionId && "parentId" in record)).toEqual(
+      [],
+    );
+    const [created, started, ...later] = records.filter((record) => record.sessionId === child?.sessionId);
+    expect(created).toBe(child);
+    expect(created).not.toHaveProperty("parentId");
+    expect(started).toMatchObject({
+      kind: "event",
+      eventType: "xstate.init",
+      sourceId: actor.sessionId,
+      parentId: actor.sessionId,
+    });
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.every((record) => record.parentId === actor.sessionId)).toBe(true);
     expect(records.map((record) => record.seq)).toEqual(records.map((_, i) => i + 1));
     expect(records.every((record) => record.time === 42)).toBe(true);
   });

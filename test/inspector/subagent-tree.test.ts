@@ -12,6 +12,7 @@ import {
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
 import { echoTool, testModel } from "../support/loop-harness.js";
+import { recordedParentId } from "../support/recorded-parent.js";
 
 /** A real run of root → `research` (call `c1`) → `echo` (call `e1`), recorded by one projector. */
 async function recordSubAgentRun() {
@@ -49,9 +50,11 @@ describe("the inspector shows an agent tree", () => {
     const [call] = byActorId("c1");
     const [child] = byActorId("agent");
     const [childCall] = byActorId("e1");
-    expect(call?.parentId).toBe(agent.actor.sessionId);
-    expect(child?.parentId).toBe(call?.sessionId);
-    expect(childCall?.parentId).toBe(child?.sessionId);
+    const parentOf = (record: ActorRecord | undefined) =>
+      record === undefined ? undefined : recordedParentId(records, record.sessionId);
+    expect(parentOf(call)).toBe(agent.actor.sessionId);
+    expect(parentOf(child)).toBe(call?.sessionId);
+    expect(parentOf(childCall)).toBe(child?.sessionId);
     // One system: every actor of the tree has the root agent's session as its root.
     expect(new Set(actors.map((record) => record.rootId))).toEqual(new Set([agent.actor.sessionId]));
     // The child runs the agent machine the root runs: the same definition, sent once.

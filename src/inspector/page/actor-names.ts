@@ -1,5 +1,5 @@
 import type { JsonValue } from "../inspection-record.js";
-import type { ActorView, InspectorModel } from "./inspector-model.js";
+import { type ActorView, type InspectorModel, isRootActor } from "./inspector-model.js";
 
 /**
  * Names a person can read for the inspected systems and actors, derived from records only (pure,
@@ -17,7 +17,7 @@ const SHORT_ID = 8;
 
 /** True for an actor XState invoked inside a machine state without an id of its own. */
 export function isInternalActor(actor: ActorView): boolean {
-  return actor.parentId !== undefined && GENERATED_INVOKE_ID.test(actor.actorId);
+  return !isRootActor(actor) && GENERATED_INVOKE_ID.test(actor.actorId);
 }
 
 /**
@@ -40,7 +40,7 @@ export function actorName(model: InspectorModel, actor: ActorView): string {
     const parent = model.actors.get(actor.parentId);
     return `${parent?.actorId ?? actor.parentId} › ${generated[1]}`;
   }
-  if (actor.parentId === undefined) {
+  if (isRootActor(actor)) {
     const machine = machineIdOf(model, actor) ?? actor.actorId;
     const companion = companionSystem(model, actor.sessionId);
     const agent = companion === undefined ? undefined : model.actors.get(companion);
@@ -58,7 +58,7 @@ export function systemName(model: InspectorModel, rootId: string): string {
 
 /** True for a root actor running an agent machine (its context has an `agentId`). */
 export function isAgentRoot(actor: ActorView): boolean {
-  return actor.parentId === undefined && agentIdOf(actor) !== undefined;
+  return agentIdOf(actor) !== undefined;
 }
 
 /** The system the page opens on: the newest agent's, else the newest system; `undefined` when none. */
@@ -101,15 +101,20 @@ function machineIdOf(model: InspectorModel, actor: ActorView): string | undefine
   return actor.machineKey === undefined ? undefined : model.definitions.get(actor.machineKey)?.root.id;
 }
 
+/** The `agentId` of a root agent; `undefined` for any other actor. */
 function agentIdOf(actor: ActorView): string | undefined {
-  const agentId = field(actor.snapshot?.context, "agentId");
-  return actor.parentId === undefined && typeof agentId === "string" && agentId !== "" ? agentId : undefined;
+  return isRootActor(actor) ? contextAgentId(actor) : undefined;
 }
 
 /** True for an agent machine running under another actor: the child agent of an agent tool's call. */
 function isSubAgent(actor: ActorView): boolean {
+  return !isRootActor(actor) && contextAgentId(actor) !== undefined;
+}
+
+/** The non-empty `agentId` in an actor's latest context: it runs an agent machine. */
+function contextAgentId(actor: ActorView): string | undefined {
   const agentId = field(actor.snapshot?.context, "agentId");
-  return actor.parentId !== undefined && typeof agentId === "string" && agentId !== "";
+  return typeof agentId === "string" && agentId !== "" ? agentId : undefined;
 }
 
 function toolNameOf(actor: ActorView): string | undefined {

@@ -16,6 +16,7 @@ import type {
 export interface ActorView {
   sessionId: string;
   actorId: string;
+  /** The parent's session id, from the first record that carries it (none for a root). */
   parentId?: string;
   rootId: string;
   machineKey?: string;
@@ -90,9 +91,16 @@ export function applyRecord(model: InspectorModel, record: InspectionRecord): vo
   }
 }
 
+/**
+ * The actor of `record`, created on its first record. A child's `actor` record comes before its
+ * parent is known (see `RecordBase.parentId`), so the parent is taken from the first record that has it.
+ */
 function ensureActor(model: InspectorModel, record: InspectionRecord): ActorView {
   const known = model.actors.get(record.sessionId);
-  if (known) return known;
+  if (known) {
+    if (known.parentId === undefined && record.parentId !== undefined) known.parentId = record.parentId;
+    return known;
+  }
   const actor: ActorView = {
     sessionId: record.sessionId,
     actorId: record.actorId,
@@ -102,8 +110,13 @@ function ensureActor(model: InspectorModel, record: InspectionRecord): ActorView
   };
   if (record.parentId !== undefined) actor.parentId = record.parentId;
   model.actors.set(record.sessionId, actor);
-  if (record.parentId === undefined) model.roots.push(record.sessionId);
+  if (isRootActor(actor)) model.roots.push(record.sessionId);
   return actor;
+}
+
+/** True for the root actor of a system (its session id is the system's root id). */
+export function isRootActor(actor: ActorView): boolean {
+  return actor.sessionId === actor.rootId;
 }
 
 /** A child missing from its parent's snapshot was stopped (XState reports no stop event). */

@@ -12,6 +12,7 @@ import {
   createInspectorModel,
   describeStateValue,
   type Indexed,
+  isRootActor,
   snapshotAfterEvent,
 } from "./inspector-model.js";
 import { drawStateDiagram, SMALLEST_FONT_SIZE, type StateDiagram } from "./state-diagram.js";
@@ -167,7 +168,7 @@ function renderActors(actors: ActorView[]): void {
     ...ordered
       .filter((actor) => view.showInternal || !isInternalActor(actor))
       .map((actor) => {
-        const isRoot = actor.parentId === undefined;
+        const isRoot = isRootActor(actor);
         const item = document.createElement("li");
         item.className = isRoot ? "actor" : isInternalActor(actor) ? "actor child internal" : "actor child";
         item.dataset.testid = isRoot ? `root-${actor.actorId}` : `child-${actor.actorId}`;
