@@ -4,11 +4,16 @@ import { type ActorView, type InspectorModel, isRootActor } from "./inspector-mo
 /**
  * Names a person can read for the inspected systems and actors, derived from records only (pure,
  * no DOM): an agent root is `agent 0b05ba77` (its `agentId`), a tool call child `echo · call_1`
- * (tool name and call id), the child agent of an agent tool's call `sub-agent research`, the actors XState invokes inside a machine without an id
- * (`0.toolCall.preparing.checkingHook`) are *internal* and named after their parent and state
- * (`call_1 › preparing.checkingHook`). A root that is not an agent is named by its machine, and the
- * harness that drives an agent after that agent (`harness of agent 0b05ba77`).
+ * (tool name and call id), the child agent of an agent tool's call `sub-agent research`, an agent
+ * some other machine invokes (an app's) by its own actor id (`agent`, `support`), the actors XState
+ * invokes inside a machine without an id (`0.toolCall.preparing.checkingHook`) are *internal* and
+ * named after their parent and state (`call_1 › preparing.checkingHook`). A root that is not an
+ * agent is named by its machine, and the harness that drives an agent after that agent
+ * (`harness of agent 0b05ba77`).
  */
+
+/** Machine id of the tool call machine: an agent actor whose parent runs it is a sub-agent. */
+const TOOL_CALL_MACHINE_ID = "toolCall";
 
 /** XState's id for an actor invoked without an `id`: `<index>.<state node id>`. */
 const GENERATED_INVOKE_ID = /^\d+\.[^.]+\.(.+)$/;
@@ -24,15 +29,14 @@ export function isInternalActor(actor: ActorView): boolean {
  * The readable name of an actor: `agent 0b05ba77`, `echo · call_1`, `call_1 › executing`, the child
  * agent an agent tool's call runs `sub-agent research` (after its tool); for the
  * root that drives an agent (see {@link companionSystem}) `harness of agent 0b05ba77`, for another
- * root its machine id with its session id (`harness x:3`); else the actor's own id.
+ * root its machine id with its session id (`harness x:3`); else (an agent an app machine invokes
+ * included) the actor's own id.
  */
 export function actorName(model: InspectorModel, actor: ActorView): string {
   const agentId = agentIdOf(actor);
   if (agentId !== undefined) return `agent ${agentId.slice(0, SHORT_ID)}`;
-  if (isSubAgent(actor)) {
-    const call = actor.parentId === undefined ? undefined : model.actors.get(actor.parentId);
-    return `sub-agent ${(call && toolNameOf(call)) ?? actor.actorId}`;
-  }
+  const call = callOfSubAgent(model, actor);
+  if (call !== undefined) return `sub-agent ${toolNameOf(call) ?? actor.actorId}`;
   const toolName = toolNameOf(actor);
   if (toolName !== undefined) return `${toolName} · ${actor.actorId}`;
   const generated = GENERATED_INVOKE_ID.exec(actor.actorId);
@@ -106,9 +110,14 @@ function agentIdOf(actor: ActorView): string | undefined {
   return isRootActor(actor) ? contextAgentId(actor) : undefined;
 }
 
-/** True for an agent machine running under another actor: the child agent of an agent tool's call. */
-function isSubAgent(actor: ActorView): boolean {
-  return !isRootActor(actor) && contextAgentId(actor) !== undefined;
+/**
+ * The tool call actor whose child agent `actor` is (the child agent of an agent tool's call), or
+ * `undefined`: for an actor that runs no agent, and for an agent some other machine invokes.
+ */
+function callOfSubAgent(model: InspectorModel, actor: ActorView): ActorView | undefined {
+  if (actor.parentId === undefined || contextAgentId(actor) === undefined) return undefined;
+  const parent = model.actors.get(actor.parentId);
+  return parent !== undefined && machineIdOf(model, parent) === TOOL_CALL_MACHINE_ID ? parent : undefined;
 }
 
 /** The non-empty `agentId` in an actor's latest context: it runs an agent machine. */
