@@ -3,6 +3,7 @@ import { type AnyActorRef, createActor, setup } from "xstate";
 import { createInspectionProjector } from "../../src/inspector/inspection-projector.js";
 import type { InspectionRecord } from "../../src/inspector/inspection-record.js";
 import { actorName } from "../../src/inspector/page/actor-names.js";
+import { actorTestId } from "../../src/inspector/page/actor-test-id.js";
 import {
   actorDepth,
   actorsOfSystem,
@@ -96,5 +97,17 @@ describe("an agent that an app's own machine invokes", () => {
     const child = model.actors.get(childOf(root, "agent").sessionId);
     expect(child?.parentId).toBe(root.sessionId);
     expect(child && actorName(model, child)).toBe("sub-agent research");
+  });
+});
+
+describe("test ids of the page's actor list", () => {
+  it("differ for actors that share an actor id", () => {
+    const { root, model } = inspectRun(appMachine);
+    const actors = actorsOfSystem(model, root.sessionId);
+    const agents = actors.filter((actor) => actor.actorId === "agent");
+    expect(agents).toHaveLength(3);
+    expect(new Set(agents.map(actorTestId)).size).toBe(3);
+    expect(new Set(actors.map(actorTestId)).size).toBe(actors.length);
+    expect(actorTestId(model.actors.get(root.sessionId)!)).toBe(`actor-${root.sessionId}`);
   });
 });

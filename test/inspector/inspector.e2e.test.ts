@@ -85,6 +85,20 @@ async function openPage(url: string): Promise<Page> {
 }
 
 const active = (path: string) => `[data-testid="state-${path}"][data-active="true"]`;
+/** The actor list's entry of the actor with session id `sessionId`. */
+const actorItem = (sessionId: string) => `[data-testid="actor-${sessionId}"]`;
+
+/** The session id of the one actor with id `actorId` that `server` has seen. */
+function sessionIdOf(server: InspectorServer, actorId: string): string {
+  const sessions = new Set(
+    server
+      .records()
+      .filter((record) => record.actorId === actorId)
+      .map((record) => record.sessionId),
+  );
+  expect(sessions.size, `actors with id ${actorId}`).toBe(1);
+  return [...sessions][0]!;
+}
 
 describe("inspector page in headless Chromium", () => {
   it("shows the live machine, its tool call children and the event log", async () => {
@@ -111,33 +125,33 @@ describe("inspector page in headless Chromium", () => {
         { callId: "call_2", name: "read" },
       ],
     });
+    const call1 = actor.getSnapshot().children.call_1!;
+    const call2 = actor.getSnapshot().children.call_2!;
     await page.waitForSelector(active("executingTools"));
-    await page.waitForSelector('[data-testid="child-call_1"][data-status="active"][data-state="preparing"]');
-    await page.waitForSelector('[data-testid="child-call_2"][data-status="active"]');
+    await page.waitForSelector(`${actorItem(call1.sessionId)}[data-status="active"][data-state="preparing"]`);
+    await page.waitForSelector(`${actorItem(call2.sessionId)}[data-status="active"]`);
 
-    const call1 = actor.getSnapshot().children.call_1;
-    call1?.send({ type: "PREPARED", needsApproval: true });
-    await page.waitForSelector('[data-testid="child-call_1"][data-state="awaitingApproval"]');
-    call1?.send({ type: "APPROVE" });
-    call1?.send({ type: "EXECUTED", result: "a.txt b.txt" });
-    call1?.send({ type: "FINALIZED" });
-    await page.waitForSelector('[data-testid="child-call_1"][data-status="stopped"][data-state="settled"]');
-    expect(await page.getAttribute('[data-testid="child-call_2"]', "data-status")).toBe("active");
+    call1.send({ type: "PREPARED", needsApproval: true });
+    await page.waitForSelector(`${actorItem(call1.sessionId)}[data-state="awaitingApproval"]`);
+    call1.send({ type: "APPROVE" });
+    call1.send({ type: "EXECUTED", result: "a.txt b.txt" });
+    call1.send({ type: "FINALIZED" });
+    await page.waitForSelector(`${actorItem(call1.sessionId)}[data-status="stopped"][data-state="settled"]`);
+    expect(await page.getAttribute(actorItem(call2.sessionId), "data-status")).toBe("active");
 
     // Selecting the child draws its own machine and shows its context.
-    await page.click('[data-testid="child-call_2"]');
+    await page.click(actorItem(call2.sessionId));
     await page.waitForSelector(`${active("preparing")}`);
     await page.waitForSelector('[data-testid="context-view"]:has-text("\\"callId\\": \\"call_2\\"")');
 
     await page.screenshot({ path: screenshotPath("inspector-tool-calls.png"), fullPage: true });
 
-    const call2 = actor.getSnapshot().children.call_2;
-    call2?.send({ type: "PREPARED", needsApproval: false });
-    call2?.send({ type: "EXECUTED", result: "contents" });
-    call2?.send({ type: "FINALIZED" });
-    await page.waitForSelector('[data-testid="child-call_2"][data-status="stopped"]');
+    call2.send({ type: "PREPARED", needsApproval: false });
+    call2.send({ type: "EXECUTED", result: "contents" });
+    call2.send({ type: "FINALIZED" });
+    await page.waitForSelector(`${actorItem(call2.sessionId)}[data-status="stopped"]`);
 
-    await page.click('[data-testid^="root-"]');
+    await page.click(actorItem(actor.sessionId));
     await page.waitForSelector(active("preparingTurn"));
     actor.send({ type: "NEXT_TURN" });
     actor.send({ type: "TOKEN", text: "Two files." });
@@ -192,12 +206,13 @@ describe("inspector page in headless Chromium", () => {
     await page.waitForSelector(active("streaming"));
     replyMayFinish.resolve();
     await page.waitForSelector(active("executingTools"));
-    await page.waitForSelector('[data-testid="child-call_real"][data-status="active"]');
+    const call = actorItem(sessionIdOf(server, "call_real"));
+    await page.waitForSelector(`${call}[data-status="active"]`);
     await page.screenshot({ path: screenshotPath("inspector-real-loop-tool.png"), fullPage: true });
     toolMayFinish.resolve();
     await finished;
     await page.waitForSelector(active("idle"));
-    await page.waitForSelector('[data-testid="child-call_real"][data-status="stopped"]');
+    await page.waitForSelector(`${call}[data-status="stopped"]`);
     await page.screenshot({ path: screenshotPath("inspector-real-loop.png"), fullPage: true });
     await page.close();
   });
@@ -217,7 +232,9 @@ describe("inspector page in headless Chromium", () => {
 
     const page = await openPage(server.url);
     await page.waitForSelector(active("done"));
-    await page.waitForSelector('[data-testid="child-call_7"][data-status="stopped"][data-state="settled"]');
+    await page.waitForSelector(
+      `${actorItem(sessionIdOf(server, "call_7"))}[data-status="stopped"][data-state="settled"]`,
+    );
     await page.waitForSelector('[data-testid="event-log"] [data-event-type="PROMPT"]');
     await page.close();
   });
@@ -243,7 +260,8 @@ describe("an inspector a person can read", () => {
     const page = await openPage(server.url);
     const diagram = '[data-testid="state-diagram"][data-layout="done"][data-scale]';
     await page.waitForSelector(`${diagram}[data-machine^="agent#"]`);
-    await page.waitForSelector('[data-testid="child-call_second"]');
+    const callSecond = actorItem(sessionIdOf(server, "call_second"));
+    await page.waitForSelector(callSecond);
     const systems = await page.$$eval('[data-testid="system-select"] option', (options) =>
       options.map((option) => ({
         text: option.textContent,
@@ -265,7 +283,7 @@ describe("an inspector a person can read", () => {
     // between-turn callbacks, so its agent decides between turns without an actor.
     expect(await actorNames()).toEqual([agentName(second.harness), "stream", "echo · call_second", "stream"]);
     // The call's one internal actor: its execution (validation is an entry action, not an actor).
-    expect(await page.textContent('[data-testid="child-call_second"] .internal-count')).toBe("+1 internal");
+    expect(await page.textContent(`${callSecond} .internal-count`)).toBe("+1 internal");
     const log = await page.textContent('[data-testid="event-log"]');
     expect(log).not.toContain("0.toolCall");
     expect(log).toContain("executing done");

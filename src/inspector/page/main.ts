@@ -1,5 +1,6 @@
 import type { EventRecord, InspectorServerMessage, SnapshotRecord } from "../inspection-record.js";
 import { actorName, companionSystem, isInternalActor, preferredSystem, systemName } from "./actor-names.js";
+import { actorTestId } from "./actor-test-id.js";
 import { readableEventType } from "./diagram-layout.js";
 import { createDiagramViewport } from "./diagram-viewport.js";
 import ELK from "./elk.js";
@@ -171,7 +172,7 @@ function renderActors(actors: ActorView[]): void {
         const isRoot = isRootActor(actor);
         const item = document.createElement("li");
         item.className = isRoot ? "actor" : isInternalActor(actor) ? "actor child internal" : "actor child";
-        item.dataset.testid = isRoot ? `root-${actor.actorId}` : `child-${actor.actorId}`;
+        item.dataset.testid = actorTestId(actor);
         item.dataset.status = actor.status;
         item.dataset.state = describeStateValue(actor.snapshot?.value);
         item.style.setProperty("--depth", String(actorDepth(model, actor)));
