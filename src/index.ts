@@ -16,12 +16,14 @@ export {
   type PersistedAgentMachine,
   type PersistedChild,
 } from "./agent/agent-snapshot.js";
-export type { AgentState, WaitingToolCall } from "./agent/agent-state.js";
+export type { AgentMachineState, AgentState, WaitingToolCall } from "./agent/agent-state.js";
+export { agentEvents$, agentState$ } from "./agent/agent-streams.js";
 export * from "./harness/index.js";
 export { activeHandoffOf } from "./loop/handoff-steps.js";
 export { defaultConvertToLlm } from "./loop/messages.js";
 export type {
   AgentMachineContext,
+  AgentParentEvent,
   AgentSettings,
   PersistableStreamOptions,
   QueueMode,
@@ -29,8 +31,9 @@ export type {
   ToolCallOutcome,
 } from "./machines/agent/agent.context.js";
 export type { AgentCommand, AgentMachineEvent, ResumedCallState } from "./machines/agent/agent.events.js";
+export type { AgentMachineOptions, SubAgentPlace } from "./machines/agent/agent.implementations.js";
 export { type AgentMachineInput, agentMachine } from "./machines/agent/agent.machine.js";
-export { type AgentRuntime, createAgentRuntime } from "./machines/agent/agent.runtime.js";
+export { type AgentMachine, createAgentMachine } from "./machines/agent/agent.provided.js";
 export type { ToolCallContext } from "./machines/tool-call/tool-call.context.js";
 export { toolCallMachine } from "./machines/tool-call/tool-call.machine.js";
 export * from "./storage/index.js";

@@ -3,13 +3,7 @@
 // and its other entry points; `api/*.api.md` lists it, and a test fails on any change to it.
 
 export type { GuardrailCheck, GuardrailOutcome } from "./actors/guardrails.actor.js";
-export type {
-  ReplyOutput,
-  StreamedReply,
-  StreamReplyInput,
-  StreamReplyOutput,
-  StreamRequest,
-} from "./actors/stream-reply.actor.js";
+export type { ReplyOutput, StreamReplyInput, StreamRequest } from "./actors/stream-reply.actor.js";
 export type { SubAgentCollection } from "./actors/sub-agent.actors.js";
 export type { ToolStepInput } from "./actors/tool-step.actors.js";
 export type { TurnCallbacksAnswer, TurnCallbacksInput } from "./actors/turn-callbacks.actor.js";
@@ -25,8 +19,15 @@ export type {
   ToolBatch,
   ToolCallPhase,
 } from "./machines/agent/agent.context.js";
-export type { AgentInternalEvent, DecisionEvent, TurnDecision } from "./machines/agent/agent.events.js";
-export type { SubAgentPlace } from "./machines/agent/agent.runtime.js";
+export type {
+  AgentInternalEvent,
+  DecisionEvent,
+  StreamActorCommand,
+  StreamActorEvent,
+  StreamedReply,
+  StreamReplyOutput,
+  TurnDecision,
+} from "./machines/agent/agent.events.js";
 export type { SubAgentEnd, SubAgentStart, ToolCallInput } from "./machines/tool-call/tool-call.context.js";
 export type {
   SubAgentEndedEvent,
@@ -36,4 +37,3 @@ export type {
   ToolPreparedEvent,
   ToolValidatedEvent,
 } from "./machines/tool-call/tool-call.events.js";
-export type { SubAgentInput } from "./machines/tool-call/tool-call.machine.js";

@@ -1,16 +1,16 @@
 import { fromPromise } from "xstate";
 import { messagesText } from "../loop/messages.js";
-import { agentContextOf, runtimeOf } from "../machines/agent/agent.runtime.js";
+import {
+  type AgentImplementations,
+  type AgentView,
+  callbackContextOf,
+} from "../machines/agent/agent.implementations.js";
 import { errorText } from "../types/error-text.js";
-import type { Guardrail, GuardrailContext, GuardrailVerdict } from "../types/guardrail.js";
+import type { Guardrail, GuardrailContext, GuardrailOutcome, GuardrailVerdict } from "../types/guardrail.js";
+import type { AgentContext } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
-import type { GuardrailTrip } from "../types/output.js";
 
-/** What a set of guardrails found: nothing, or the first trip (with the guardrail's replacement). */
-export interface GuardrailOutcome {
-  trip?: GuardrailTrip;
-  replacement?: string;
-}
+export type { GuardrailOutcome };
 
 /**
  * Runs `guardrails` on `context` side by side; resolves with the first trip (the others are told to
@@ -72,43 +72,41 @@ function isVerdict(value: unknown): value is GuardrailVerdict {
 /** What a guardrail check of the agent machine is asked to look at (data). */
 export type GuardrailCheck =
   /** The run's prompt messages, with the blocking input guardrails. */
-  | { kind: "input"; messages: AgentMessage[] }
+  | { kind: "input"; messages: AgentMessage[]; agent: AgentView }
   /** A held reply, with every output guardrail; `output`: the value it carries, if the run expects one. */
-  | { kind: "output"; reply: AssistantMessage; output?: unknown };
+  | { kind: "output"; reply: AssistantMessage; output?: unknown; agent: AgentView };
 
 /**
  * The guardrails actor invoked by `preparingTurn.checkingInput` (blocking input guardrails) and
- * `streaming.checking` (output guardrails): finds the guardrails in the agent's runtime and runs them
- * on the request, following the run's signal.
+ * `streaming.checking` (output guardrails), provided by `createAgentMachine`: runs the agent's
+ * guardrails on the check; a stop aborts them.
  */
-export const guardrailsActor = fromPromise<GuardrailOutcome, GuardrailCheck>(({ input, self, signal }) => {
-  const runtime = runtimeOf(self);
-  const run = AbortSignal.any([signal, runtime.controller.signal]);
-  if (input.kind === "input") {
-    const blocking = runtime.guardrails.input.filter(
-      (guardrail) => (guardrail.mode ?? "blocking") === "blocking",
+export function guardrailsActor(implementations: AgentImplementations) {
+  return fromPromise<GuardrailOutcome, GuardrailCheck>(({ input, signal }) => {
+    const agent = callbackContextOf(implementations, input.agent);
+    if (input.kind === "input") {
+      const blocking = implementations.guardrails.input.filter(
+        (guardrail) => (guardrail.mode ?? "blocking") === "blocking",
+      );
+      return runGuardrails(blocking, inputCheckContext(agent, input.messages), signal);
+    }
+    const messages = [input.reply];
+    return runGuardrails(
+      implementations.guardrails.output,
+      {
+        kind: "output",
+        messages,
+        text: messagesText(messages),
+        reply: input.reply,
+        ...(input.output !== undefined ? { output: input.output } : {}),
+        agent,
+      },
+      signal,
     );
-    return runGuardrails(blocking, inputCheckContext(self, input.messages), run);
-  }
-  const messages = [input.reply];
-  return runGuardrails(
-    runtime.guardrails.output,
-    {
-      kind: "output",
-      messages,
-      text: messagesText(messages),
-      reply: input.reply,
-      ...(input.output !== undefined ? { output: input.output } : {}),
-      agent: agentContextOf(self),
-    },
-    run,
-  );
-});
+  });
+}
 
 /** The context input guardrails see for `messages`. */
-export function inputCheckContext(
-  self: Parameters<typeof agentContextOf>[0],
-  messages: AgentMessage[],
-): GuardrailContext {
-  return { kind: "input", messages, text: messagesText(messages), agent: agentContextOf(self) };
+export function inputCheckContext(agent: AgentContext, messages: AgentMessage[]): GuardrailContext {
+  return { kind: "input", messages, text: messagesText(messages), agent };
 }

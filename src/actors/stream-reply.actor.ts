@@ -1,24 +1,30 @@
 import { Allow, parse as parsePartialJson } from "partial-json";
 import { from, type Subscription } from "rxjs";
-import type { AnyActorRef } from "xstate";
+import { fromCallback } from "xstate";
 import { defaultConvertToLlm, failedAssistantMessage } from "../loop/messages.js";
+import type {
+  StreamActorCommand,
+  StreamActorEvent,
+  StreamedReply,
+  StreamReplyOutput,
+} from "../machines/agent/agent.events.js";
 import {
   type AgentCallbacks,
+  type AgentImplementations,
   activeTools,
-  agentEmitter,
-  runtimeOf,
-} from "../machines/agent/agent.runtime.js";
+  callbackContextOf,
+} from "../machines/agent/agent.implementations.js";
 import { toToolSpec } from "../tools/define-tool.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
+import type { GuardrailOutcome } from "../types/guardrail.js";
 import type { AgentEventSink } from "../types/loop.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL } from "../types/output.js";
 import type { AssistantMessageEvent, OutputRequest, StreamOptions, ToolSpec } from "../types/stream.js";
 import type { AgentTool } from "../types/tool.js";
-import { fromPromiseUntilStopped } from "../xstate/promise-logic.js";
-import { type GuardrailOutcome, inputCheckContext, runGuardrails } from "./guardrails.actor.js";
+import { inputCheckContext, runGuardrails } from "./guardrails.actor.js";
 
 export interface StreamReplyInput {
   callbacks: AgentCallbacks;
@@ -60,12 +66,6 @@ export function finalAnswerSpec(output: ReplyOutput): ToolSpec {
       ? { type: "object", properties: { value: schema }, required: ["value"], additionalProperties: false }
       : schema,
   };
-}
-
-export interface StreamReplyOutput {
-  message: AssistantMessage;
-  /** Whether `message_start` was already emitted for this reply. */
-  started: boolean;
 }
 
 /** Every key a StreamFn may receive; the compiler checks the list against `StreamOptions`. */
@@ -269,44 +269,60 @@ export interface StreamRequest {
   activeAgent?: string;
 }
 
-/** What the stream actor hands the agent: the reply, and whether its tool calls must run one by one. */
-export interface StreamedReply extends StreamReplyOutput {
-  /** Configured sequential, or a called tool has `executionMode: "sequential"`. */
-  sequential: boolean;
-  /** Its events are held for the output guardrails (`takeHeldEvents`); none reached a listener. */
-  held: boolean;
-  /** A parallel input guardrail tripped: the model call was cut and nothing of it was released. */
-  inputTrip?: GuardrailOutcome;
-}
-
-// The events of held replies, by reply: the machine releases them once the output guardrails passed.
-const heldEvents = new WeakMap<AssistantMessage, AgentEvent[]>();
-
-/** Takes the held events of `reply` (empty when there are none, e.g. after a restore). */
-export function takeHeldEvents(reply: AssistantMessage): AgentEvent[] {
-  const events = heldEvents.get(reply) ?? [];
-  heldEvents.delete(reply);
-  return events;
-}
-
 /**
- * The stream actor invoked by the `streaming` state: takes the request as data, finds the StreamFn,
- * the callbacks, the tools and the run's signal in the agent's runtime, and emits deltas straight to
- * the agent's `actor.on` listeners — or, while held, keeps them for `takeHeldEvents`. Parallel input
- * guardrails run beside the model call; its events wait until they pass, and a trip cuts the call.
- * Stopped mid-reply (the agent actor stopped from outside), it ends the run: it aborts the run's
- * controller, whose signal the reply and the StreamFn follow (it has no AbortController of its own).
+ * The stream actor invoked by the `streaming` state (`createAgentMachine` provides it with the agent's
+ * implementations): takes the request as data and sends its agent the reply's events — batched per
+ * microtask, so a burst of deltas costs the agent one macrostep — then the reply. While held it keeps
+ * the events and hands them over with the reply. Parallel input guardrails run beside the model call;
+ * its events wait until they pass, and a trip cuts the call. Its AbortController is its own: `ABORT`
+ * (sent by the agent) or a stop aborts it, and the StreamFn follows its signal.
+ *
+ * Contract: never fails; every outcome of the model call is a `REPLY_STREAMED` reply.
  */
-export const streamReplyActor = fromPromiseUntilStopped<StreamedReply, StreamRequest>(
-  ({ input, self }) => streamRequested(input, self),
-  (self) => runtimeOf(self).controller.abort(),
-);
+export function streamReplyActor(implementations: AgentImplementations) {
+  return fromCallback<StreamActorCommand, StreamRequest>(({ input, sendBack, receive }) => {
+    const controller = new AbortController();
+    receive((event) => {
+      if (event.type === "ABORT") controller.abort();
+    });
+    let batch: AgentEvent[] = [];
+    const flush = () => {
+      if (batch.length === 0) return;
+      const events = batch;
+      batch = [];
+      sendBack({ type: "REPLY_EVENTS", events });
+    };
+    const emit = (event: AgentEvent) => {
+      if (batch.push(event) === 1) queueMicrotask(flush);
+    };
+    let finished = false;
+    const streamed = (reply: StreamedReply) => {
+      finished = true;
+      flush();
+      sendBack({ type: "REPLY_STREAMED", reply } satisfies StreamActorEvent);
+    };
+    streamRequested(implementations, input, controller.signal, emit).then(streamed, (error: unknown) =>
+      streamed({
+        message: failedAssistantMessage(input.model, "error", errorText(error)),
+        started: false,
+        sequential: false,
+        held: false,
+      }),
+    );
+    // Stopped mid-reply (an abort, the agent stopped): the StreamFn's signal fires.
+    return () => {
+      if (!finished) controller.abort();
+    };
+  });
+}
 
-async function streamRequested(input: StreamRequest, self: AnyActorRef): Promise<StreamedReply> {
-  const runtime = runtimeOf(self);
-  const controller = runtime.controller;
-  const tools = activeTools(runtime, input.toolNames);
-  const emit = agentEmitter(self);
+async function streamRequested(
+  implementations: AgentImplementations,
+  input: StreamRequest,
+  signal: AbortSignal,
+  emit: AgentEventSink,
+): Promise<StreamedReply> {
+  const tools = activeTools(implementations, input.toolNames);
   const held: AgentEvent[] = [];
   let live = !input.hold && !input.inputCheck;
   // A reply nobody holds goes straight to the listeners: no extra call per delta.
@@ -315,41 +331,40 @@ async function streamRequested(input: StreamRequest, self: AnyActorRef): Promise
   let cut: AbortController | undefined;
   let check: Promise<void> | undefined;
   if (input.inputCheck) {
-    const parallel = runtime.guardrails.input.filter((guardrail) => guardrail.mode === "parallel");
+    const parallel = implementations.guardrails.input.filter((guardrail) => guardrail.mode === "parallel");
     cut = new AbortController();
-    check = runGuardrails(parallel, inputCheckContext(self, input.inputCheck), controller.signal).then(
-      (outcome) => {
-        if (outcome.trip) {
-          inputTrip = outcome;
-          cut!.abort();
-        } else if (!input.hold) {
-          live = true;
-          for (const event of held.splice(0)) emit(event);
-        }
-      },
-    );
+    const agent = callbackContextOf(implementations, input);
+    check = runGuardrails(parallel, inputCheckContext(agent, input.inputCheck), signal).then((outcome) => {
+      if (outcome.trip) {
+        inputTrip = outcome;
+        cut!.abort();
+      } else if (!input.hold) {
+        live = true;
+        for (const event of held.splice(0)) emit(event);
+      }
+    });
   }
-  const filter = input.activeAgent ? runtime.handoffs.get(input.activeAgent)?.inputFilter : undefined;
+  const filter = input.activeAgent ? implementations.handoffs.get(input.activeAgent)?.inputFilter : undefined;
   const reply = await streamReply({
-    callbacks: runtime.callbacks,
+    callbacks: implementations.callbacks,
     model: input.model,
     thinkingLevel: input.thinkingLevel,
     systemPrompt: input.systemPrompt,
     messages: input.messages,
     tools,
     streamOptions: input.streamOptions,
-    signal: cut ? AbortSignal.any([controller.signal, cut.signal]) : controller.signal,
+    signal: cut ? AbortSignal.any([signal, cut.signal]) : signal,
     sink,
     ...(input.output ? { output: input.output } : {}),
     ...(filter ? { inputFilter: filter } : {}),
   });
   await check;
   if (inputTrip) return { ...reply, started: false, sequential: false, held: false, inputTrip };
-  if (!live) heldEvents.set(reply.message, held);
   const sequential =
     input.toolExecution === "sequential" ||
     reply.message.content.some(
-      (block) => block.type === "toolCall" && runtime.tools.get(block.name)?.executionMode === "sequential",
+      (block) =>
+        block.type === "toolCall" && implementations.tools.get(block.name)?.executionMode === "sequential",
     );
-  return { ...reply, sequential, held: !live };
+  return { ...reply, sequential, held: !live, ...(live ? {} : { heldEvents: held }) };
 }

@@ -1,90 +1,107 @@
-import { type AnyActorRef, fromCallback, fromPromise } from "xstate";
+import { type ActorSystem, type AnyActorRef, fromCallback, fromPromise } from "xstate";
 import { userMessage } from "../loop/messages.js";
 import { outputStateOf } from "../loop/output-schema.js";
 import { runResultOf } from "../loop/run-result.js";
 import { defaultSubAgentResult, runUsage, textResult } from "../loop/sub-agent-steps.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
-import type { AgentMachineContext, ToolCallOutcome } from "../machines/agent/agent.context.js";
-import { type AgentRuntime, createAgentRuntime, runtimeOf } from "../machines/agent/agent.runtime.js";
+import type { ToolCallOutcome } from "../machines/agent/agent.context.js";
+import type {
+  AgentImplementations,
+  AgentMachineOptions,
+  SubAgentPlace,
+} from "../machines/agent/agent.implementations.js";
 import type { SubAgentEnd, SubAgentStart } from "../machines/tool-call/tool-call.context.js";
 import type { SubAgentReadyEvent } from "../machines/tool-call/tool-call.events.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentMessage } from "../types/messages.js";
 import { DEFAULT_SUB_AGENT_MAX_TURNS, type SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
-import { parentOf } from "../xstate/internals.js";
 import type { ToolStepInput } from "./tool-step.actors.js";
 
 /**
- * The runtime of the child agent of a call of `tool` (an agent tool), from its spec for `args`: the
- * spec's callbacks and tools, the parent's StreamFn and tool context where the spec has none.
+ * The spec of the child agent a call of an agent tool runs, for the call's `place`: the tool's
+ * `agent(args)` (user code). A spec just computed for a start (`prepareSubAgent`) is taken from there.
  *
- * Contract: calls the tool's `agent` function (user code); its throw propagates.
+ * Contract: throws what the tool's `agent` function throws, or `Error` when `parent` has no agent tool
+ * of that name (a machine restored without the tool).
  */
-export function subAgentRuntime(
-  parent: AgentRuntime,
-  tool: AgentTool,
-  toolCallId: string,
-  args: unknown,
-): { runtime: AgentRuntime; spec: SubAgentSpec } {
-  const spec = tool.subAgent!.agent(args) as SubAgentSpec;
-  const callbacks = {
+export function subAgentSpecOf(parent: AgentImplementations, start: SubAgentStart): SubAgentSpec {
+  const known = preparedSpecs.get(start);
+  if (known) return known;
+  const tool = parent.tools.get(start.place.toolName);
+  if (!tool?.subAgent)
+    throw new Error(
+      `agentchart: the sub-agent of call "${start.parentToolCallId}" needs the agent tool "${start.place.toolName}", which this machine was not given`,
+    );
+  return tool.subAgent.agent(start.place.args) as SubAgentSpec;
+}
+
+/** The options of a child agent's machine: its spec, the parent's StreamFn and tool context where it has none. */
+export function subAgentOptions(parent: AgentImplementations, spec: SubAgentSpec): AgentMachineOptions {
+  return {
     ...spec,
     streamFn: spec.streamFn ?? parent.callbacks.streamFn,
     toolContext: spec.toolContext ?? parent.callbacks.toolContext,
   };
-  const runtime = createAgentRuntime(callbacks, spec.tools ?? [], spec.guardrails);
-  if (spec.output) runtime.outputSchema = spec.output;
-  runtime.place = {
-    path: [...(parent.place?.path ?? []), toolCallId],
-    args,
-    toolName: tool.name,
-  };
-  return { runtime, spec };
 }
 
-// The runtime prepared for a call actor's child, taken by the `delegating` state's invoke input.
-const prepared = new WeakMap<AnyActorRef, AgentRuntime>();
+// Specs computed by `prepareSubAgent`, by the start it sent: the child's machine is built from the
+// same spec, so the tool's `agent` function runs once per start.
+const preparedSpecs = new WeakMap<SubAgentStart, SubAgentSpec>();
 
-/** The runtime `prepareSubAgent` made for the child of `callActor` (once). */
-export function takeSubAgentRuntime(callActor: AnyActorRef): AgentRuntime {
-  const runtime = prepared.get(callActor);
-  if (!runtime) throw new Error("agentchart: a sub-agent started without a prepared runtime");
-  prepared.delete(callActor);
-  return runtime;
+// biome-ignore lint/suspicious/noExplicitAny: any actor system (XState types them by their registered ids)
+type AnyActorSystem = ActorSystem<any>;
+
+// The child agents running in each actor system, for the tree-wide `maxConcurrent` limit.
+const runningChildren = new WeakMap<AnyActorSystem, Set<AnyActorRef>>();
+
+/** Counts `child` among the sub-agents running in its system (called when it starts, restored or not). */
+export function countRunningChild(system: AnyActorSystem, child: AnyActorRef): void {
+  let running = runningChildren.get(system);
+  if (!running) {
+    running = new Set();
+    runningChildren.set(system, running);
+  }
+  running.add(child);
+}
+
+/** Sub-agents of `system` whose actor is still active (stopped ones are forgotten). */
+function runningChildCount(system: AnyActorSystem): number {
+  const running = runningChildren.get(system);
+  if (!running) return 0;
+  for (const child of running) if (child.getSnapshot().status !== "active") running.delete(child);
+  return running.size;
 }
 
 /**
- * Invoked in a call's `startingAgent`: checks the tree's limits (depth, sub-agents running at once),
- * runs the tool's `agent` and `input` functions, prepares the child's runtime, and sends back
+ * Invoked in a call's `startingAgent` (provided by `createAgentMachine`): checks the tree's limits
+ * (depth, sub-agents running at once), runs the tool's `agent` and `input` functions, and sends back
  * `SUB_AGENT_READY` with the child's start as data — or `REJECTED` with an error outcome.
  */
-export const prepareSubAgentActor = fromCallback<{ type: "NONE" }, ToolStepInput>(
-  ({ input, self, sendBack }) => {
-    const callActor = parentOf(self)!;
-    const parent = runtimeOf(self);
-    const { toolCall, args } = input;
-    const tool = parent.tools.get(toolCall.name)!;
+export function prepareSubAgentActor(implementations: AgentImplementations) {
+  return fromCallback<{ type: "NONE" }, ToolStepInput>(({ input, system, sendBack }) => {
+    const { toolCall, args, agent } = input;
+    const tool = implementations.tools.get(toolCall.name) as AgentTool;
     const definition = tool.subAgent!;
     const reject = (text: string) => sendBack({ type: "REJECTED", outcome: errorOutcome(toolCall, text) });
-    const depth = (parent.place?.path.length ?? 0) + 1;
+    const depth = agent.path.length + 1;
     if (depth > definition.maxDepth)
       return reject(
         `Agent tool "${tool.name}" refused: sub-agents nest at most ${definition.maxDepth} deep (this call would start depth ${depth})`,
       );
-    const running = runningSubAgents(rootOf(callActor));
+    const running = runningChildCount(system);
     if (running >= definition.maxConcurrent)
       return reject(
         `Agent tool "${tool.name}" refused: ${running} sub-agents are already running in this agent tree (at most ${definition.maxConcurrent})`,
       );
     try {
-      const { runtime, spec } = subAgentRuntime(parent, tool, toolCall.id, args);
-      const prompt = promptOf(definition.input(args));
-      const context = parentContextOf(callActor);
+      const spec = tool.subAgent!.agent(args) as SubAgentSpec;
+      const place: SubAgentPlace = { path: [...agent.path, toolCall.id], args, toolName: tool.name };
       const start: SubAgentStart = {
-        agentId: `${context.agentId}/${toolCall.id}`,
+        agentId: `${agent.agentId}/${toolCall.id}`,
+        place,
         parentToolCallId: toolCall.id,
-        model: spec.model ?? context.model,
+        model: spec.model ?? agent.model,
         systemPrompt: spec.systemPrompt ?? "",
         thinkingLevel: spec.thinkingLevel ?? "off",
         toolNames: (spec.tools ?? []).map((t) => t.name),
@@ -92,16 +109,16 @@ export const prepareSubAgentActor = fromCallback<{ type: "NONE" }, ToolStepInput
           toolExecution: spec.toolExecution ?? "parallel",
           maxTurns: spec.maxTurns ?? DEFAULT_SUB_AGENT_MAX_TURNS,
         },
-        prompt,
+        prompt: promptOf(definition.input(args)),
         ...(spec.output ? { output: outputStateOf(spec.output) } : {}),
       };
-      prepared.set(callActor, runtime);
+      preparedSpecs.set(start, spec);
       sendBack({ type: "SUB_AGENT_READY", start } satisfies SubAgentReadyEvent);
     } catch (error) {
       reject(`Agent tool "${tool.name}" could not start its sub-agent: ${errorText(error)}`);
     }
-  },
-);
+  });
+}
 
 /** Input of `collectSubAgent`: the call and how its child's run ended. */
 export interface SubAgentCollection extends ToolStepInput {
@@ -110,16 +127,16 @@ export interface SubAgentCollection extends ToolStepInput {
 }
 
 /**
- * Invoked in a call's `collecting`: the tool result of the child's run — the tool's `output`
- * function, or the default (typed output as JSON, else the last assistant text) — carrying the
- * child's total usage. A throwing `output` is an error result.
+ * Invoked in a call's `collecting` (provided by `createAgentMachine`): the tool result of the child's
+ * run — the tool's `output` function, or the default (typed output as JSON, else the last assistant
+ * text) — carrying the child's total usage. A throwing `output` is an error result.
  */
-export const collectSubAgentActor = fromPromise<ToolCallOutcome, SubAgentCollection>(
-  async ({ input, self }) => {
+export function collectSubAgentActor(implementations: AgentImplementations) {
+  return fromPromise<ToolCallOutcome, SubAgentCollection>(async ({ input }) => {
     const { toolCall, end } = input;
     const usage = runUsage(end.messages);
     const result = runResultOf(end, input.errorMessage);
-    const custom = runtimeOf(self).tools.get(toolCall.name)?.subAgent?.output;
+    const custom = implementations.tools.get(toolCall.name)?.subAgent?.output;
     try {
       const outcome = custom
         ? { result: asToolResult(await custom(result)), isError: false }
@@ -140,8 +157,8 @@ export const collectSubAgentActor = fromPromise<ToolCallOutcome, SubAgentCollect
       );
       return { ...failed, result: { ...failed.result, usage } };
     }
-  },
-);
+  });
+}
 
 function asToolResult(value: ToolResult | string): ToolResult {
   return typeof value === "string" ? textResult(value) : value;
@@ -149,25 +166,4 @@ function asToolResult(value: ToolResult | string): ToolResult {
 
 function promptOf(input: string | AgentMessage[]): AgentMessage[] {
   return typeof input === "string" ? [userMessage(input)] : input;
-}
-
-function parentContextOf(callActor: AnyActorRef): AgentMachineContext {
-  return (parentOf(callActor)!.getSnapshot() as { context: AgentMachineContext }).context;
-}
-
-function rootOf(ref: AnyActorRef): AnyActorRef {
-  let current = ref;
-  for (let parent = parentOf(current); parent; parent = parentOf(current)) current = parent;
-  return current;
-}
-
-/** Calls of the tree under `agent` whose actor is running a child agent (`delegating`). */
-function runningSubAgents(agent: AnyActorRef): number {
-  let count = 0;
-  for (const call of Object.values(agent.getSnapshot().children as Record<string, AnyActorRef>)) {
-    const child = (call.getSnapshot() as { children?: Record<string, AnyActorRef> }).children?.agent;
-    if (!child) continue;
-    count += 1 + runningSubAgents(child);
-  }
-  return count;
 }

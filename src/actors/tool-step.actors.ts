@@ -1,13 +1,10 @@
-import { type AnyActorRef, fromPromise } from "xstate";
+import { type AnyActorRef, type EventObject, fromCallback, fromPromise } from "xstate";
 import { invalidArgumentsText } from "../loop/invalid-arguments.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
 import type { ToolCallOutcome } from "../machines/agent/agent.context.js";
-import {
-  type AgentRuntime,
-  agentContextOf,
-  agentEmitter,
-  runtimeOf,
-} from "../machines/agent/agent.runtime.js";
+import { type AgentImplementations, callbackContextOf } from "../machines/agent/agent.implementations.js";
+import type { CallingAgent } from "../machines/tool-call/tool-call.context.js";
+import type { ExecutionEvent } from "../machines/tool-call/tool-call.events.js";
 import { errorText } from "../types/error-text.js";
 import type {
   AfterToolCallResult,
@@ -17,32 +14,35 @@ import type {
 } from "../types/loop.js";
 import type { AssistantMessage, ToolCall } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
-import { fromPromiseUntilStopped } from "../xstate/promise-logic.js";
 
-/** Input of the tool step actors: the call's data (the runtime is found through the agent actor). */
+/** Input of the tool step actors: the call's data and what its hooks see of its agent. */
 export interface ToolStepInput {
   toolCall: ToolCall;
   assistantMessage: AssistantMessage;
   args: unknown;
   idempotencyKey: string;
+  agent: CallingAgent;
 }
 
 /**
- * The entry action of `preparing.validating` (a custom action, so user code runs outside the pure
- * transition): finds the tool, runs `prepareArguments`, the zod schema and `requiresApproval`, and
- * sends the call's actor `VALIDATED` (with what the guards of the next states need) or `REJECTED` (an
- * error outcome), which it processes after the current macrostep — as the reply of an invoked actor
- * would be, without an actor per call.
+ * The entry action of `preparing.validating` (provided by `createAgentMachine`; a custom action, so user
+ * code runs outside the pure transition): finds the tool, runs `prepareArguments`, the zod schema and
+ * `requiresApproval`, and sends the call's actor `VALIDATED` (with what the guards of the next states
+ * need) or `REJECTED` (an error outcome), which it processes after the current macrostep — as the reply
+ * of an invoked actor would be, without an actor per call.
  *
  * Contract: synchronous; never throws (a throwing user function is a rejection).
  *
  * ```ts
- * validating: { entry: ({ context, self }) => validateCall(self, context.toolCall) }
+ * validate: ({ context, self }) => validateCall(implementations, self, context.toolCall)
  * ```
  */
-export function validateCall(self: AnyActorRef, toolCall: ToolCall): void {
-  const runtime = runtimeOf(self);
-  const tool = runtime.tools.get(toolCall.name);
+export function validateCall(
+  implementations: AgentImplementations,
+  self: AnyActorRef,
+  toolCall: ToolCall,
+): void {
+  const tool = implementations.tools.get(toolCall.name);
   const validated = validateToolCall(toolCall, tool);
   if (!validated.ok) {
     self.send({ type: "REJECTED", outcome: validated.outcome });
@@ -57,8 +57,8 @@ export function validateCall(self: AnyActorRef, toolCall: ToolCall): void {
     type: "VALIDATED",
     args: validated.args,
     needsApproval: approval.needsApproval,
-    beforeHook: runtime.callbacks.beforeToolCall !== undefined,
-    afterHook: runtime.callbacks.afterToolCall !== undefined,
+    beforeHook: implementations.callbacks.beforeToolCall !== undefined,
+    afterHook: implementations.callbacks.afterToolCall !== undefined,
     client: tool?.client === true,
     agentTool: tool?.subAgent !== undefined,
   });
@@ -68,18 +68,15 @@ export function validateCall(self: AnyActorRef, toolCall: ToolCall): void {
  * Invoked while a call waits for `beforeToolCall`; output: the blocking outcome, if any, and whether
  * the call needs approval given the arguments the hook left.
  */
-export const beforeToolCallActor = fromPromise<
-  { outcome: ToolCallOutcome | undefined; needsApproval: boolean },
-  ToolStepInput
->(async ({ input, self, signal }) => {
-  const runtime = runtimeOf(self);
-  const outcome = await checkBeforeToolCall(
-    { ...input, callbacks: runtime.callbacks, context: agentContextOf(self), ...placeOf(runtime) },
-    signal,
+export function beforeToolCallActor(implementations: AgentImplementations) {
+  return fromPromise<{ outcome: ToolCallOutcome | undefined; needsApproval: boolean }, ToolStepInput>(
+    async ({ input, signal }) => {
+      const outcome = await checkBeforeToolCall(hookInput(implementations, input), signal);
+      if (outcome) return { outcome, needsApproval: false };
+      return approvalOf(implementations.tools.get(input.toolCall.name), input.toolCall, input.args);
+    },
   );
-  if (outcome) return { outcome, needsApproval: false };
-  return approvalOf(runtime.tools.get(input.toolCall.name), input.toolCall, input.args);
-});
+}
 
 /** Whether the call waits for approval; a throwing `requiresApproval` is the call's error outcome. */
 function approvalOf(
@@ -96,49 +93,59 @@ function approvalOf(
 }
 
 /**
- * Invoked in `executing`: runs the tool; its signal fires when the call is stopped (abort, skip), and
- * is made only if the tool (or its progress) looks at it.
+ * Invoked in `executing`: runs the tool and sends its call `TOOL_PROGRESS` for each update and
+ * `TOOL_EXECUTED` with the outcome. The tool's signal is the actor's own, aborted when the call is
+ * stopped (abort, skip), and made only if the tool (or its progress) looks at it.
  */
-export const executeToolActor = fromPromiseUntilStopped<ToolCallOutcome, ToolStepInput>(
-  ({ input, self, stopSignal }) => {
-    const runtime = runtimeOf(self);
-    const emit = agentEmitter(self);
+export function executeToolActor(implementations: AgentImplementations) {
+  return fromCallback<EventObject, ToolStepInput>(({ input, sendBack }) => {
+    let controller: AbortController | undefined;
+    let stopped = false;
+    const signalOf = () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (stopped) controller.abort();
+      }
+      return controller.signal;
+    };
     const { toolCall, args } = input;
-    return executeToolCall(
+    executeToolCall(
       {
-        tool: runtime.tools.get(toolCall.name),
+        tool: implementations.tools.get(toolCall.name),
         toolCall,
         args,
-        toolContext: runtime.callbacks.toolContext,
+        toolContext: implementations.callbacks.toolContext,
         idempotencyKey: input.idempotencyKey,
         onUpdate: (partialResult) =>
-          emit({
-            type: "tool_execution_update",
-            toolCallId: toolCall.id,
-            toolName: toolCall.name,
-            args,
-            partialResult,
-          }),
+          sendBack({ type: "TOOL_PROGRESS", partialResult } satisfies ExecutionEvent),
       },
-      stopSignal,
-    );
-  },
-);
+      signalOf,
+    ).then((outcome) => sendBack({ type: "TOOL_EXECUTED", outcome } satisfies ExecutionEvent));
+    return () => {
+      stopped = true;
+      controller?.abort();
+    };
+  });
+}
 
 /** Invoked in `finalizing`: applies `afterToolCall` (if it is still set) to the outcome. */
-export const afterToolCallActor = fromPromise<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>(
-  ({ input, self, signal }) => {
-    const runtime = runtimeOf(self);
-    return finalizeToolCall(
-      { ...input, callbacks: runtime.callbacks, context: agentContextOf(self), ...placeOf(runtime) },
-      signal,
-    );
-  },
-);
+export function afterToolCallActor(implementations: AgentImplementations) {
+  return fromPromise<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>(({ input, signal }) =>
+    finalizeToolCall({ ...hookInput(implementations, input), outcome: input.outcome }, signal),
+  );
+}
 
-/** A sub-agent's path from the root, for its hooks' context (nothing for a root agent). */
-function placeOf(runtime: AgentRuntime): { agentPath?: readonly string[] } {
-  return runtime.place ? { agentPath: runtime.place.path } : {};
+/** What a call's hooks see: the callbacks, the call, its agent's context (and its path, for a sub-agent). */
+function hookInput(implementations: AgentImplementations, input: ToolStepInput): ToolHookInput {
+  const { agent } = input;
+  return {
+    callbacks: implementations.callbacks,
+    toolCall: input.toolCall,
+    assistantMessage: input.assistantMessage,
+    args: input.args,
+    context: callbackContextOf(implementations, agent),
+    ...(agent.path.length > 0 ? { agentPath: agent.path } : {}),
+  };
 }
 
 // The user code of a tool call's steps, which the actors above run: validation (`prepareArguments`, the

@@ -1,38 +1,40 @@
-import { type AnyActorRef, fromCallback } from "xstate";
+import { fromCallback } from "xstate";
 import { willStream } from "../loop/between-turns.js";
 import type { AgentMachineContext, QueueName } from "../machines/agent/agent.context.js";
 import type { DecisionEvent, TurnDecision } from "../machines/agent/agent.events.js";
-import { activeTools, runtimeOf } from "../machines/agent/agent.runtime.js";
+import { type AgentImplementations, activeTools } from "../machines/agent/agent.implementations.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentCallbacks, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
 import { type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
 import type { AgentMessage } from "../types/messages.js";
 
 /**
- * Invoked in `preparingTurn.deciding` when the agent has between-turn callbacks: runs them for the
- * context as of the end of the last turn and sends back `DECIDED` or `DECISION_FAILED` (see
- * `runDecision`).
+ * Spawned in `preparingTurn.deciding` when the agent has between-turn callbacks (provided by
+ * `createAgentMachine`): runs them for the context as of the end of the last turn and sends back
+ * `DECIDED` or `DECISION_FAILED` (see `runDecision`).
  */
-export const turnCallbacksActor = fromCallback<DecisionEvent, { context: AgentMachineContext }>(
-  ({ input, self, sendBack }) => runDecision(self, input.context, sendBack),
-);
+export function turnCallbacksActor(implementations: AgentImplementations) {
+  return fromCallback<DecisionEvent, { context: AgentMachineContext }>(({ input, sendBack }) =>
+    runDecision(implementations, input.context, sendBack),
+  );
+}
 
 /**
  * The body of the `turnCallbacks` actor (invoked in `preparingTurn.deciding`): runs the between-turn
  * callbacks for the context as of the end of the last turn and sends back `DECIDED` (the decision as
- * data; tools of a replaced context are added to the runtime) or `DECISION_FAILED`. Synchronous
- * callbacks answer at once. Returns the actor's cleanup: stopped before it answered (an abort, a
- * `FAIL`, the agent stopped), it aborts the run's signal, and messages the callbacks drain after that
- * go back to their source.
+ * data; tools of a replaced context are added to the implementations) or `DECISION_FAILED`.
+ * Returns the actor's cleanup: stopped before it answered (an
+ * abort, a `FAIL`, the agent stopped), it aborts the callbacks' signal, and messages they drain after
+ * that go back to their source.
  */
 function runDecision(
-  self: AnyActorRef,
+  runtime: AgentImplementations,
   context: AgentMachineContext,
   sendBack: (event: DecisionEvent) => void,
 ): () => void {
-  const runtime = runtimeOf(self);
   const run = context.run!;
-  const signal = runtime.controller.signal;
+  const controller = new AbortController();
+  const signal = controller.signal;
   let answered = false;
   const decided = (answer: Parameters<typeof toTurnDecision>[0]) => {
     answered = true;
@@ -50,43 +52,49 @@ function runDecision(
     answered = true;
     sendBack({ type: "DECISION_FAILED", error: errorText(error) });
   };
-  try {
-    const answer = runTurnCallbacks({
-      callbacks: runtime.callbacks,
-      signal,
-      turnEnd: run.lastTurn && {
-        ...run.lastTurn,
-        context: {
-          systemPrompt: context.systemPrompt,
-          messages: context.messages,
-          tools: activeTools(runtime, context.toolNames),
+  // The callbacks run one microtask after the actor starts: the listeners of the last turn's events
+  // have run by then, and an ABORT one of them sent has stopped this actor (its send is processed
+  // once the macrostep that spawned it ends), so an abort requested there acts before any callback.
+  queueMicrotask(() => {
+    if (signal.aborted) return;
+    try {
+      const answer = runTurnCallbacks({
+        callbacks: runtime.callbacks,
+        signal,
+        turnEnd: run.lastTurn && {
+          ...run.lastTurn,
+          context: {
+            systemPrompt: context.systemPrompt,
+            messages: context.messages,
+            tools: activeTools(runtime, context.toolNames),
+          },
+          newMessages: run.newMessages,
         },
-        newMessages: run.newMessages,
-      },
-      turnsDone: run.turns,
-      maxTurns: context.settings.maxTurns,
-      willStream: willStream(context),
-    });
-    if (!(answer instanceof Promise)) decided(answer);
-    else
-      answer.then(
-        (settled) => {
-          if (!answered && !signal.aborted) return decided(settled);
-          for (const queue of ["steering", "followUp"] as const)
-            if (settled.external[queue].length > 0)
-              runtime.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
-        },
-        (error: unknown) => {
-          if (!answered) failed(error);
-        },
-      );
-  } catch (error) {
-    failed(error);
-  }
+        turnsDone: run.turns,
+        maxTurns: context.settings.maxTurns,
+        willStream: willStream(context),
+      });
+      if (!(answer instanceof Promise)) decided(answer);
+      else
+        answer.then(
+          (settled) => {
+            if (!answered && !signal.aborted) return decided(settled);
+            for (const queue of ["steering", "followUp"] as const)
+              if (settled.external[queue].length > 0)
+                runtime.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
+          },
+          (error: unknown) => {
+            if (!answered) failed(error);
+          },
+        );
+    } catch (error) {
+      failed(error);
+    }
+  });
   return () => {
     if (answered) return;
     answered = true;
-    runtime.controller.abort();
+    controller.abort();
   };
 }
 

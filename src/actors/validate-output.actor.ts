@@ -1,10 +1,10 @@
+import { fromPromise } from "xstate";
 import { z } from "zod";
 import { notJsonIssue, type OutputCandidate, type OutputVerdict } from "../loop/output-steps.js";
-import { runtimeOf } from "../machines/agent/agent.runtime.js";
+import type { AgentImplementations } from "../machines/agent/agent.implementations.js";
 import { errorText } from "../types/error-text.js";
 import type { OutputIssue } from "../types/output.js";
 import type { OutputRequest } from "../types/stream.js";
-import { fromPromiseUntilStopped } from "../xstate/promise-logic.js";
 
 /** What `validatingOutput` asks: the reply's candidate value and the schema it must match. */
 export interface OutputValidation {
@@ -16,27 +16,30 @@ export interface OutputValidation {
 const rebuilt = new WeakMap<object, z.ZodType>();
 
 /**
- * The actor of the `validatingOutput` state: parses the candidate with the run's zod schema (refinements
- * may be async) and answers the verdict with zod's issues (a check that throws is one issue naming the
- * error: the actor never rejects). Without a zod schema in the runtime (a
- * restored agent given none), the schema is rebuilt from the persisted JSON Schema (`z.fromJSONSchema`).
- * It needs no stop signal, so it makes none.
+ * The actor of the `validatingOutput` state (provided by `createAgentMachine`): parses the candidate with
+ * the run's zod schema (refinements may be async) and answers the verdict with zod's issues (a check
+ * that throws is one issue naming the error: the actor never rejects). The schema is the one the run
+ * was started with (`outputSchemas`), else the agent's `output`, else — a restored run given neither —
+ * rebuilt from the persisted JSON Schema (`z.fromJSONSchema`).
  */
-export const validateOutputActor = fromPromiseUntilStopped<OutputVerdict, OutputValidation>(
-  async ({ input, self }) => {
+export function validateOutputActor(implementations: AgentImplementations) {
+  return fromPromise<OutputVerdict, OutputValidation>(async ({ input }) => {
     const { candidate } = input;
     if (candidate.via === "text" && candidate.parseError !== undefined)
       return { ok: false, issues: [notJsonIssue(candidate.parseError)] };
     try {
-      const schema = runtimeOf(self).outputSchema ?? schemaFromJson(input.request.schema);
+      const schema =
+        implementations.outputSchemas.get(input.request.schema) ??
+        implementations.output ??
+        schemaFromJson(input.request.schema);
       const parsed = await schema.safeParseAsync(candidate.value);
       if (parsed.success) return { ok: true, value: parsed.data };
       return { ok: false, issues: parsed.error.issues.map(toIssue) };
     } catch (error) {
       return { ok: false, issues: [{ path: [], message: `the schema check threw: ${errorText(error)}` }] };
     }
-  },
-);
+  });
+}
 
 function schemaFromJson(schema: Record<string, unknown>): z.ZodType {
   let zod = rebuilt.get(schema);

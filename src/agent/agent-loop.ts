@@ -1,7 +1,6 @@
 import { Observable } from "rxjs";
 import { createActor } from "xstate";
-import { agentMachine } from "../machines/agent/agent.machine.js";
-import { createAgentRuntime } from "../machines/agent/agent.runtime.js";
+import { createAgentMachine } from "../machines/agent/agent.provided.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentContext, AgentLoopConfig } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";
@@ -15,10 +14,8 @@ import type { AgentActor } from "./agent-snapshot.js";
  * The context's messages are copied: the caller's array is never changed.
  */
 export function createAgentLoopActor(context: AgentContext, config: AgentLoopConfig): AgentActor {
-  const runtime = createAgentRuntime(config, context.tools);
-  const actor = createActor(agentMachine, {
+  const actor = createActor(createAgentMachine({ ...config, tools: context.tools }), {
     input: {
-      runtime,
       model: config.model,
       toolNames: context.tools.map((tool) => tool.name),
       systemPrompt: context.systemPrompt,
@@ -34,10 +31,7 @@ export function createAgentLoopActor(context: AgentContext, config: AgentLoopCon
   });
   const signal = config.signal;
   if (signal) {
-    const abort = () => {
-      runtime.controller.abort();
-      actor.send({ type: "ABORT" });
-    };
+    const abort = () => actor.send({ type: "ABORT" });
     signal.addEventListener("abort", abort, { once: true });
     // A signal aborted before the run began ends it before anything is decided.
     actor.on("agent_start", () => {

@@ -1,20 +1,16 @@
 import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
-import { subAgentRuntime } from "../actors/sub-agent.actors.js";
+import { subAgentOptions, subAgentSpecOf } from "../actors/sub-agent.actors.js";
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
-import { agentMachine } from "../machines/agent/agent.machine.js";
-import {
-  type AgentRuntime,
-  bindAgentRuntime,
-  guardrailNamesOf,
-  hasTurnCallbacks,
-} from "../machines/agent/agent.runtime.js";
-import type { ToolCallContext } from "../machines/tool-call/tool-call.context.js";
+import { type AgentImplementations, agentImplementations } from "../machines/agent/agent.implementations.js";
+import type { agentMachine } from "../machines/agent/agent.machine.js";
+import { agentMachineOf } from "../machines/agent/agent.provided.js";
+import type { SubAgentStart, ToolCallContext } from "../machines/tool-call/tool-call.context.js";
 import { errorText } from "../types/error-text.js";
-import { agentAt } from "./agent-tree.js";
 import {
   issuesText,
   migrateV1toV2,
   migrateV2toV3,
+  migrateV4toV5,
   persistedAgentMachineSchema,
   SUPPORTED_AGENT_SNAPSHOT_VERSIONS,
 } from "./persisted-agent-format.js";
@@ -22,12 +18,12 @@ import {
 export type AgentActor = Actor<typeof agentMachine>;
 
 export const AGENT_SNAPSHOT_FORMAT = "agentchart.agent";
-export const AGENT_SNAPSHOT_VERSION = 4;
+export const AGENT_SNAPSHOT_VERSION = 5;
 
 /** A persisted agent: JSON-safe, versioned; made by `agent.persist()`, read by `Agent.restore`. */
 export interface PersistedAgent {
   format: typeof AGENT_SNAPSHOT_FORMAT;
-  /** 4 since agentchart 0.3.0 (sub-agents); versions 1 (0.2.0), 2 and 3 are migrated on restore. */
+  /** 5 since the statechart became the contract; versions 1 (0.2.0) to 4 (0.3.0) are migrated on restore. */
   version: typeof AGENT_SNAPSHOT_VERSION;
   /** XState's persisted snapshot of the agent actor, without its invoked step actors. */
   snapshot: PersistedAgentMachine;
@@ -114,43 +110,40 @@ export type RestoreOverrides = Partial<
 >;
 
 /**
- * Validates a persisted agent (object or JSON text) against `runtime`, applies `overrides`, and creates
- * (does not start) its actor with the runtime bound. Throws `AgentRestoreError` for text that does not
- * parse, another format or version, a malformed snapshot, or a tool that the runtime does not supply.
+ * Validates a persisted agent (object or JSON text) against `implementations`, applies `overrides`,
+ * and creates (does not start) its actor: `createActor(agentMachineOf(implementations), { snapshot })`,
+ * the road a user of the machine takes. Throws `AgentRestoreError` for text that does not parse,
+ * another format or version, a malformed snapshot, or a tool that the implementations do not supply.
  */
 export function restoreAgentActor(
   input: string | PersistedAgent,
-  runtime: AgentRuntime,
+  implementations: AgentImplementations,
   overrides: RestoreOverrides,
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void),
 ): { actor: AgentActor; plan: RestorePlan } {
   const persisted = parse(input);
-  const runtimes: { path: string[]; runtime: AgentRuntime }[] = [];
-  const level = restoreLevel(persisted.snapshot, runtime, [], runtimes);
-  const snapshot = { ...level.snapshot, context: { ...level.snapshot.context, ...definedOnly(overrides) } };
-  const actor = createActor(agentMachine, {
+  const plan = restoreLevel(persisted.snapshot, implementations, []);
+  const snapshot = {
+    ...persisted.snapshot,
+    context: { ...persisted.snapshot.context, ...definedOnly(overrides) },
+  };
+  const actor = createActor(agentMachineOf(implementations), {
     snapshot: snapshot as never,
-    input: { runtime, model: snapshot.context.model },
+    input: { model: snapshot.context.model },
     ...(inspect ? { inspect } : {}),
   });
-  bindAgentRuntime(actor, runtime);
-  // Parents first: a child's events go up through its parent's binding.
-  for (const { path, runtime: childRuntime } of runtimes)
-    bindAgentRuntime(agentAt(actor, path)!, childRuntime);
-  return { actor, plan: level.plan };
+  return { actor, plan };
 }
 
 /**
- * One agent of the persisted tree: checks its tools against `runtime`, sorts its calls into the
- * plan, rebuilds each sub-agent's runtime from its agent tool (recursively, into `runtimes`), and
- * refreshes what the context holds of the runtime (guardrail names, whether callbacks exist).
+ * One agent of the persisted tree: checks its tools against `implementations` and sorts its calls
+ * into the plan, recursively for each sub-agent (with the implementations its agent tool gives it).
  */
 function restoreLevel(
   snapshot: PersistedAgentMachine,
-  runtime: AgentRuntime,
+  implementations: AgentImplementations,
   path: string[],
-  runtimes: { path: string[]; runtime: AgentRuntime }[],
-): { snapshot: PersistedAgentMachine; plan: RestorePlan } {
+): RestorePlan {
   const context = snapshot.context;
   const plan: RestorePlan = {
     from: runStateOf(snapshot.value),
@@ -159,16 +152,14 @@ function restoreLevel(
     waiting: [],
     subAgents: [],
   };
-  for (const name of context.toolNames) requireTool(runtime, name);
-  const children: Record<string, PersistedChild> = {};
+  for (const name of context.toolNames) requireTool(implementations, name);
   for (const [id, child] of Object.entries(snapshot.children)) {
     const callContext = child.snapshot.context as ToolCallContext | undefined;
     if (child.src !== "toolCall" || !callContext?.toolCall)
       throw invalid(`child actor "${id}" is not a tool call`);
-    const tool = requireTool(runtime, callContext.toolCall.name);
+    const tool = requireTool(implementations, callContext.toolCall.name);
     const value = child.snapshot.value;
     const agent = child.snapshot.children?.agent as PersistedChild | undefined;
-    children[id] = child;
     if ((value === "delegating") !== (agent !== undefined))
       throw invalid(
         agent
@@ -178,44 +169,30 @@ function restoreLevel(
     if (agent) {
       if (!tool.subAgent)
         throw invalid(`tool call "${id}" runs a child agent but "${tool.name}" is no agent tool`);
+      const nested = agent.snapshot as unknown as PersistedAgentMachine;
       const childPath = [...path, id];
-      let childRuntime: AgentRuntime;
+      let childImplementations: AgentImplementations;
       try {
-        childRuntime = subAgentRuntime(runtime, tool, id, callContext.args).runtime;
+        const start = { place: nested.context.place, parentToolCallId: id } as SubAgentStart;
+        childImplementations = agentImplementations(
+          subAgentOptions(implementations, subAgentSpecOf(implementations, start)),
+        );
       } catch (error) {
         throw new AgentRestoreError(
           "tool",
           `The agent tool "${tool.name}" could not rebuild its sub-agent: ${errorText(error)}`,
         );
       }
-      runtimes.push({ path: childPath, runtime: childRuntime });
-      const nested = agent.snapshot as unknown as PersistedAgentMachine;
       checkConsistency(nested, `sub-agent ${childPath.join("/")}: `);
-      const childLevel = restoreLevel(nested, childRuntime, childPath, runtimes);
-      children[id] = {
-        ...child,
-        snapshot: { ...child.snapshot, children: { agent: { ...agent, snapshot: childLevel.snapshot } } },
-      };
-      if (childLevel.plan.from) plan.subAgents.push({ path: childPath, plan: childLevel.plan });
-      plan.subAgents.push(...childLevel.plan.subAgents);
-      childLevel.plan.subAgents = [];
+      const childPlan = restoreLevel(nested, childImplementations, childPath);
+      if (childPlan.from) plan.subAgents.push({ path: childPath, plan: childPlan });
+      plan.subAgents.push(...childPlan.subAgents);
+      childPlan.subAgents = [];
     } else if (value === "executing" && tool.replay !== "safe") plan.interrupted.push(id);
     else if (value === "awaitingApproval" || value === "awaitingClient") plan.waiting.push(id);
     else plan.reenter.push(id);
   }
-  // Guardrails and callbacks are functions: the restore options supply them; the context says which.
-  return {
-    snapshot: {
-      ...snapshot,
-      children,
-      context: {
-        ...context,
-        guardrails: guardrailNamesOf(runtime),
-        hasTurnCallbacks: hasTurnCallbacks(runtime),
-      },
-    },
-    plan,
-  };
+  return plan;
 }
 
 function parse(input: string | PersistedAgent): PersistedAgent {
@@ -245,7 +222,8 @@ function parse(input: string | PersistedAgent): PersistedAgent {
   if (typeof raw !== "object" || raw === null) throw invalid("the snapshot is missing");
   const version = candidate.version as number;
   // Version 4 added agent tools' states and nested agents, which older snapshots never hold.
-  const migrated = version >= 3 ? raw : migrateV2toV3(version === 1 ? migrateV1toV2(raw) : raw);
+  const v3 = version >= 3 ? raw : migrateV2toV3(version === 1 ? migrateV1toV2(raw) : raw);
+  const migrated = version >= 5 ? v3 : migrateV4toV5(v3);
   const checked = persistedAgentMachineSchema.safeParse(migrated);
   if (!checked.success) throw invalid(issuesText(checked.error.issues));
   const snapshot = migrated as unknown as PersistedAgentMachine;
@@ -258,15 +236,16 @@ function checkConsistency(snapshot: PersistedAgentMachine, where = ""): void {
   const fail = (detail: string) => invalid(where + detail);
   const context = snapshot.context;
   const inRun = snapshot.value !== "idle";
+  const executing = runStateOf(snapshot.value) === "executingTools";
   if (inRun && !context.run) throw fail(`the agent is in ${JSON.stringify(snapshot.value)} but has no run`);
-  if (snapshot.value === "executingTools" && !context.run?.batch)
+  if (executing && !context.run?.batch)
     throw fail("the agent is executing tools but its run has no tool batch");
   const batch = context.run?.batch;
   const calls = new Set(batch?.calls.map((call) => call.id) ?? []);
   for (const id of Object.keys(snapshot.children))
-    if (snapshot.value !== "executingTools" || !calls.has(id))
+    if (!executing || !calls.has(id))
       throw fail(`child actor "${id}" belongs to no call of the current tool batch`);
-  if (snapshot.value !== "executingTools" || !batch) return;
+  if (!executing || !batch) return;
   for (const call of batch.calls) {
     const phase = batch.phases[call.id] ?? "pending";
     if (phase !== "pending" && phase !== "settled" && !snapshot.children[call.id])
@@ -274,17 +253,19 @@ function checkConsistency(snapshot: PersistedAgentMachine, where = ""): void {
   }
 }
 
+/** The state of the run a snapshot's value is in (`{ running: … }`), or `undefined` when idle. */
 function runStateOf(value: unknown): RunStateName | undefined {
   if (value === "idle") return undefined;
+  const inner = typeof value === "object" && value ? (value as { running?: unknown }).running : undefined;
   const name =
-    typeof value === "string" ? value : typeof value === "object" && value ? Object.keys(value)[0] : "";
+    typeof inner === "string" ? inner : typeof inner === "object" && inner ? Object.keys(inner)[0] : "";
   const state = RUN_STATES.find((candidate) => candidate === name);
   if (!state) throw invalid(`unknown state ${JSON.stringify(value)}`);
   return state;
 }
 
-function requireTool(runtime: AgentRuntime, name: string) {
-  const tool = runtime.tools.get(name);
+function requireTool(implementations: AgentImplementations, name: string) {
+  const tool = implementations.tools.get(name);
   if (!tool)
     throw new AgentRestoreError(
       "tool",

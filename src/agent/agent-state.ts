@@ -4,13 +4,19 @@ import type { Model, ThinkingLevel } from "../types/model.js";
 import type { AgentTool } from "../types/tool.js";
 
 /** A read-only view of the Agent's state. */
-export interface AgentState {
+export interface AgentState extends Omit<AgentMachineState, "toolNames"> {
+  tools: readonly AgentTool[];
+}
+
+/** The state of any agent actor, as data (`agentState$`): what `AgentState` is, with tools by name. */
+export interface AgentMachineState {
   systemPrompt: string;
   model: Model;
   thinkingLevel: ThinkingLevel;
-  tools: readonly AgentTool[];
+  /** The active tools, by name. */
+  toolNames: readonly string[];
   messages: readonly AgentMessage[];
-  /** True from run start until `agent_end` and its async listeners have settled. */
+  /** True while a run is on (the machine's `busy` tag: from `agent_start` to `agent_end`). */
   isStreaming: boolean;
   /** The assistant message being streamed, while it streams. */
   streamingMessage: AssistantMessage | undefined;

@@ -10,13 +10,13 @@ import type {
   QueueMode,
 } from "../machines/agent/agent.context.js";
 import type { ResumedCallState } from "../machines/agent/agent.events.js";
-import { agentMachine } from "../machines/agent/agent.machine.js";
 import {
-  type AgentRuntime,
+  type AgentImplementations,
   activeTools,
   addTools,
-  createAgentRuntime,
-} from "../machines/agent/agent.runtime.js";
+  agentImplementations,
+} from "../machines/agent/agent.implementations.js";
+import { agentMachineOf } from "../machines/agent/agent.provided.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
@@ -37,7 +37,8 @@ import {
   restoreAgentActor,
 } from "./agent-snapshot.js";
 import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
-import { agentAt, waitingCalls } from "./agent-tree.js";
+import { agentMachineStateOf } from "./agent-streams.js";
+import { agentAt } from "./agent-tree.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
@@ -111,10 +112,15 @@ const PERSISTED_STREAM_OPTIONS = [
 interface Run {
   finished: Promise<RunResult>;
   finish: (result: RunResult) => void;
+  /** The run's signal for listeners and `agent.signal`: aborted by `abort()` and `fail()`. */
+  controller: AbortController;
 }
 
-/** Set by `Agent.restore` for the constructor it calls. */
-let restoring: { actor: AgentActor; runtime: AgentRuntime; plan: RestorePlan } | undefined;
+/** How `Agent.restore` hands its constructor the restored actor (the options say nothing of it). */
+const restored = new WeakMap<
+  object,
+  { actor: AgentActor; implementations: AgentImplementations; plan: RestorePlan }
+>();
 
 /**
  * A stateful agent: a thin facade over one long-lived `agentMachine` actor (`agent.actor`, the same
@@ -134,7 +140,7 @@ export class Agent<TOutput = unknown> {
   /** The agent's actor (`agentMachine`), started; drive it with events or read its snapshot. */
   readonly actor: AgentActor;
   readonly #options: AgentOptions<TOutput> | AgentRestoreOptions<TOutput>;
-  readonly #runtime: AgentRuntime;
+  readonly #implementations: AgentImplementations;
   readonly #events = new Subject<AgentEvent>();
   readonly #stateChanges = new Subject<void>();
   readonly #listeners = new Set<AgentListener>();
@@ -148,23 +154,21 @@ export class Agent<TOutput = unknown> {
 
   constructor(options: AgentOptions<TOutput>) {
     this.#options = options;
-    const restored = restoring;
-    restoring = undefined;
-    if (restored) {
-      this.#runtime = restored.runtime;
-      this.actor = restored.actor;
+    const restoring = restored.get(options);
+    if (restoring) {
+      this.#implementations = restoring.implementations;
+      this.actor = restoring.actor;
     } else {
       if (options.output) outputStateOf(options.output, options.maxOutputRepairs); // fails early
-      this.#runtime = createAgentRuntime(options, options.tools, options.guardrails);
+      this.#implementations = agentImplementations(options);
       const model = resolveModel(options.model);
-      this.actor = createActor(agentMachine, {
+      this.actor = createActor(agentMachineOf(this.#implementations), {
         input: {
-          runtime: this.#runtime,
           ...(options.agentId ? { agentId: options.agentId } : {}),
           model,
           toolNames: (options.tools ?? []).map((tool) => tool.name),
           systemPrompt: options.systemPrompt ?? "",
-          ...(options.activeAgent ? startingAs(this.#runtime, options.activeAgent, model) : {}),
+          ...(options.activeAgent ? startingAs(this.#implementations, options.activeAgent, model) : {}),
           thinkingLevel: options.thinkingLevel ?? "off",
           messages: options.messages ?? [],
           settings: settingsOf(options),
@@ -175,11 +179,11 @@ export class Agent<TOutput = unknown> {
     }
     this.actor.on("*", (event) => this.#dispatch(event));
     this.actor.start();
-    if (restored?.plan.from) {
+    if (restoring?.plan.from) {
       // After `restore` returns, so that a listener attached right after it sees `agent_resume`;
       // then each sub-agent of the tree, parents first.
       this.#beginRun();
-      const { plan } = restored;
+      const { plan } = restoring;
       queueMicrotask(() => {
         this.actor.send(resumeEvent(plan));
         for (const sub of plan.subAgents) agentAt(this.actor, sub.path)?.send(resumeEvent(sub.plan));
@@ -198,21 +202,18 @@ export class Agent<TOutput = unknown> {
     snapshot: string | PersistedAgent,
     options: AgentRestoreOptions<TOutput>,
   ): Agent<TOutput> {
-    const runtime = createAgentRuntime(options, options.tools, options.guardrails);
-    if (options.output) runtime.outputSchema = options.output;
+    const implementations = agentImplementations(options);
     const overrides = {
       model: options.model,
       systemPrompt: options.systemPrompt,
       thinkingLevel: options.thinkingLevel,
       messages: options.messages,
     };
-    const { actor, plan } = restoreAgentActor(snapshot, runtime, overrides, options.inspect);
-    restoring = { actor, runtime, plan };
-    try {
-      return new Agent<TOutput>(options as AgentOptions<TOutput>);
-    } finally {
-      restoring = undefined;
-    }
+    const { actor, plan } = restoreAgentActor(snapshot, implementations, overrides, options.inspect);
+    // A copy of the options keys this restore: the same options may build other agents.
+    const keyed = { ...options } as AgentOptions<TOutput>;
+    restored.set(keyed, { actor, implementations, plan });
+    return new Agent<TOutput>(keyed);
   }
 
   /**
@@ -237,11 +238,11 @@ export class Agent<TOutput = unknown> {
     const context = this.#context;
     return {
       ...options,
-      streamFn: this.#runtime.callbacks.streamFn,
+      streamFn: this.#implementations.callbacks.streamFn,
       model: context.model,
       systemPrompt: context.systemPrompt,
       thinkingLevel: context.thinkingLevel,
-      tools: activeTools(this.#runtime, context.toolNames),
+      tools: activeTools(this.#implementations, context.toolNames),
       toolExecution: context.settings.toolExecution,
       ...(context.settings.maxTurns !== undefined ? { maxTurns: context.settings.maxTurns } : {}),
     };
@@ -258,21 +259,8 @@ export class Agent<TOutput = unknown> {
 
   /** A snapshot of the state (the arrays are the machine's: do not mutate). */
   get state(): AgentState {
-    const context = this.#context;
-    return {
-      systemPrompt: context.systemPrompt,
-      model: context.model,
-      thinkingLevel: context.thinkingLevel,
-      tools: activeTools(this.#runtime, context.toolNames),
-      messages: context.messages,
-      isStreaming: this.#run !== undefined,
-      streamingMessage: this.#progress.streamingMessage,
-      pendingToolCalls: this.#progress.pendingToolCalls,
-      errorMessage: context.errorMessage,
-      awaitingApproval: waitingCalls(this.actor, "awaitingApproval"),
-      awaitingClient: waitingCalls(this.actor, "awaitingClient"),
-      activeAgent: context.activeAgent,
-    };
+    const { toolNames, ...state } = agentMachineStateOf(this.actor, this.#progress);
+    return { ...state, tools: activeTools(this.#implementations, toolNames) };
   }
 
   /** Every AgentEvent of every run. */
@@ -288,9 +276,9 @@ export class Agent<TOutput = unknown> {
     });
   }
 
-  /** The current run's abort signal, if running. */
+  /** The current run's abort signal, if running (aborted by `abort()` and `fail()`). */
   get signal(): AbortSignal | undefined {
-    return this.#run ? this.#runtime.controller.signal : undefined;
+    return this.#run?.controller.signal;
   }
 
   get steeringMode(): QueueMode {
@@ -319,7 +307,7 @@ export class Agent<TOutput = unknown> {
   }
   /** Replaces the active tools (a running turn keeps its own; the next request sees these). */
   setTools(tools: AgentTool[]): void {
-    addTools(this.#runtime, tools);
+    addTools(this.#implementations, tools);
     this.#send({ type: "SET_TOOLS", toolNames: tools.map((tool) => tool.name) });
   }
   /** Replaces the transcript (copied). Rejected while running: the run owns the transcript then. */
@@ -405,13 +393,14 @@ export class Agent<TOutput = unknown> {
   /** The run's output state from the prompt's schema or the agent's (and the schema in the runtime). */
   #prepareOutput(options: PromptOptions): RunOutputState | undefined {
     const schema = options.output ?? this.#options.output;
-    this.#runtime.outputSchema = schema;
     if (!schema) return undefined;
-    if (this.#runtime.tools.has(FINAL_ANSWER_TOOL))
+    if (this.#implementations.tools.has(FINAL_ANSWER_TOOL))
       throw new Error(
         `A run with typed output offers the model a "${FINAL_ANSWER_TOOL}" tool: rename the agent's tool of that name`,
       );
-    return outputStateOf(schema, options.maxOutputRepairs ?? this.#options.maxOutputRepairs);
+    const output = outputStateOf(schema, options.maxOutputRepairs ?? this.#options.maxOutputRepairs);
+    this.#implementations.outputSchemas.set(output.request.schema, schema);
+    return output;
   }
 
   /**
@@ -474,7 +463,7 @@ export class Agent<TOutput = unknown> {
         (block) =>
           block.type === "toolCall" &&
           calls[block.id] !== undefined &&
-          this.#runtime.tools.get(block.name)?.executionMode === "sequential",
+          this.#implementations.tools.get(block.name)?.executionMode === "sequential",
       );
     const run = this.#beginRun();
     this.#send({ type: "RESUME_CALLS", message, calls: { ...calls }, sequential });
@@ -488,15 +477,14 @@ export class Agent<TOutput = unknown> {
    */
   fail(error: unknown): void {
     if (!this.#run) return;
+    this.#run.controller.abort();
     this.#send({ type: "FAIL", error: errorText(error) });
   }
 
   /** Aborts the current run at once (no-op when idle). Queued messages stay queued. */
   abort(): void {
     if (!this.#run) return;
-    // Aborting the signal first makes an abort requested inside a callback or listener take effect
-    // before the loop decides anything else; the event then ends the run.
-    this.#runtime.controller.abort();
+    this.#run.controller.abort();
     this.#send({ type: "ABORT" });
   }
 
@@ -579,7 +567,7 @@ export class Agent<TOutput = unknown> {
     const finished = new Promise<RunResult>((resolve) => {
       finish = resolve;
     });
-    const run = { finished, finish };
+    const run = { finished, finish, controller: new AbortController() };
     this.#run = run;
     return run;
   }
@@ -607,7 +595,7 @@ export class Agent<TOutput = unknown> {
     if (own && event.type === "agent_start" && !this.#run) this.#beginRun();
     if (own && reduceLiveProgress(this.#progress, event)) this.#publishState();
     if (this.#events.observed) this.#events.next(event);
-    const signal = this.#runtime.controller.signal;
+    const signal = (this.#run ?? IDLE).controller.signal;
     for (const listener of this.#listeners) {
       try {
         const result = listener(event, signal);
@@ -631,6 +619,9 @@ export class Agent<TOutput = unknown> {
     }
   }
 }
+
+/** Listeners of events outside a run (a restored agent's) get a signal that never aborts. */
+const IDLE = { controller: new AbortController() };
 
 function resumeEvent({ interrupted, reenter, waiting }: RestorePlan) {
   return { type: "RESUME" as const, interrupted, reenter, waiting };
@@ -657,11 +648,11 @@ function persistedStreamOptionsOf(options: AgentOptions): PersistableStreamOptio
 }
 
 /** The start of an agent that begins as the handoff target `name` (see `AgentOptions.activeAgent`). */
-function startingAs(runtime: AgentRuntime, name: string, model: Model) {
-  const handoff = runtime.handoffs.get(name);
+function startingAs(implementations: AgentImplementations, name: string, model: Model) {
+  const handoff = implementations.handoffs.get(name);
   if (!handoff)
     throw new Error(
-      `Unknown active agent "${name}": no handoff of this agent's tools leads to it (known: ${[...runtime.handoffs.keys()].join(", ") || "none"})`,
+      `Unknown active agent "${name}": no handoff of this agent's tools leads to it (known: ${[...implementations.handoffs.keys()].join(", ") || "none"})`,
     );
   return {
     activeAgent: name,

@@ -7,19 +7,19 @@ import { z } from "zod";
 // restores the snapshots 0.2.0 wrote, in test/fixtures/persisted/0.2.0/).
 
 /** The versions this agentchart reads; the last one is what it writes. */
-export const SUPPORTED_AGENT_SNAPSHOT_VERSIONS = [1, 2, 3, 4] as const;
+export const SUPPORTED_AGENT_SNAPSHOT_VERSIONS = [1, 2, 3, 4, 5] as const;
 
-/** Every state value of the agent actor a snapshot may hold (versions 3 and 4). */
+/** Every state value of the agent actor a snapshot may hold (version 5: a run's states are `running`'s). */
 export const AGENT_STATE_VALUES = [
   "idle",
-  { preparingTurn: "deciding" },
-  { preparingTurn: "injecting" },
-  { preparingTurn: "checkingInput" },
-  { streaming: "released" },
-  { streaming: "held" },
-  { streaming: "checking" },
-  "validatingOutput",
-  "executingTools",
+  { running: { preparingTurn: "deciding" } },
+  { running: { preparingTurn: "injecting" } },
+  { running: { preparingTurn: "checkingInput" } },
+  { running: { streaming: "released" } },
+  { running: { streaming: "held" } },
+  { running: { streaming: "checking" } },
+  { running: "validatingOutput" },
+  { running: "executingTools" },
 ] as const;
 
 /**
@@ -39,14 +39,17 @@ export const TOOL_CALL_STATE_VALUES = [
   "finalizing",
 ] as const;
 
-const stateValue = (values: readonly (string | Record<string, string>)[]) =>
-  z.union(
-    values.map((value) =>
-      typeof value === "string"
-        ? z.literal(value)
-        : z.object(Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, z.literal(inner)]))),
-    ) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
-  );
+type StateValue = string | { readonly [key: string]: StateValue };
+
+const stateValueSchema = (value: StateValue): z.ZodType =>
+  typeof value === "string"
+    ? z.literal(value)
+    : z.object(
+        Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, stateValueSchema(inner)])),
+      );
+
+const stateValue = (values: readonly StateValue[]) =>
+  z.union(values.map(stateValueSchema) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
 
 const message = z
   .object({ role: z.string() })
@@ -62,6 +65,7 @@ const toolCallContext = z
     toolCall,
     assistantMessage: message,
     idempotencyKey: z.string(),
+    agent: z.object({ agentId: z.string(), systemPrompt: z.string(), path: z.array(z.string()) }).loose(),
     approved: z.boolean().optional(),
     needsApproval: z.boolean(),
     client: z.boolean(),
@@ -107,7 +111,7 @@ const runState = z
       .loose()
       .optional(),
     inputCheck: z.enum(["blocking", "parallel"]).optional(),
-    heldReply: z.object({ message, sequential: z.boolean() }).optional(),
+    heldReply: z.object({ message, sequential: z.boolean(), events: z.array(z.unknown()) }).optional(),
   })
   .loose();
 
@@ -157,7 +161,7 @@ const subAgent = z
   })
   .loose();
 
-/** The schema of a version-4 persisted agent's `snapshot` (XState's persisted snapshot, step actors left out). */
+/** The schema of a version-5 persisted agent's `snapshot` (XState's persisted snapshot, step actors left out). */
 export const persistedAgentMachineSchema = z
   .object({
     status: z.literal("active"),
@@ -238,5 +242,63 @@ export function migrateV2toV3(snapshot: Json): Json {
     ...snapshot,
     value: snapshot.value === "streaming" ? { streaming: "released" } : snapshot.value,
     context: { guardrails: { input: [], output: [] }, ...context },
+  };
+}
+
+/**
+ * Version 4 (agentchart 0.3.0) → 5 (the statechart as the contract): a run's states moved into the
+ * compound `running`; a tool call's context holds what its hooks see of its agent (`agent`), a
+ * sub-agent's context its place in the tree (`place`), a held reply its events (none: 0.3.0 kept them
+ * in memory only). Applies to the nested sub-agents too.
+ *
+ * Contract: pure; returns a new object; never throws (a malformed input is left to the schema).
+ */
+export function migrateV4toV5(snapshot: Json, path: string[] = []): Json {
+  const value = snapshot.value;
+  const context = (snapshot.context ?? {}) as Json;
+  const run = context.run as Json | undefined;
+  const heldReply = run?.heldReply as Json | undefined;
+  const calling = {
+    systemPrompt: context.systemPrompt,
+    messages: context.messages,
+    toolNames: context.toolNames,
+    agentId: context.agentId,
+    model: context.model,
+    path,
+  };
+  const children: Json = {};
+  for (const [id, entry] of Object.entries((snapshot.children ?? {}) as Record<string, Json>)) {
+    const callSnapshot = (entry.snapshot ?? {}) as Json;
+    const callContext = (callSnapshot.context ?? {}) as Json;
+    const agent = ((callSnapshot.children ?? {}) as Json).agent as Json | undefined;
+    const toolCall = (callContext.toolCall ?? {}) as Json;
+    const place = { path: [...path, id], args: callContext.args, toolName: toolCall.name };
+    const migratedAgent = agent && {
+      ...agent,
+      snapshot: migrateV4toV5(
+        {
+          ...((agent.snapshot ?? {}) as Json),
+          context: { place, ...(((agent.snapshot ?? {}) as Json).context as Json) },
+        },
+        place.path,
+      ),
+    };
+    children[id] = {
+      ...entry,
+      snapshot: {
+        ...callSnapshot,
+        context: { agent: calling, ...callContext },
+        ...(migratedAgent ? { children: { agent: migratedAgent } } : {}),
+      },
+    };
+  }
+  return {
+    ...snapshot,
+    value: value === "idle" || value === undefined ? value : { running: value },
+    context: {
+      ...context,
+      run: run && { ...run, heldReply: heldReply && { events: [], ...heldReply } },
+    },
+    children,
   };
 }

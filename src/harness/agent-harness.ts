@@ -8,7 +8,7 @@ import { activeHandoffOf } from "../loop/handoff-steps.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
 import type { QueueMode } from "../machines/agent/agent.context.js";
-import { addTools } from "../machines/agent/agent.runtime.js";
+import { addTools } from "../machines/agent/agent.implementations.js";
 import {
   type HarnessMachineEvent,
   type HarnessOperation,

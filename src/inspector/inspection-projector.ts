@@ -49,6 +49,8 @@ export function createInspectionProjector(
 ): InspectFunction {
   const now = options.now ?? Date.now;
   const machineKeys = new WeakMap<object, string>();
+  // Machines with the same definition (each `createAgentMachine` call provides its own) share one key.
+  const definitionKeys = new Map<string, string>();
   /** Parent session id per started actor ref (`undefined` for a root); weak, so stopped actors go. */
   const parentIds = new WeakMap<object, string | undefined>();
   let machineCount = 0;
@@ -78,11 +80,18 @@ export function createInspectionProjector(
         if (!isStateMachine(logic)) return { ...base(event), kind: "actor" };
         const known = machineKeys.get(logic);
         if (known !== undefined) return { ...base(event), kind: "actor", machineKey: known };
+        const root = projectMachineDefinition(logic);
+        const text = JSON.stringify(root);
+        const same = definitionKeys.get(text);
+        if (same !== undefined) {
+          machineKeys.set(logic, same);
+          return { ...base(event), kind: "actor", machineKey: same };
+        }
         machineCount += 1;
         const machineKey = `${logic.id}#${machineCount}`;
         machineKeys.set(logic, machineKey);
-        const definition = { machineKey, root: projectMachineDefinition(logic) };
-        return { ...base(event), kind: "actor", machineKey, definition };
+        definitionKeys.set(text, machineKey);
+        return { ...base(event), kind: "actor", machineKey, definition: { machineKey, root } };
       }
       case "@xstate.event": {
         if (event.event.type === XSTATE_INIT) rememberParent(event);

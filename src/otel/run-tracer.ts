@@ -4,7 +4,6 @@ import { agentMachine } from "../machines/agent/agent.machine.js";
 import { toolCallMachine } from "../machines/tool-call/tool-call.machine.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Model } from "../types/model.js";
-import { parentOf } from "../xstate/internals.js";
 import { AgentSpans, type ToolSpan } from "./agent-spans.js";
 import { AGENTCHART, GEN_AI, GEN_AI_OPERATION } from "./gen-ai-attributes.js";
 import { stateValueText } from "./state-value-text.js";
@@ -38,6 +37,8 @@ export interface TracedSource {
 
 const DEFAULT_AGENT_NAME = "agentchart";
 const NO_PATH: readonly string[] = [];
+/** The type of the event XState's inspection reports when an actor starts (`sourceRef`: its parent). */
+const XSTATE_INIT = "xstate.init";
 
 /**
  * Turns the AgentEvents and XState inspection events of runs into spans: `invoke_agent {name}` per
@@ -55,6 +56,11 @@ export class RunTracer {
   /** The spans of running sub-agents, by `pathKey` of their `agentPath`. */
   readonly #descendants = new Map<string, AgentSpans>();
   readonly #lastState = new WeakMap<AnyActorRef, string>();
+  /**
+   * The parent of each actor whose start this tracer saw (`undefined` for a root), from XState's
+   * public inspection stream: an actor's `xstate.init` event has its parent as `sourceRef`.
+   */
+  readonly #parents = new WeakMap<AnyActorRef, AnyActorRef | undefined>();
   readonly #newAgentSpans: () => AgentSpans;
   #conversationId: string | undefined;
 
@@ -141,17 +147,24 @@ export class RunTracer {
   /**
    * Applies an XState inspection event: an agent or tool-call machine that entered a new state adds
    * an `agentchart.state` event to its agent's run span or to the call's tool span (a sub-agent's
-   * states go to its own spans).
+   * states go to its own spans). An actor's place in the tree comes from the `xstate.init` events of
+   * the actors between it and the system's root, so feed every inspection event of the system from
+   * before the run's first tool call on: the states of an actor whose start was missed are not
+   * recorded (the root agent's start may be missed: it is known as the system's root).
    */
   onInspection(event: InspectionEvent): void {
+    // Inspected actors are full actor refs (the type only promises `ActorRefLike`).
+    const actor = event.actorRef as AnyActorRef;
+    if (event.type === "@xstate.event" && event.event.type === XSTATE_INIT) {
+      this.#parents.set(actor, event.sourceRef as AnyActorRef | undefined);
+      return;
+    }
     // Microsteps, not snapshots: a macrostep may pass through states (e.g. `preparingTurn` with a
     // synchronous decision) that no snapshot event shows.
     if (event.type !== "@xstate.microstep") return;
     const value = (event.snapshot as { value?: unknown }).value;
     if (value === undefined || !this.#root.runSpan) return;
-    // Snapshot events come from full actor refs (the type only promises `ActorRefLike`).
-    const actor = event.actorRef as AnyActorRef;
-    const span = this.#stateSpanOf(actor, event.rootId === actor.sessionId);
+    const span = this.#stateSpanOf(actor, event.rootId);
     if (span) this.#addState(span, actor, value);
   }
 
@@ -280,17 +293,39 @@ export class RunTracer {
   }
 
   /**
-   * The span a state of `actor` belongs on: an agent machine's (the root's or a sub-agent's) run
-   * span, a tool-call machine's tool span; the system's root (a traced loop) is the root agent.
+   * The span a state of `actor` (in the system whose root actor has session id `rootId`) belongs on:
+   * an agent machine's (the root's or a sub-agent's) run span, a tool-call machine's tool span; the
+   * system's root is the root agent. `undefined` for an actor whose place is not known.
    */
-  #stateSpanOf(actor: AnyActorRef, isSystemRoot: boolean): Span | undefined {
+  #stateSpanOf(actor: AnyActorRef, rootId: string): Span | undefined {
     const machine = machineName(actor);
     if (machine === toolCallMachine.id) {
-      const agent = parentOf(actor);
-      return agent && this.#agentAt(agentPathOf(agent))?.tool(actor.id)?.span;
+      const agent = this.#parents.get(actor);
+      const path = agent && this.#agentPathOf(agent, rootId);
+      return path && this.#agentAt(path)?.tool(actor.id)?.span;
     }
-    if (machine === agentMachine.id) return this.#agentAt(agentPathOf(actor))?.runSpan;
-    return isSystemRoot ? this.#root.runSpan : undefined;
+    const isSystemRoot = actor.sessionId === rootId;
+    if (machine !== agentMachine.id) return isSystemRoot ? this.#root.runSpan : undefined;
+    const path = this.#agentPathOf(actor, rootId);
+    return path && this.#agentAt(path)?.runSpan;
+  }
+
+  /**
+   * The `agentPath` of an agent actor: `[]` for the system's root, else the ids of the tool-call
+   * actors above it (an agent tool's child agent is invoked by its call's actor, whose id is the tool
+   * call id). `undefined` when the way up to the root is not known (an actor on it started before
+   * this tracer saw the system's inspection events) or does not go through tool calls.
+   */
+  #agentPathOf(agent: AnyActorRef, rootId: string): string[] | undefined {
+    const path: string[] = [];
+    for (let current: AnyActorRef | undefined = agent; current; ) {
+      if (current.sessionId === rootId) return path;
+      const call = this.#parents.get(current);
+      if (!call || machineName(call) !== toolCallMachine.id) return undefined;
+      path.unshift(call.id);
+      current = this.#parents.get(call);
+    }
+    return undefined;
   }
 
   #agentAt(path: readonly string[]): AgentSpans | undefined {
@@ -315,24 +350,10 @@ function pathKey(path: readonly string[]): string {
   return path.join(PATH_SEPARATOR);
 }
 
-/**
- * The `agentPath` of an agent actor: the ids of the tool-call actors above it (an agent tool's child
- * agent is invoked by its call's actor, whose id is the tool call id); `[]` for a root agent.
- */
-function agentPathOf(agent: AnyActorRef): string[] {
-  const path: string[] = [];
-  for (let call = parentOf(agent); call && machineName(call) === toolCallMachine.id; ) {
-    path.unshift(call.id);
-    const parentAgent = parentOf(call);
-    if (!parentAgent) break;
-    call = parentOf(parentAgent);
-  }
-  return path;
-}
-
 /** The machine's id (`agent`, `toolCall`), else the actor's id. */
 function machineName(actor: AnyActorRef): string {
   if (typeof actor.src === "string") {
+    // An actor invoked by name: its machine is the public `Actor.logic`.
     const logic = (actor as { logic?: { id?: unknown } }).logic;
     return typeof logic?.id === "string" ? logic.id : actor.src;
   }

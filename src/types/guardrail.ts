@@ -1,5 +1,6 @@
 import type { AgentContext } from "./loop.js";
 import type { AgentMessage, AssistantMessage } from "./messages.js";
+import type { GuardrailTrip } from "./output.js";
 
 /** What a guardrail looks at. */
 export interface GuardrailContext {
@@ -63,4 +64,10 @@ export interface Guardrails {
 export interface GuardrailNames {
   input: { name: string; mode: "blocking" | "parallel" }[];
   output: string[];
+}
+
+/** What a set of guardrails found: nothing, or the first trip (with the guardrail's replacement). */
+export interface GuardrailOutcome {
+  trip?: GuardrailTrip;
+  replacement?: string;
 }

@@ -16,7 +16,7 @@ describe("an agent actor stopped from outside mid-reply", () => {
     const agent = new Agent({ model: testModel, streamFn });
     void agent.prompt("hi");
     const signal = await called.promise;
-    expect(agent.actor.getSnapshot().matches("streaming")).toBe(true);
+    expect(agent.actor.getSnapshot().matches({ running: "streaming" })).toBe(true);
     expect(signal.aborted).toBe(false);
     agent.actor.stop();
     expect(signal.aborted).toBe(true);

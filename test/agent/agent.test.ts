@@ -71,7 +71,7 @@ describe("Agent", () => {
     expect(roles(agent.state.messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
   });
 
-  it("resolves prompt only after async agent_end listeners finish", async () => {
+  it("resolves prompt only after async agent_end listeners finish; its state follows the machine", async () => {
     const agent = new Agent({ model: testModel, streamFn: scriptedModel([{ text: "ok" }]) });
     const listenerDone = deferred();
     let finished = false;
@@ -80,10 +80,17 @@ describe("Agent", () => {
       await listenerDone.promise;
       finished = true;
     });
-    const run = agent.prompt("go");
+    let resolved = false;
+    const run = agent.prompt("go").then((result) => {
+      resolved = true;
+      return result;
+    });
     const idle = agent.waitForIdle();
     await firstValueFrom(agent.events$.pipe(filter((e) => e.type === "agent_end")));
-    expect(agent.state.isStreaming).toBe(true);
+    // The machine is idle at agent_end, and so is the state; the run's promise waits for the listener.
+    expect(agent.actor.getSnapshot().value).toBe("idle");
+    expect(agent.state.isStreaming).toBe(false);
+    expect(resolved).toBe(false);
     listenerDone.resolve();
     await Promise.all([run, idle]);
     expect(finished).toBe(true);

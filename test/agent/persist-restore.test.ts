@@ -134,7 +134,7 @@ describe("restoring an agent persisted mid-run", () => {
     );
     void agent.prompt("go");
     await streaming;
-    expect(agent.actor.getSnapshot().matches("streaming")).toBe(true);
+    expect(agent.actor.getSnapshot().matches({ running: "streaming" })).toBe(true);
     const saved = JSON.stringify(agent.persist());
     agent.actor.stop();
 

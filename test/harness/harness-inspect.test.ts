@@ -13,6 +13,6 @@ describe("harness inspection", () => {
         : [],
     );
     expect(values).toContain('"turn"'); // the harness phase machine
-    expect(values).toContain('{"streaming":"released"}'); // the Agent's loop actor
+    expect(values).toContain('{"running":{"streaming":"released"}}'); // the Agent's loop actor
   });
 });

@@ -51,12 +51,13 @@ describe("readable names of inspected systems and actors", () => {
       internal: isInternalActor(actor),
     }));
     // The harness sets no between-turn callbacks: its agent decides between turns without an actor;
-    // a call validates in an entry action, without one either.
+    // a call validates in an entry action, without one either. A call's step actors are invoked with
+    // ids of their own (`executeTool`), which name them.
     expect(names).toEqual([
       { name: `agent ${agents[1]}`, internal: false },
       { name: "stream", internal: false },
       { name: "echo · call_b", internal: false },
-      { name: "call_b › executing", internal: true },
+      { name: "executeTool", internal: false },
       { name: "stream", internal: false },
     ]);
   });

@@ -78,10 +78,13 @@ describe("the inspector shows an agent tree", () => {
       "agent root-age",
       "  stream",
       "  research · c1",
+      "    prepareSubAgent",
       "    sub-agent research",
       "      stream",
       "      echo · e1",
+      "        executeTool",
       "      stream",
+      "    collectSubAgent",
       "  stream",
     ]);
   });

@@ -38,7 +38,7 @@ describe("tool calls of a reply that did not finish", () => {
     prompt();
     // The scripted stream has sent the whole call and now hangs until aborted.
     await argumentsStreamed.promise;
-    expect(actor.getSnapshot().matches("streaming")).toBe(true);
+    expect(actor.getSnapshot().matches({ running: "streaming" })).toBe(true);
     expect(events.some((e) => e.type === "message_update")).toBe(true);
     actor.send({ type: "ABORT" });
     await ended;

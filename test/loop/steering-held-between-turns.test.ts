@@ -42,7 +42,7 @@ async function steeringHeldBetweenTurns(prepareNextTurn: () => Promise<NextTurnU
   agent.steer("change of plan");
   gates.get("a")!.resolve();
   await settle();
-  expect(agent.actor.getSnapshot().matches("preparingTurn")).toBe(true);
+  expect(agent.actor.getSnapshot().matches({ running: "preparingTurn" })).toBe(true);
   expect(agent.queued.steering).toEqual([]); // drained by the loop, not yet delivered
   return { agent, run, streamFn };
 }

@@ -31,14 +31,16 @@ class PurityProbe {
   readonly inspect = (event: InspectionEvent) => {
     if (event.type !== "@xstate.event") return;
     const ref = event.actorRef as unknown as { logic?: AnyActorLogic; getSnapshot(): unknown };
-    const logic = ref.logic;
-    if (logic !== agentMachine && logic !== toolCallMachine) return;
-    const snapshot = ref.getSnapshot() as { status?: string };
+    // The machines `createAgentMachine` provides (a sub-agent's logic presents itself as one).
+    const logic = ref.logic as { id?: string } | undefined;
+    if (logic?.id !== agentMachine.id && logic?.id !== toolCallMachine.id) return;
+    const snapshot = ref.getSnapshot() as { status?: string; machine?: typeof agentMachine };
     if (snapshot.status !== "active") return;
     this.computing = true;
     try {
-      if (logic === agentMachine) transition(agentMachine, snapshot as never, event.event as never);
-      else pureChildTransition(toolCallMachine, snapshot, event.event);
+      if (logic.id === agentMachine.id)
+        transition(snapshot.machine!, snapshot as never, event.event as never);
+      else pureChildTransition(logic as typeof toolCallMachine, snapshot, event.event);
       this.transitionsChecked += 1;
     } finally {
       this.computing = false;

@@ -20,22 +20,25 @@ export function machineTransitions(machine: AnyStateMachine): AnyTransitionDefin
   return found;
 }
 
-/** Records which transitions of the given machines the real actors took (from `@xstate.microstep`). */
+/**
+ * Records which transitions of the given machines the real actors took (from `@xstate.microstep`), by
+ * label: the actors run the machines `createAgentMachine` provides, each with its own state nodes.
+ */
 export function createTransitionCoverage(machines: Record<string, AnyStateMachine>) {
   const all = new Map(Object.entries(machines).map(([name, machine]) => [name, machineTransitions(machine)]));
-  const taken = new Set<AnyTransitionDefinition>();
+  const taken = new Set<string>();
   return {
     record(event: InspectionEvent): void {
       if (event.type === "@xstate.microstep")
-        for (const transition of event._transitions) taken.add(transition);
+        for (const transition of event._transitions) taken.add(transitionLabel(transition));
     },
     /** Labels of a machine's transitions, split into taken and not taken. */
     report(name: string) {
       const transitions = all.get(name) ?? [];
       return {
         total: transitions.length,
-        taken: transitions.filter((t) => taken.has(t)).map(transitionLabel),
-        missed: transitions.filter((t) => !taken.has(t)).map(transitionLabel),
+        taken: transitions.map(transitionLabel).filter((label) => taken.has(label)),
+        missed: transitions.map(transitionLabel).filter((label) => !taken.has(label)),
       };
     },
   };

@@ -1,5 +1,6 @@
 import type { SnapshotFrom } from "xstate";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
+import { unwrapRunning } from "../support/run-value.js";
 import type { LoopModel, LoopModelEvent, ReplyKind } from "./loop.model.js";
 import { type LoopRig, type ModelAnswer, providerAbortedEvents, settle } from "./real-loop.js";
 
@@ -24,7 +25,7 @@ export function observeLoop(rig: LoopRig): LoopObservation {
     })
     .sort(([a], [b]) => a.localeCompare(b));
   return {
-    value: snapshot.value,
+    value: unwrapRunning(snapshot.value),
     children: Object.fromEntries(children),
     steerQueued: rig.queues.steering.length > 0,
     followQueued: rig.queues.followUp.length > 0,

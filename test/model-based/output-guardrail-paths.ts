@@ -70,7 +70,7 @@ export function describeOutputAndGuardrailPaths(inspect: Inspect) {
       const { agent } = agentOf(inspect, [{ text: "x" }], { guardrails: { input: [guardrail] } });
       const done = agent.prompt("hi");
       await started.promise;
-      expect(agent.actor.getSnapshot().value).toEqual({ preparingTurn: "checkingInput" });
+      expect(agent.actor.getSnapshot().value).toEqual({ running: { preparingTurn: "checkingInput" } });
       const saved = JSON.stringify(agent.persist());
       agent.abort();
       gate.resolve();
@@ -143,7 +143,7 @@ export function describeOutputAndGuardrailPaths(inspect: Inspect) {
         });
         const done = agent.prompt("go");
         await started.promise;
-        expect(agent.actor.getSnapshot().value).toEqual({ streaming: "checking" });
+        expect(agent.actor.getSnapshot().value).toEqual({ running: { streaming: "checking" } });
         const saved = JSON.stringify(agent.persist());
         if (end === "fail") agent.fail(new Error("hook failed"));
         else agent.abort();
@@ -203,7 +203,7 @@ export function describeOutputAndGuardrailPaths(inspect: Inspect) {
         const { agent, events } = agentOf(inspect, [{ text: '{"city":"Pau"}' }]);
         const done = agent.prompt("?", { output: Slow });
         await started.promise;
-        expect(agent.actor.getSnapshot().value).toBe("validatingOutput");
+        expect(agent.actor.getSnapshot().value).toEqual({ running: "validatingOutput" });
         const saved = JSON.stringify(agent.persist());
         if (end === "fail") agent.fail("stop");
         else agent.abort();

@@ -103,7 +103,7 @@ export class LoopRig {
       // Held: the poll at run start, and the between-tools polls if asked. After a turn, the loop
       // waits on the held shouldStopAfterTurn instead, and its steering poll drains at once.
       getSteeringMessages: () => {
-        const betweenTools = this.actor.getSnapshot().value === "executingTools";
+        const betweenTools = this.actor.getSnapshot().matches({ running: "executingTools" });
         const held = betweenTools ? options.holdBetweenToolsPolls : this.modelCalls.length === 0;
         if (!held) return this.drain("steering");
         const poll: Held<AgentMessage[]> = { gate: deferred<AgentMessage[]>(), released: false };

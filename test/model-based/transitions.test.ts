@@ -12,11 +12,12 @@ import { createActor, type SnapshotFrom } from "xstate";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import { agentMachine } from "../../src/machines/agent/agent.machine.js";
-import { createAgentRuntime } from "../../src/machines/agent/agent.runtime.js";
+import { createAgentMachine } from "../../src/machines/agent/agent.provided.js";
 import { toolCallMachine } from "../../src/machines/tool-call/tool-call.machine.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
 import { defineClientTool } from "../../src/tools/define-client-tool.js";
+import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import { echoTool, testModel, user } from "../support/loop-harness.js";
 import { createTransitionCoverage, machineTransitions, transitionLabel } from "./coverage.js";
@@ -51,13 +52,16 @@ const inspect = coverage.record;
  * message or an error tool result); the handlers stay as a safety net.
  */
 const UNREACHABLE: Record<string, string> = {
-  "agent.streaming: xstate.error.actor.stream → agent.idle":
-    "streamReply only ever resolves: provider failures and aborts become an assistant message",
-  "agent.streaming.checking: xstate.error.actor.outputGuardrails → agent.idle":
+  "agent.running.streaming: xstate.error.actor.stream → agent.idle":
+    "the stream actor never fails: provider failures and aborts become an assistant message",
+  "agent.running.streaming.checking: xstate.error.actor.outputGuardrails → agent.idle":
     "runGuardrails only ever resolves: a guardrail that throws or rejects is a trip",
-  "agent.validatingOutput: xstate.error.actor.validateOutput → agent.idle":
+  "agent.running.validatingOutput: xstate.error.actor.validateOutput → agent.idle":
     "validateOutput only ever resolves: a schema whose check throws gives an issue naming the error",
-  "agent.executingTools: xstate.error.actor.* → (stays)":
+  "agent.running: RUN_ABORTED → agent.idle":
+    "sent by ABORT in executingTools/validatingOutput and processed right after the aborted calls' last events, which cannot settle the batch meanwhile (a call's result is collected asynchronously); kept so that a run always ends",
+  "agent.running: RUN_FAILED → agent.idle": "as RUN_ABORTED's, for FAIL",
+  "agent.running.executingTools: xstate.error.actor.* → (stays)":
     "tool-call children cannot fail: their steps turn every failure into an error outcome; the handler stays because an unhandled child error would stop the agent",
 };
 
@@ -355,8 +359,8 @@ describe("client tools and resumed calls", () => {
 
 describe("agentMachine commands", () => {
   function agentActor(replies: ScriptedReply[], tools = [echoTool()]) {
-    const runtime = createAgentRuntime({ streamFn: scriptedModel(replies) }, tools);
-    const actor = createActor(agentMachine, { input: { runtime, model: testModel }, inspect });
+    const machine = createAgentMachine({ streamFn: scriptedModel(replies), tools });
+    const actor = createActor(machine, { input: { model: testModel }, inspect });
     const events: AgentEvent[] = [];
     actor.on("*", (event) => events.push(event));
     /** Resolves at the next `agent_end`. */
@@ -409,6 +413,43 @@ describe("agentMachine commands", () => {
       "assistant",
       "user",
       "assistant",
+    ]);
+  });
+
+  it("emits a running tool's progress as tool_execution_update, in order, and nothing it sends after it settled", async () => {
+    let late: ((partial: unknown) => void) | undefined;
+    const progressing = defineTool({
+      name: "progress",
+      description: "Reports progress",
+      parameters: z.object({}),
+      execute: async (_args, { update }) => {
+        update({ step: 1 });
+        await Promise.resolve();
+        update({ step: 2 });
+        late = update;
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    });
+    const { actor, events, nextEnd } = agentActor(
+      [{ toolCalls: [{ name: "progress", arguments: {} }] }, { text: "ok" }],
+      [progressing as unknown as ReturnType<typeof echoTool>],
+    );
+    const end = nextEnd();
+    actor.send({ type: "PROMPT", messages: [user("go")] });
+    await end;
+    late?.({ step: 3 });
+    const kinds = events.flatMap((e) =>
+      e.type === "tool_execution_update"
+        ? [`update ${JSON.stringify(e.partialResult)}`]
+        : e.type.startsWith("tool_execution")
+          ? [e.type]
+          : [],
+    );
+    expect(kinds).toEqual([
+      "tool_execution_start",
+      'update {"step":1}',
+      'update {"step":2}',
+      "tool_execution_end",
     ]);
   });
 

@@ -88,14 +88,14 @@ describe("instrument(agent)", () => {
     expect(run!.status.code).toBe(SpanStatusCode.UNSET);
     // The agent is back in `idle` when it emits agent_end, which ends the run span.
     expect(stateEvents(run!)).toEqual([
-      "preparingTurn.deciding",
-      "preparingTurn.injecting",
-      "streaming.released",
-      "executingTools",
-      "preparingTurn.deciding",
-      "preparingTurn.injecting",
-      "streaming.released",
-      "preparingTurn.deciding",
+      "running.preparingTurn.deciding",
+      "running.preparingTurn.injecting",
+      "running.streaming.released",
+      "running.executingTools",
+      "running.preparingTurn.deciding",
+      "running.preparingTurn.injecting",
+      "running.streaming.released",
+      "running.preparingTurn.deciding",
       "idle",
     ]);
     expect(run!.events.find((event) => event.name === "agentchart.state")?.attributes).toMatchObject({

@@ -113,7 +113,7 @@ describe("tracing an agent with sub-agents", () => {
     const [danger] = named(spans, "execute_tool danger");
     expect(danger!.events.map((event) => event.name)).toContain("agentchart.tool.approval_granted");
     // Each agent's machine states are on its own run span, each call's on its own tool span.
-    expect(stateEvents(child!)).toContain("streaming.released");
+    expect(stateEvents(child!)).toContain("running.streaming.released");
     expect(machinesOf(child!)).toEqual(new Set(["agent"]));
     expect(machinesOf(root!)).toEqual(new Set(["agent"]));
     expect(stateEvents(named(spans, "execute_tool research")[0]!)).toEqual(
@@ -122,7 +122,7 @@ describe("tracing an agent with sub-agents", () => {
     expect(stateEvents(danger!)).toContain("awaitingApproval");
     // The child's states are not also on the root's span: the root streamed twice, the child twice.
     const streamed = (span: ReadableSpan) =>
-      stateEvents(span).filter((state) => state.startsWith("streaming"));
+      stateEvents(span).filter((state) => state.startsWith("running.streaming"));
     expect(streamed(root!)).toHaveLength(2);
     expect(streamed(child!)).toHaveLength(2);
   });
@@ -229,9 +229,23 @@ describe("tracing an agent with sub-agents", () => {
       "      chat scripted-1",
       "  chat scripted-1",
     ]);
-    const leafRun = named(tracing.spans(), "invoke_agent leaf")[0]!;
+    const spans = tracing.spans();
+    const leafRun = named(spans, "invoke_agent leaf")[0]!;
     expect(leafRun.attributes["agentchart.agent.path"]).toEqual(["m1", "l1"]);
-    expect(stateEvents(leafRun)).toContain("streaming.released");
+    expect(stateEvents(leafRun)).toContain("running.streaming.released");
     expect(tracing.openSpans()).toEqual([]);
+    // Each machine's states are on its own span at every depth: every agent streamed twice on its own
+    // run span (none of them on an ancestor's), and the deepest call's states are on its tool span.
+    for (const name of ["root", "middle", "leaf"]) {
+      const run = named(spans, `invoke_agent ${name}`)[0]!;
+      expect(machinesOf(run), name).toEqual(new Set(["agent"]));
+      expect(
+        stateEvents(run).filter((state) => state.startsWith("running.streaming")),
+        name,
+      ).toHaveLength(2);
+    }
+    const deepestCall = named(spans, "execute_tool echo")[0]!;
+    expect(machinesOf(deepestCall)).toEqual(new Set(["toolCall"]));
+    expect(stateEvents(deepestCall)).toContain("executing");
   });
 });

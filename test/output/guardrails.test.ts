@@ -132,7 +132,7 @@ describe("output guardrails", () => {
     const done = agent.prompt("hi");
     await checking.promise;
     expect(seen).toEqual(["check"]);
-    expect(agent.actor.getSnapshot().value).toEqual({ streaming: "checking" });
+    expect(agent.actor.getSnapshot().value).toEqual({ running: { streaming: "checking" } });
     gate.resolve();
     const result = await done;
     expect(result.stopReason).toBe("stop");

@@ -7,8 +7,8 @@ const srcRoot = path.resolve(import.meta.dirname, "../../src");
 /**
  * The layer unit of a source file: its top folder under src/, except for the parts of a machine's
  * folder (`machines/<name>/`), which sit at three layers: its data (`*.context.ts`, `*.events.ts`)
- * below the steps that read it, its runtime (`*.runtime.ts`) below the actors that use it, and the
- * machine with its actions and guards above them all.
+ * below the steps that read it, its implementations (`*.implementations.ts`: what the actors run) below
+ * the actors that use them, and the machine with its actions, guards and provided form above them all.
  */
 function unitOf(file: string): string {
   const parts = path.relative(srcRoot, file).split(path.sep);
@@ -16,7 +16,7 @@ function unitOf(file: string): string {
   const name = parts.at(-1)!;
   if (parts[0] === "machines" && parts.length === 3) {
     if (/\.(context|events)\.ts$/.test(name)) return "machines:data";
-    if (/\.runtime\.ts$/.test(name)) return "machines:runtime";
+    if (/\.implementations\.ts$/.test(name)) return "machines:implementations";
   }
   return parts[0]!;
 }
@@ -124,9 +124,9 @@ function cycles(graph: Map<string, Set<string>>): string[] {
   );
 }
 
-// The layers, lowest first: a unit may import only units of lower layers. types (and xstate, the one
-// module that reads XState's private API) ← the machines' data (context, events) ← pure steps (loop) ←
-// the machines' runtimes ← actors ← machines (definitions, actions, guards) ← agent, storage ← harness
+// The layers, lowest first: a unit may import only units of lower layers. types (and xstate, helpers
+// over XState's public API) ← the machines' data (context, events) ← pure steps (loop) ← the machines'
+// implementations ← actors ← machines (definitions, actions, guards, provided) ← agent, storage ← harness
 // ← postgres (its workers drive harnesses), ag-ui (the AG-UI server over agents and harnesses) ← cli,
 // otel, client (reads what ag-ui serves) ← react; tools, providers and the inspector are leaves beside
 // the steps, mcp (tools from MCP servers) sits on tools; the entry points at the top (".") import
@@ -135,7 +135,7 @@ const LAYERS = [
   ["types", "xstate"],
   ["machines:data"],
   ["loop", "tools", "providers", "inspector"],
-  ["machines:runtime"],
+  ["machines:implementations"],
   ["actors", "mcp"],
   ["machines"],
   ["agent", "storage"],
@@ -172,16 +172,26 @@ describe("source folders", () => {
     expect(harnessSubfolderEscapes()).toEqual([]);
   });
 
-  it("give each machine a folder of its parts, the agent's read like XState's: machine, context, events, actions, guards, runtime", () => {
+  it("give each machine a folder of its parts, the agent's read like XState's: machine, context, events, actions, guards, implementations, provided", () => {
     const parts = (name: string) =>
       readdirSync(path.join(srcRoot, "machines", name))
         .map((file) => file.replace(`${name}.`, "").replace(/\.ts$/, ""))
         .sort();
     expect(readdirSync(path.join(srcRoot, "machines")).sort()).toEqual(["agent", "harness", "tool-call"]);
-    expect(parts("agent")).toEqual(["actions", "context", "events", "guards", "machine", "runtime"]);
+    expect(parts("agent")).toEqual([
+      "actions",
+      "context",
+      "events",
+      "guards",
+      "implementations",
+      "machine",
+      "provided",
+    ]);
     expect(parts("tool-call")).toEqual(["context", "events", "machine"]);
     expect(unitOf(path.join(srcRoot, "machines/agent/agent.context.ts"))).toBe("machines:data");
-    expect(unitOf(path.join(srcRoot, "machines/agent/agent.runtime.ts"))).toBe("machines:runtime");
+    expect(unitOf(path.join(srcRoot, "machines/agent/agent.implementations.ts"))).toBe(
+      "machines:implementations",
+    );
     expect(unitOf(path.join(srcRoot, "machines/agent/agent.machine.ts"))).toBe("machines");
   });
 

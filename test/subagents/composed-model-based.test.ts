@@ -13,7 +13,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { InspectionEvent } from "xstate";
 import { agentMachine } from "../../src/machines/agent/agent.machine.js";
 import { toolCallMachine } from "../../src/machines/tool-call/tool-call.machine.js";
-import { parentOf } from "../../src/xstate/internals.js";
 import { createTransitionCoverage } from "../model-based/coverage.js";
 import { edgeCases, stateCases } from "../model-based/edges.js";
 import { expectTreeInvariants } from "./composed-invariants.js";
@@ -32,12 +31,15 @@ import { ComposedRig } from "./composed-rig.js";
 const machines = { agentMachine, toolCallMachine };
 const levels = { root: createTransitionCoverage(machines), child: createTransitionCoverage(machines) };
 
+// Each actor's depth, from its `xstate.init` inspection event (whose source is its parent).
+const depths = new WeakMap<object, number>();
+
 /** Root agent: depth 0, its calls 1; the child agent: 2, its calls 3. */
 function inspect(event: InspectionEvent): void {
+  if (event.type === "@xstate.event" && event.event.type === "xstate.init")
+    depths.set(event.actorRef, event.sourceRef ? (depths.get(event.sourceRef) ?? 0) + 1 : 0);
   if (event.type !== "@xstate.microstep") return;
-  let depth = 0;
-  for (let ref = parentOf(event.actorRef); ref; ref = parentOf(ref)) depth++;
-  (depth < 2 ? levels.root : levels.child).record(event);
+  ((depths.get(event.actorRef) ?? 0) < 2 ? levels.root : levels.child).record(event);
 }
 
 type Level = keyof typeof levels;
@@ -56,65 +58,71 @@ type Level = keyof typeof levels;
 const COMPOSITION: Record<Level, Record<"agentMachine" | "toolCallMachine", string[]>> = {
   root: {
     agentMachine: [
-      "agent: STEER → (stays)",
+      "agent.idle: PROMPT → agent.running",
+      "agent.running.executingTools: RESUME → (stays)",
+      "agent.running.executingTools: TOOL_PREPARED → (stays)",
+      "agent.running.executingTools: always [batchSettled] → agent.running.preparingTurn",
+      "agent.running.executingTools: xstate.done.actor.* → (stays)",
+      "agent.running.preparingTurn.deciding: DECIDED [planStreams] → agent.running.preparingTurn.injecting",
+      "agent.running.preparingTurn.deciding: DECIDED → agent.idle",
+      "agent.running.preparingTurn.injecting: INJECT → agent.running.preparingTurn.injecting",
+      "agent.running.preparingTurn.injecting: always [inboxEmpty] → agent.running.streaming",
+      "agent.running.streaming: REPLY_EVENTS → (stays)",
+      "agent.running.streaming: REPLY_STREAMED [replyFailed] → agent.idle",
+      "agent.running.streaming: REPLY_STREAMED [replyHasToolCalls] → agent.running.executingTools",
+      "agent.running.streaming: REPLY_STREAMED → agent.running.preparingTurn",
+      "agent.running.streaming: RESUME → agent.running.streaming",
+      "agent.running: ABORT [abortWaitsForStream] → (stays)",
+      "agent.running: ABORT [replyRecorded] → (stays)",
+      "agent.running: ABORT → agent.idle",
+      "agent.running: RUN_ABORTED [replyRecorded] → agent.idle",
       "agent: FOLLOW_UP → (stays)",
-      "agent.idle: PROMPT → agent.preparingTurn",
-      "agent.preparingTurn: ABORT → agent.idle",
-      "agent.preparingTurn.deciding: DECIDED [planStreams] → agent.preparingTurn.injecting",
-      "agent.preparingTurn.deciding: DECIDED → agent.idle",
-      "agent.preparingTurn.injecting: INJECT → agent.preparingTurn.injecting",
-      "agent.preparingTurn.injecting: always [inboxEmpty] → agent.streaming",
-      "agent.streaming: ABORT → (stays)",
-      "agent.streaming: RESUME → agent.streaming",
-      "agent.streaming: xstate.done.actor.stream [replyFailed] → agent.idle",
-      "agent.streaming: xstate.done.actor.stream [replyHasToolCalls] → agent.executingTools",
-      "agent.streaming: xstate.done.actor.stream → agent.preparingTurn",
-      "agent.executingTools: TOOL_PREPARED → (stays)",
-      "agent.executingTools: xstate.done.actor.* → (stays)",
-      "agent.executingTools: ABORT → agent.idle",
-      "agent.executingTools: RESUME → (stays)",
-      "agent.executingTools: always [batchSettled] → agent.preparingTurn",
+      "agent: STEER → (stays)",
+      "agent: SUB_AGENT_EVENTS → (stays)",
     ],
     toolCallMachine: [
-      "toolCall.preparing.validating: VALIDATED → toolCall.preparing.ready",
-      "toolCall.preparing.ready: EXECUTE [agentTool] → toolCall.startingAgent",
-      "toolCall.startingAgent: SUB_AGENT_READY → toolCall.delegating",
-      "toolCall.delegating: SUB_AGENT_ENDED → toolCall.collecting",
+      "toolCall.collecting: xstate.done.actor.collectSubAgent → toolCall.settled",
       "toolCall.delegating: ABORT → (stays)",
-      "toolCall.collecting: xstate.done.actor.0.toolCall.collecting → toolCall.settled",
+      "toolCall.delegating: SUB_AGENT_ENDED → toolCall.collecting",
+      "toolCall.preparing.ready: EXECUTE [agentTool] → toolCall.startingAgent",
+      "toolCall.preparing.validating: VALIDATED → toolCall.preparing.ready",
+      "toolCall.startingAgent: SUB_AGENT_READY → toolCall.delegating",
+      "toolCall: AGENT_EVENTS → (stays)",
     ],
   },
   child: {
     agentMachine: [
-      "agent: STEER → (stays)",
+      "agent.idle: PROMPT → agent.running",
+      "agent.running.executingTools: APPROVE_TOOL [toolCallRunning] → (stays)",
+      "agent.running.executingTools: DENY_TOOL [toolCallRunning] → (stays)",
+      "agent.running.executingTools: RESUME → (stays)",
+      "agent.running.executingTools: TOOL_AWAITING_APPROVAL → (stays)",
+      "agent.running.executingTools: TOOL_PREPARED → (stays)",
+      "agent.running.executingTools: always [batchSettled] → agent.running.preparingTurn",
+      "agent.running.executingTools: xstate.done.actor.* → (stays)",
+      "agent.running.preparingTurn.deciding: DECIDED [planStreams] → agent.running.preparingTurn.injecting",
+      "agent.running.preparingTurn.deciding: DECIDED → agent.idle",
+      "agent.running.preparingTurn.injecting: INJECT → agent.running.preparingTurn.injecting",
+      "agent.running.preparingTurn.injecting: always [inboxEmpty] → agent.running.streaming",
+      "agent.running.streaming: REPLY_EVENTS → (stays)",
+      "agent.running.streaming: REPLY_STREAMED [replyFailed] → agent.idle",
+      "agent.running.streaming: REPLY_STREAMED [replyHasToolCalls] → agent.running.executingTools",
+      "agent.running.streaming: REPLY_STREAMED → agent.running.preparingTurn",
+      "agent.running.streaming: RESUME → agent.running.streaming",
+      "agent.running: ABORT [replyRecorded] → (stays)",
+      "agent.running: ABORT → agent.idle",
+      "agent.running: RUN_ABORTED [replyRecorded] → agent.idle",
       "agent: FOLLOW_UP → (stays)",
-      "agent.idle: PROMPT → agent.preparingTurn",
-      "agent.preparingTurn.deciding: DECIDED [planStreams] → agent.preparingTurn.injecting",
-      "agent.preparingTurn.deciding: DECIDED → agent.idle",
-      "agent.preparingTurn.injecting: INJECT → agent.preparingTurn.injecting",
-      "agent.preparingTurn.injecting: always [inboxEmpty] → agent.streaming",
-      "agent.streaming: ABORT [isSubAgent] → agent.idle",
-      "agent.streaming: RESUME → agent.streaming",
-      "agent.streaming: xstate.done.actor.stream [replyFailed] → agent.idle",
-      "agent.streaming: xstate.done.actor.stream [replyHasToolCalls] → agent.executingTools",
-      "agent.streaming: xstate.done.actor.stream → agent.preparingTurn",
-      "agent.executingTools: TOOL_PREPARED → (stays)",
-      "agent.executingTools: TOOL_AWAITING_APPROVAL → (stays)",
-      "agent.executingTools: xstate.done.actor.* → (stays)",
-      "agent.executingTools: APPROVE_TOOL [toolCallRunning] → (stays)",
-      "agent.executingTools: DENY_TOOL [toolCallRunning] → (stays)",
-      "agent.executingTools: ABORT → agent.idle",
-      "agent.executingTools: RESUME → (stays)",
-      "agent.executingTools: always [batchSettled] → agent.preparingTurn",
+      "agent: STEER → (stays)",
     ],
     toolCallMachine: [
-      "toolCall.preparing.validating: VALIDATED → toolCall.preparing.ready",
-      "toolCall.preparing.ready: EXECUTE [needsApproval] → toolCall.awaitingApproval",
       "toolCall.awaitingApproval: APPROVE → toolCall.executing",
       "toolCall.awaitingApproval: DENY → toolCall.settled",
       "toolCall.awaitingApproval: REANNOUNCE → toolCall.awaitingApproval",
       "toolCall.executing: RESUME → toolCall.executing",
-      "toolCall.executing: xstate.done.actor.0.toolCall.executing → toolCall.settled",
+      "toolCall.executing: TOOL_EXECUTED → toolCall.settled",
+      "toolCall.preparing.ready: EXECUTE [needsApproval] → toolCall.awaitingApproval",
+      "toolCall.preparing.validating: VALIDATED → toolCall.preparing.ready",
     ],
   },
 };

@@ -1,4 +1,5 @@
 import { assign, type SnapshotFrom, setup } from "xstate";
+import { unwrapRunning } from "../support/run-value.js";
 import { type ChildReply, type ComposedRig, type Level, type RootReply, settleTree } from "./composed-rig.js";
 
 /**
@@ -230,14 +231,14 @@ const queues = (snapshot: NodeSnapshot): [number, number] => [
 
 export function observeTree(rig: ComposedRig): TreeObservation {
   const root = rig.agent.actor.getSnapshot() as unknown as NodeSnapshot;
-  const observation: TreeObservation = { root: root.value, rootQueues: queues(root) };
+  const observation: TreeObservation = { root: unwrapRunning(root.value), rootQueues: queues(root) };
   const path = rig.childPath();
   if (!path) return observation;
   const call = root.children[path[0]!]!.getSnapshot();
   observation.call = call.value;
   const child = call.children.agent?.getSnapshot();
   if (!child) return observation;
-  observation.child = child.value;
+  observation.child = unwrapRunning(child.value);
   observation.childQueues = queues(child);
   const refund = Object.entries(child.children).find(([id]) => /^r\d+$/.test(id))?.[1];
   if (refund) observation.refund = refund.getSnapshot().value;

@@ -1,40 +1,59 @@
 import type { AnyActorRef } from "xstate";
-import type { GuardrailOutcome } from "../../actors/guardrails.actor.js";
-import { type StreamedReply, takeHeldEvents } from "../../actors/stream-reply.actor.js";
 import { decisionWithoutCallbacks, planOf, takeFromQueue } from "../../loop/between-turns.js";
 import * as guardrailSteps from "../../loop/guardrail-steps.js";
 import * as handoffSteps from "../../loop/handoff-steps.js";
 import type { OutputVerdict } from "../../loop/output-steps.js";
 import * as outputSteps from "../../loop/output-steps.js";
 import * as steps from "../../loop/run-steps.js";
+import { isSubAgentProgress } from "../../loop/sub-agent-steps.js";
 import { INTERRUPTED_CALL_TEXT, phaseOf } from "../../loop/tool-batch.js";
 import { errorOutcome } from "../../loop/tool-outcome.js";
 import type { AgentEvent } from "../../types/events.js";
-import { isPromiseLike } from "../../types/maybe-async.js";
-import type { AgentMessage, AssistantMessage } from "../../types/messages.js";
-import { emitAfterMacrostep } from "../../xstate/internals.js";
-import type { SubAgentEnd, ToolCallInput } from "../tool-call/tool-call.context.js";
-import type { SubAgentEndedEvent, ToolAwaitingEvent } from "../tool-call/tool-call.events.js";
-import type { AgentMachineContext, InboxMessage, QueueName, ToolCallOutcome } from "./agent.context.js";
-import type { AgentMachineEvent } from "./agent.events.js";
-import { agentEmitter, runtimeOf } from "./agent.runtime.js";
+import type { GuardrailOutcome } from "../../types/guardrail.js";
+import type { AgentMessage } from "../../types/messages.js";
+import type { CallingAgent, SubAgentEnd, ToolCallInput } from "../tool-call/tool-call.context.js";
+import type {
+  AgentEventsEvent,
+  SubAgentEndedEvent,
+  SubAgentEventsEvent,
+  ToolAwaitingEvent,
+  ToolUpdateEvent,
+} from "../tool-call/tool-call.events.js";
+import type {
+  AgentMachineContext,
+  AgentParentEvent,
+  InboxMessage,
+  QueueName,
+  ToolCallOutcome,
+} from "./agent.context.js";
+import type { AgentMachineEvent, StreamedReply } from "./agent.events.js";
 
-// The actions of `agentMachine`, one function per name in its `setup()`. Two kinds live here. Most
-// only read the context and event and enqueue (the machine wraps them in `enqueueActions`): XState
-// runs them while it computes a transition, so they stay pure and apply the steps of `loop/`. The
-// effects (`abortRun`, `releaseHeldEvents`, and `runDecision`, `pollSteering`, `returnQueuedMessages`,
-// `renewController`, which the others enqueue as custom actions) call user code or touch the runtime:
-// XState runs them after the transition is computed, and they report back with events.
+// The actions of `agentMachine`, one function per name in its `setup()`. They only read the context
+// and event and enqueue (the machine wraps them in `enqueueActions`): XState runs them while it
+// computes a transition, so they stay pure and apply the steps of `loop/`. Every AgentEvent a step
+// makes is an `emit` action (a sub-agent also sends them to its call, `AGENT_EVENTS`, on their way to
+// the root). User code runs only in the actors and in the two custom actions `createAgentMachine`
+// provides (`pollSteering`, `returnQueuedMessages`), which XState runs after the transition is
+// computed; they report back with events.
+
+/** Messages of external queue sources handed back (`restoreQueuedMessages`), by queue. */
+export type QueuedReturns = { queue: QueueName; messages: AgentMessage[] }[];
+
+/** The custom actions `createAgentMachine` provides: they call user code. */
+export type ProvidedAction =
+  /** Polls the external steering source between tools; answers with `STEERING_POLLED`. */
+  | { type: "pollSteering"; params?: undefined }
+  /** Gives messages an ended run had drained back to their external source. */
+  | { type: "returnQueuedMessages"; params: QueuedReturns };
 
 /** The part of XState's `enqueue` the agent's actions use. */
 export interface Enqueue {
-  /** A custom action: runs after the transition is computed (user code and the runtime go here). */
-  (action: (args: { self: AnyActorRef }) => void): void;
+  (action: ProvidedAction): void;
   assign(assignment: (() => AgentMachineContext) | Partial<AgentMachineContext>): void;
   emit(event: AgentEvent): void;
   // biome-ignore lint/suspicious/noExplicitAny: internal events of the agent machine and its children
   sendTo(target: any, event: any): void;
-  sendParent(event: SubAgentEndedEvent): void;
+  sendParent(event: SubAgentEndedEvent | AgentEventsEvent | AgentParentEvent): void;
   spawnChild(src: "toolCall", options: { id: string; input: ToolCallInput }): void;
   spawnChild(src: "turnCallbacks", options: { id: string; input: { context: AgentMachineContext } }): void;
   stopChild(id: string): void;
@@ -48,20 +67,81 @@ export interface ActionArgs {
   self: AnyActorRef;
 }
 
-/** What a custom action gets: the agent's actor. */
-export interface SelfArgs {
-  self: AnyActorRef;
-}
-
 /**
- * Applies a step: its context, then its events (delivered after the macrostep, in order, where one
- * `emit` action each would deliver them; one custom action for all of them costs the interpreter less).
+ * Applies a step: its context, then its events as `emit` actions (delivered in order once the
+ * macrostep ends); a sub-agent also sends them to the call that runs it.
  */
 export function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineContext {
   enqueue.assign(() => result.context);
-  const events = result.events;
-  if (events.length > 0) enqueue(({ self }) => emitAfterMacrostep(self, events));
+  emitAll(enqueue, result.context, result.events);
   return result.context;
+}
+
+/**
+ * Emits `events` in order; a sub-agent (`context.parentToolCallId`) also sends them up to its call, and
+ * an agent whose input names `parentEvents` sends its parent those (`AgentParentEvent`).
+ */
+function emitAll(enqueue: Enqueue, context: AgentMachineContext, events: readonly AgentEvent[]): void {
+  if (events.length === 0) return;
+  for (const event of events) enqueue.emit(event);
+  if (context.parentToolCallId) enqueue.sendParent({ type: "AGENT_EVENTS", events: [...events] });
+  const wanted = context.parentEvents;
+  if (wanted)
+    for (const event of events)
+      if (wanted.includes(event.type))
+        enqueue.sendParent({ type: `agent.${event.type}`, agentId: context.agentId, event } as AgentParentEvent);
+}
+
+/** The reply's events that streamed (a batch of one microtask), emitted as they came. */
+export function emitReplyEvents({ context, enqueue }: ActionArgs, events: AgentEvent[]): void {
+  emitAll(enqueue, context, events);
+}
+
+/**
+ * The events of a child agent (the call `toolCallId` runs it), emitted with the path from this agent
+ * down (a parent's own forwarding prepends its part); the child's own replies and tool executions also
+ * become `tool_execution_update` progress of the call.
+ */
+export function forwardSubAgentEvents({ context, enqueue }: ActionArgs, from: SubAgentEventsEvent): void {
+  const forwarded: AgentEvent[] = [];
+  for (const event of from.events) {
+    const emitted: AgentEvent = { ...event, agentPath: [from.toolCallId, ...(event.agentPath ?? [])] };
+    forwarded.push(emitted);
+    if (event.agentPath === undefined && isSubAgentProgress(event))
+      forwarded.push({
+        type: "tool_execution_update",
+        toolCallId: from.toolCallId,
+        toolName: from.toolName,
+        args: from.args,
+        partialResult: { agentEvent: emitted },
+      });
+  }
+  emitAll(enqueue, context, forwarded);
+}
+
+/** An executing tool's progress, as `tool_execution_update`. */
+export function emitToolUpdate({ context, enqueue }: ActionArgs, update: ToolUpdateEvent): void {
+  emitAll(enqueue, context, [
+    {
+      type: "tool_execution_update",
+      toolCallId: update.toolCallId,
+      toolName: update.toolName,
+      args: update.args,
+      partialResult: update.partialResult,
+    },
+  ]);
+}
+
+/** What a tool call of this agent knows of it (its hooks' view, its child agent's parent). */
+function callingAgentOf(context: AgentMachineContext): CallingAgent {
+  return {
+    systemPrompt: context.systemPrompt,
+    messages: context.messages,
+    toolNames: context.toolNames,
+    agentId: context.agentId,
+    model: context.model,
+    path: context.place?.path ?? [],
+  };
 }
 
 /** Moves the tool batch forward: spawns the next call's actor or lets prepared calls execute. */
@@ -82,6 +162,7 @@ export function advanceToolBatch({ context, enqueue }: ActionArgs): void {
       toolCall: call,
       assistantMessage: batch.message,
       idempotencyKey: `${context.agentId}:${call.id}`,
+      agent: callingAgentOf(result.context),
       ...(batch.approved.includes(call.id) ? { approved: true } : {}),
     },
   });
@@ -128,60 +209,7 @@ export function resumeToolCalls({ context, event: plan, enqueue }: ActionArgs): 
   }
 }
 
-/** Messages of external queue sources handed back (`restoreQueuedMessages`), by queue. */
-export type QueuedReturns = { queue: QueueName; messages: AgentMessage[] }[];
-
-/** Custom action: gives messages an ended run had drained back to their external source. */
-export function returnQueuedMessages(self: AnyActorRef, returned: QueuedReturns): void {
-  const restore = runtimeOf(self).callbacks.restoreQueuedMessages;
-  for (const { queue, messages } of returned) restore?.(queue, messages);
-}
-
-/** Custom action: a run gets a fresh AbortController only when the last one was aborted (they are not free). */
-export function renewController(self: AnyActorRef): void {
-  const runtime = runtimeOf(self);
-  if (runtime.controller.signal.aborted) runtime.controller = new AbortController();
-}
-
-/** Custom action: aborts the run's signal (the stream, running tools and pending callbacks follow it). */
-export function abortRun({ self }: SelfArgs): void {
-  runtimeOf(self).controller.abort();
-}
-
-/**
- * Custom action, after a settled call with steering policy `betweenTools`: polls the external steering
- * source and answers with `STEERING_POLLED` (at once when it answers synchronously or there is none).
- * No further call starts until the answer arrives. What a poll returns after its run was aborted goes
- * back to the source.
- */
-export function pollSteering(self: AnyActorRef): void {
-  const runtime = runtimeOf(self);
-  const poll = runtime.callbacks.getSteeringMessages;
-  const answer = (external: AgentMessage[]) => self.send({ type: "STEERING_POLLED", external });
-  let polled: AgentMessage[] | Promise<AgentMessage[]> | undefined;
-  try {
-    polled = poll?.();
-  } catch {
-    // A throwing queue callback is reported by the poll after the turn, which ends the run.
-    answer([]);
-    return;
-  }
-  if (!isPromiseLike(polled)) {
-    answer((polled as AgentMessage[] | undefined) ?? []);
-    return;
-  }
-  const signal = runtime.controller.signal;
-  Promise.resolve(polled as PromiseLike<AgentMessage[]>).then(
-    (messages) => {
-      if (!signal.aborted) return answer(messages ?? []);
-      if (messages?.length) runtime.callbacks.restoreQueuedMessages?.("steering", messages);
-    },
-    () => answer([]),
-  );
-}
-
 export function beginRun({ context, event, enqueue }: ActionArgs): void {
-  enqueue(({ self }) => renewController(self));
   if (event.type === "PROMPT")
     apply(
       enqueue,
@@ -235,7 +263,7 @@ export function failTurn(
 export function endRun({ context, enqueue }: ActionArgs): void {
   const result = steps.endRun(context);
   const returned: QueuedReturns = result.returned;
-  if (returned.length > 0) enqueue(({ self }) => returnQueuedMessages(self, returned));
+  if (returned.length > 0) enqueue({ type: "returnQueuedMessages", params: returned });
   // A sub-agent tells the call that runs it first: once a listener sees `agent_end`, the call has
   // its result, so a snapshot taken then never holds an ended child whose call still waits.
   if (context.parentToolCallId)
@@ -254,13 +282,16 @@ export function recordReply({ context, enqueue }: ActionArgs, output: StreamedRe
 export function holdReply({ context, enqueue }: ActionArgs, reply: StreamedReply): void {
   enqueue.assign(() => ({
     ...context,
-    run: { ...context.run!, heldReply: { message: reply.message, sequential: reply.sequential } },
+    run: {
+      ...context.run!,
+      heldReply: { message: reply.message, sequential: reply.sequential, events: reply.heldEvents ?? [] },
+    },
   }));
 }
 
-export function releaseHeldEvents({ self }: SelfArgs, reply: AssistantMessage): void {
-  const emit = agentEmitter(self);
-  for (const event of takeHeldEvents(reply)) emit(event);
+/** The held reply passed the output guardrails: its events reach the listeners now, in order. */
+export function releaseHeldEvents({ context, enqueue }: ActionArgs): void {
+  emitAll(enqueue, context, context.run?.heldReply?.events ?? []);
 }
 
 export function dropHeldReply({ context, enqueue }: ActionArgs): void {
@@ -315,22 +346,34 @@ export function recordToolOutcome({ context, enqueue }: ActionArgs, outcome: Too
   apply(enqueue, result);
   if (steps.wantsSteeringPoll(result.context)) {
     enqueue.assign(() => steps.setSteeringPoll(result.context, true));
-    enqueue(({ self }) => pollSteering(self));
+    enqueue({ type: "pollSteering" });
   }
 }
 
 export function keepLateSteering({ context, enqueue }: ActionArgs, external: AgentMessage[]): void {
   if (external.length === 0) return;
   if (context.run) enqueue.assign(() => steps.keepInInbox(context, external));
-  else enqueue(({ self }) => returnQueuedMessages(self, [{ queue: "steering", messages: external }]));
+  else enqueue({ type: "returnQueuedMessages", params: [{ queue: "steering", messages: external }] });
 }
 
 export function abortToolBatch({ context, enqueue }: ActionArgs, text: string | undefined): void {
   const result = steps.abortToolBatch(context, text);
-  // A call running a child agent aborts it first: the child's run ends with its own `agent_end`.
-  for (const id of result.stop) enqueue.sendTo(id, { type: "ABORT" });
   apply(enqueue, result);
   for (const id of result.stop) enqueue.stopChild(id);
+}
+
+/** Tells every running call the run ends: a call running a child agent aborts it (its own `agent_end`). */
+export function abortCalls({ context, enqueue }: ActionArgs): void {
+  for (const id of steps.abortToolBatch(context, undefined).stop) enqueue.sendTo(id, { type: "ABORT" });
+}
+
+/**
+ * Ends the run in the next macrostep (a self-sent `RUN_ABORTED`, or `RUN_FAILED` with the error of a
+ * `FAIL`): the events the aborted calls' child agents send up meanwhile are emitted before this
+ * agent's own end.
+ */
+export function endRunNext({ enqueue, self }: ActionArgs, error: string | undefined): void {
+  enqueue.sendTo(self, error === undefined ? { type: "RUN_ABORTED" } : { type: "RUN_FAILED", error });
 }
 
 export function forwardToCall({ enqueue, event }: ActionArgs): void {
@@ -341,20 +384,27 @@ export function forwardToCall({ enqueue, event }: ActionArgs): void {
     enqueue.sendTo(event.toolCallId, { type: "ANSWER", result: event.result, isError: event.isError });
 }
 
-export function announceWaitingCall({ enqueue }: ActionArgs, request: ToolAwaitingEvent): void {
-  enqueue.emit({
-    type: request.type === "TOOL_AWAITING_APPROVAL" ? "tool_approval_request" : "tool_client_request",
-    toolCallId: request.toolCallId,
-    toolName: request.toolName,
-    args: request.args,
-  });
+export function announceWaitingCall({ context, enqueue }: ActionArgs, request: ToolAwaitingEvent): void {
+  emitAll(enqueue, context, [
+    {
+      type: request.type === "TOOL_AWAITING_APPROVAL" ? "tool_approval_request" : "tool_client_request",
+      toolCallId: request.toolCallId,
+      toolName: request.toolName,
+      args: request.args,
+    },
+  ]);
 }
 
 export function announceResume(
-  { enqueue }: ActionArgs,
+  { context, enqueue }: ActionArgs,
   from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools",
 ): void {
-  enqueue.emit({ type: "agent_resume", from });
+  emitAll(enqueue, context, [{ type: "agent_resume", from }]);
+}
+
+/** Asks the stream actor to end the reply now: it answers with the partial reply, marked aborted. */
+export function abortStream({ enqueue }: ActionArgs): void {
+  enqueue.sendTo("stream", { type: "ABORT" });
 }
 
 export function enqueueMessage({ context, event, enqueue }: ActionArgs): void {
@@ -366,6 +416,30 @@ export function clearQueues({ event, enqueue }: ActionArgs): void {
   if (event.type !== "CLEAR_QUEUES") return;
   if (event.queue) enqueue.assign({ [event.queue]: [] });
   else enqueue.assign({ steering: [], followUp: [] });
+}
+
+export function setModel({ event, enqueue }: ActionArgs): void {
+  if (event.type === "SET_MODEL") enqueue.assign({ model: event.model });
+}
+
+export function setThinkingLevel({ event, enqueue }: ActionArgs): void {
+  if (event.type === "SET_THINKING_LEVEL") enqueue.assign({ thinkingLevel: event.thinkingLevel });
+}
+
+export function setSystemPrompt({ event, enqueue }: ActionArgs): void {
+  if (event.type === "SET_SYSTEM_PROMPT") enqueue.assign({ systemPrompt: event.systemPrompt });
+}
+
+export function setTools({ event, enqueue }: ActionArgs): void {
+  if (event.type === "SET_TOOLS") enqueue.assign({ toolNames: [...event.toolNames] });
+}
+
+export function setStreamOptions({ event, enqueue }: ActionArgs): void {
+  if (event.type === "SET_STREAM_OPTIONS") enqueue.assign({ streamOptions: { ...event.streamOptions } });
+}
+
+export function setMessages({ event, enqueue }: ActionArgs): void {
+  if (event.type === "SET_MESSAGES") enqueue.assign({ messages: [...event.messages] });
 }
 
 export function reset({ enqueue }: ActionArgs): void {

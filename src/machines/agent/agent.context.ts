@@ -1,3 +1,4 @@
+import type { AgentEvent } from "../../types/events.js";
 import type { GuardrailNames } from "../../types/guardrail.js";
 import type { SteeringPolicy } from "../../types/loop.js";
 import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../../types/messages.js";
@@ -12,7 +13,7 @@ export type QueueName = "steering" | "followUp";
 
 /**
  * Stream options that are plain data and may be persisted with the agent. API keys, headers and
- * callbacks are runtime options (`AgentRuntime.streamOptions`) and are never part of the context.
+ * callbacks are options of `createAgentMachine` (its `AgentCallbacks`) and never part of the context.
  */
 export type PersistableStreamOptions = Pick<
   StreamOptions,
@@ -82,10 +83,12 @@ export interface RunState {
   stopReason?: "error" | "aborted";
 }
 
-/** A reply that streamed while held: the message and how its tool calls must run. */
+/** A reply that streamed while held: the message, how its tool calls must run, and its events. */
 export interface HeldReply {
   message: AssistantMessage;
   sequential: boolean;
+  /** Its events (deltas…), emitted once the output guardrails pass (empty for a snapshot of 0.3.0). */
+  events: AgentEvent[];
 }
 
 /** Behaviour settings of the agent (plain data, persisted). */
@@ -99,7 +102,7 @@ export interface AgentSettings {
 
 /**
  * The context of `agentMachine`: everything about an agent, as JSON-safe data. Functions (StreamFn,
- * tool implementations, callbacks) live in the `AgentRuntime` bound to the actor, never here.
+ * tool implementations, callbacks) are the machine's implementations (`createAgentMachine`), never here.
  */
 export interface AgentMachineContext {
   /** Stable id of this agent; with a tool call id it makes the call's idempotency key. */
@@ -107,7 +110,7 @@ export interface AgentMachineContext {
   systemPrompt: string;
   model: Model;
   thinkingLevel: ThinkingLevel;
-  /** Names of the active tools (implementations come from the runtime). */
+  /** Names of the active tools (implementations: the machine's). */
   toolNames: string[];
   messages: AgentMessage[];
   steering: AgentMessage[];
@@ -116,13 +119,17 @@ export interface AgentMachineContext {
   streamOptions: PersistableStreamOptions;
   /** The error of the last failed turn. */
   errorMessage: string | undefined;
-  /** The agent's guardrails by name (implementations in the runtime). */
+  /** The agent's guardrails by name (implementations: the machine's). */
   guardrails: GuardrailNames;
-  /** The runtime has between-turn callbacks (else the machine decides between turns by itself). */
+  /** The machine has between-turn callbacks (else it decides between turns by itself). */
   hasTurnCallbacks: boolean;
   run: RunState | undefined;
   /** This agent is a sub-agent run by that tool call of its parent (see `defineAgentTool`). */
   parentToolCallId?: string;
+  /** A sub-agent's place in its tree (its path from the root, the call that runs it). */
+  place?: SubAgentPlace;
+  /** The types of this agent's events its parent actor also receives, as `AgentParentEvent`s. */
+  parentEvents?: AgentEvent["type"][];
   /** The agent a handoff made active (see `defineHandoff`); absent: the agent as it was built. */
   activeAgent?: string;
 }
@@ -140,6 +147,8 @@ export interface AgentStart {
   guardrails?: GuardrailNames;
   hasTurnCallbacks?: boolean;
   parentToolCallId?: string;
+  place?: SubAgentPlace;
+  parentEvents?: AgentEvent["type"][];
   /** The handoff target the agent starts as (its prompt, tools and model already in the fields above). */
   activeAgent?: string;
 }
@@ -169,6 +178,37 @@ export function initialAgentContext(start: AgentStart): AgentMachineContext {
     hasTurnCallbacks: start.hasTurnCallbacks ?? true,
     run: undefined,
     ...(start.parentToolCallId ? { parentToolCallId: start.parentToolCallId } : {}),
+    ...(start.place ? { place: start.place } : {}),
+    ...(start.parentEvents?.length ? { parentEvents: [...start.parentEvents] } : {}),
     ...(start.activeAgent ? { activeAgent: start.activeAgent } : {}),
   };
 }
+
+/** A sub-agent's place in its tree: its path from the root and the call that runs it (data). */
+export interface SubAgentPlace {
+  /** Tool call ids from the root down to this agent. */
+  path: string[];
+  /** The call's validated arguments (its spec is the agent tool's `agent(args)`). */
+  args: unknown;
+  toolName: string;
+}
+
+/** The part of an agent's context its callbacks see, as data (handed to the actors that call them). */
+export interface AgentView {
+  systemPrompt: string;
+  messages: AgentMessage[];
+  toolNames: string[];
+}
+
+/**
+ * What the parent of an agent actor receives for each event whose type its input names in
+ * `parentEvents`: `agent.<event type>` (e.g. `agent.tool_approval_request`) with the event and the
+ * agent's id — so an app machine that invokes the agent handles its events in its own transitions.
+ */
+export type AgentParentEvent = {
+  [TType in AgentEvent["type"]]: {
+    type: `agent.${TType}`;
+    agentId: string;
+    event: Extract<AgentEvent, { type: TType }>;
+  };
+}[AgentEvent["type"]];

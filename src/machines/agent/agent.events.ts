@@ -1,12 +1,22 @@
 import type { DoneActorEvent, ErrorActorEvent } from "xstate";
+import type { AgentEvent } from "../../types/events.js";
+import type { GuardrailOutcome } from "../../types/guardrail.js";
 import type { AgentMessage, AssistantMessage } from "../../types/messages.js";
 import type { Model, ThinkingLevel } from "../../types/model.js";
 import type { RunOutputState } from "../../types/output.js";
 import type { ToolResult } from "../../types/tool.js";
-import type { ToolAwaitingEvent, ToolPreparedEvent } from "../tool-call/tool-call.events.js";
+import type {
+  SubAgentEventsEvent,
+  ToolAwaitingEvent,
+  ToolPreparedEvent,
+  ToolUpdateEvent,
+} from "../tool-call/tool-call.events.js";
 import type { PersistableStreamOptions, QueueName, ToolCallOutcome } from "./agent.context.js";
 
-/** The events `agentMachine` accepts from outside: everything the `Agent` class does is one of them. */
+/**
+ * The commands `agentMachine` accepts from outside (the parent-facing union): everything the `Agent`
+ * class does is one of them. The machine's other events are internal (`AgentInternalEvent`).
+ */
 export type AgentCommand =
   /** Starts a run with new messages (idle only); `output`: the typed output the run must give. */
   | { type: "PROMPT"; messages: AgentMessage[]; output?: RunOutputState }
@@ -46,7 +56,7 @@ export type AgentCommand =
   | { type: "SET_MODEL"; model: Model }
   | { type: "SET_THINKING_LEVEL"; thinkingLevel: ThinkingLevel }
   | { type: "SET_SYSTEM_PROMPT"; systemPrompt: string }
-  /** Active tools by name; their implementations must be in the runtime. */
+  /** Active tools by name; the machine must have their implementations. */
   | { type: "SET_TOOLS"; toolNames: string[] }
   /** Replaces the transcript (idle only). */
   | { type: "SET_MESSAGES"; messages: AgentMessage[] }
@@ -75,7 +85,7 @@ export type ResumedCallState =
 
 /**
  * What the between-turn callbacks decided, as data (the `DECIDED` event of the agent machine): tools of
- * a replaced context are named, their implementations were added to the runtime by the actor that ran
+ * a replaced context are named, their implementations were added to the machine's by the actor that ran
  * the callbacks.
  */
 export interface TurnDecision {
@@ -91,15 +101,53 @@ export type DecisionEvent =
   | { type: "DECIDED"; decision: TurnDecision }
   | { type: "DECISION_FAILED"; error: string };
 
-/** Internal events: decisions, injections, tool call children and their completions. */
+/**
+ * Internal events, sent by the machine to itself and by its children — never by an app: decisions,
+ * injections, the stream's events and reply, tool calls' progress and completions, a child agent's
+ * events.
+ */
 export type AgentInternalEvent =
   | DecisionEvent
   | { type: "INJECT" }
+  /** Self-sent by `ABORT` while calls run: ends the run after their (and their child agents') last events. */
+  | { type: "RUN_ABORTED" }
+  /** The same for `FAIL`. */
+  | { type: "RUN_FAILED"; error: string }
   /** A between-tools steering poll answered (`external`: what the external source returned). */
   | { type: "STEERING_POLLED"; external: AgentMessage[] }
+  | StreamActorEvent
   | ToolPreparedEvent
   | ToolAwaitingEvent
+  | ToolUpdateEvent
+  | SubAgentEventsEvent
   | DoneActorEvent<ToolCallOutcome, string>
   | ErrorActorEvent<unknown, string>;
 
 export type AgentMachineEvent = AgentCommand | AgentInternalEvent;
+
+/** What a model call gave: the final message, and whether `message_start` was already emitted. */
+export interface StreamReplyOutput {
+  message: AssistantMessage;
+  /** Whether `message_start` was already emitted for this reply. */
+  started: boolean;
+}
+
+/** What the stream actor hands the agent: the reply, and whether its tool calls must run one by one. */
+export interface StreamedReply extends StreamReplyOutput {
+  /** Configured sequential, or a called tool has `executionMode: "sequential"`. */
+  sequential: boolean;
+  /** Its events are held for the output guardrails (`heldEvents`); none reached a listener. */
+  held: boolean;
+  /** The events of a held reply, in order: the machine emits them once the output guardrails pass. */
+  heldEvents?: AgentEvent[];
+  /** A parallel input guardrail tripped: the model call was cut and nothing of it was released. */
+  inputTrip?: GuardrailOutcome;
+}
+
+/** What the stream actor sends its agent: the reply's events as they stream, then the reply. */
+export type StreamActorEvent =
+  /** Events that streamed in one microtask (deltas, `message_start`, `output_delta`), in order. */
+  { type: "REPLY_EVENTS"; events: AgentEvent[] } | { type: "REPLY_STREAMED"; reply: StreamedReply };
+
+/** What the stream actor accepts: `ABORT` ends the reply at once with its partial content. */
+export type StreamActorCommand = { type: "ABORT" };

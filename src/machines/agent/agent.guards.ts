@@ -1,15 +1,17 @@
-import type { GuardrailOutcome } from "../../actors/guardrails.actor.js";
-import type { StreamedReply } from "../../actors/stream-reply.actor.js";
+import { and, not, or, stateIn } from "xstate";
 import { planOf } from "../../loop/between-turns.js";
 import { type OutputVerdict, outputCandidate } from "../../loop/output-steps.js";
 import * as steps from "../../loop/run-steps.js";
 import { isBatchSettled } from "../../loop/tool-batch.js";
+import type { GuardrailOutcome } from "../../types/guardrail.js";
 import type { AssistantMessage } from "../../types/messages.js";
 import type { AgentMachineContext } from "./agent.context.js";
-import type { TurnDecision } from "./agent.events.js";
+import type { StreamedReply, TurnDecision } from "./agent.events.js";
 
 // The guards of `agentMachine`: pure predicates of the context and of the params the machine hands
-// them (an actor's output, a decision). They never see the runtime: what a guard needs is data.
+// them (an actor's output, a decision), and of the state (`stateIn`) for `ABORT` and `FAIL`, which the
+// `running` state handles for all its states. They never see an implementation: what a guard needs
+// is data.
 
 /** What a guard reads. */
 export interface GuardArgs {
@@ -82,3 +84,18 @@ export function canContinue({ context }: GuardArgs): boolean {
   if (!last) return false;
   return last.role !== "assistant" || context.steering.length > 0 || context.followUp.length > 0;
 }
+
+/** A reply streams and is not yet being checked: the stream actor answers an abort with the partial reply. */
+export const replyStreaming = and([
+  stateIn("#agent.running.streaming"),
+  not(stateIn("#agent.running.streaming.checking")),
+]);
+
+/** `ABORT` waits for the stream's partial reply — except in a sub-agent, which its parent stops right after. */
+export const abortWaitsForStream = and([replyStreaming, not(isSubAgent as never)]);
+
+/** The turn's reply is in the transcript (its calls or its typed output are being handled). */
+export const replyRecorded = or([
+  stateIn("#agent.running.validatingOutput"),
+  stateIn("#agent.running.executingTools"),
+]);

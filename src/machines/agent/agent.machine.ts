@@ -1,15 +1,22 @@
-import { enqueueActions, setup } from "xstate";
-import { type GuardrailCheck, guardrailsActor } from "../../actors/guardrails.actor.js";
-import { type StreamedReply, type StreamRequest, streamReplyActor } from "../../actors/stream-reply.actor.js";
-import { turnCallbacksActor } from "../../actors/turn-callbacks.actor.js";
-import { type OutputValidation, validateOutputActor } from "../../actors/validate-output.actor.js";
-import { outputCandidate, outputViaTool, pendingOutput, validatedReply } from "../../loop/output-steps.js";
+import { enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import type { GuardrailCheck } from "../../actors/guardrails.actor.js";
+import type { StreamRequest } from "../../actors/stream-reply.actor.js";
+import type { OutputValidation } from "../../actors/validate-output.actor.js";
+import {
+  type OutputVerdict,
+  outputCandidate,
+  outputViaTool,
+  pendingOutput,
+  validatedReply,
+} from "../../loop/output-steps.js";
 import { errorOutcome } from "../../loop/tool-outcome.js";
 import { errorText } from "../../types/error-text.js";
 import type { AgentEvent } from "../../types/events.js";
+import type { GuardrailOutcome } from "../../types/guardrail.js";
 import type { AgentMessage } from "../../types/messages.js";
 import type { Model, ThinkingLevel } from "../../types/model.js";
-import { bindSubAgentLogic, toolCallMachine } from "../tool-call/tool-call.machine.js";
+import { notProvided } from "../../xstate/not-provided.js";
+import { toolCallMachine } from "../tool-call/tool-call.machine.js";
 import * as actions from "./agent.actions.js";
 import type {
   AgentMachineContext,
@@ -18,30 +25,48 @@ import type {
   ToolCallOutcome,
 } from "./agent.context.js";
 import { initialAgentContext } from "./agent.context.js";
-import type { AgentMachineEvent } from "./agent.events.js";
+import type { AgentMachineEvent, DecisionEvent, StreamActorCommand, StreamedReply } from "./agent.events.js";
 import * as guards from "./agent.guards.js";
-import { type AgentRuntime, bindAgentRuntime, guardrailNamesOf, hasTurnCallbacks } from "./agent.runtime.js";
+import { agentViewOf, type SubAgentPlace } from "./agent.implementations.js";
 
-/** Input of `agentMachine`: the runtime (functions) and the agent's initial data. */
+/**
+ * Input of the agent machine: the agent's initial data, JSON-safe (its functions are the machine's
+ * implementations, see `createAgentMachine`).
+ */
 export interface AgentMachineInput {
-  runtime: AgentRuntime;
   agentId?: string;
   model: Model;
   systemPrompt?: string;
   thinkingLevel?: ThinkingLevel;
-  /** Active tools by name (default: every tool of the runtime, handoff targets' included). */
+  /** Active tools by name (default: every tool of the machine, handoff targets' included). */
   toolNames?: string[];
   messages?: AgentMessage[];
   settings?: Partial<AgentSettings>;
   streamOptions?: PersistableStreamOptions;
   /** The tool call that runs this agent as a sub-agent (see `defineAgentTool`). */
   parentToolCallId?: string;
+  /** A sub-agent's place in its tree. */
+  place?: SubAgentPlace;
+  /**
+   * The types of this agent's events its parent actor (an app machine that invokes or spawns it) also
+   * receives, each as an `AgentParentEvent` `agent.<type>` (e.g. `["tool_approval_request", "agent_end"]`).
+   */
+  parentEvents?: AgentEvent["type"][];
   /** The handoff target it starts as (`systemPrompt`, `toolNames` and `model` are the target's). */
   activeAgent?: string;
 }
 
 const ABORTED_TEXT = "Run was aborted";
 const callbackErrorText = (error: unknown) => `Agent loop callback failed: ${errorText(error)}`;
+
+/**
+ * What the machine's context takes besides the input: what `createAgentMachine` knows of its
+ * implementations (the guardrails' names, whether there are between-turn callbacks).
+ */
+export interface AgentMachineStart extends AgentMachineInput {
+  guardrails?: AgentMachineContext["guardrails"];
+  hasTurnCallbacks?: boolean;
+}
 
 // Used only by XState's inert actor scope (`transition(agentMachine, …)` creates one without input).
 const NO_MODEL: Model = { id: "none", api: "none", provider: "none", contextWindow: 0, maxTokens: 0 };
@@ -58,7 +83,7 @@ function enqueueing<TParams>(action: (args: actions.ActionArgs, params: TParams)
     AgentMachineEvent,
     // biome-ignore lint/suspicious/noExplicitAny: the children it may spawn are spelled out by `Enqueue`
     any,
-    never,
+    actions.ProvidedAction,
     never,
     never,
     AgentEvent
@@ -66,45 +91,21 @@ function enqueueing<TParams>(action: (args: actions.ActionArgs, params: TParams)
 }
 
 /**
- * `ABORT` and `FAIL` in a state whose reply may have unanswered calls (`validatingOutput`,
- * `executingTools`): every call answered, the turn closed, the run ended.
- */
-const END_ANSWERING_CALLS = {
-  ABORT: {
-    target: "idle",
-    actions: ["abortRun", { type: "abortToolBatch", params: undefined }, "closeTurn", "endRun"],
-  },
-  FAIL: {
-    target: "idle",
-    actions: [
-      "abortRun",
-      { type: "abortToolBatch", params: ({ event }: { event: { error: string } }) => event.error },
-      "closeTurn",
-      {
-        type: "failTurn",
-        params: ({ event }: { event: { error: string } }) => ({
-          reason: "error" as const,
-          text: event.error,
-        }),
-      },
-      "endRun",
-    ],
-  },
-} as const;
-
-/**
  * One agent, one long-lived actor: `idle` —PROMPT/CONTINUE→ `preparingTurn` (`deciding`: the
- * between-turn callbacks, an invoked actor; `injecting`: one queued message per step) → `streaming`
+ * between-turn callbacks, a spawned actor; `injecting`: one queued message per step) → `streaming`
  * (the stream actor) → `executingTools` (one spawned `toolCallMachine` per call, id = tool call id) →
- * `preparingTurn` → … → `idle`. Never final. Every AgentEvent is emitted by this actor (`actor.on(type,
- * …)`). The context is JSON-safe data (see `AgentMachineContext`); functions come from the
- * `AgentRuntime` given as `input.runtime`. `ABORT` ends a run from any state with every tool call
- * answered and `agent_end`; `FAIL` does the same with an error outcome. `RESUME_CALLS` starts a run that
- * answers the calls of a reply recorded earlier (a resumed session).
+ * `preparingTurn` → … → `idle`. Never final. Every AgentEvent is an `emit` action of this actor. The
+ * context is JSON-safe data (see `AgentMachineContext`); the functions — StreamFn, tools, callbacks,
+ * guardrails — are the implementations `createAgentMachine(options)` provides: this definition alone
+ * names them and has none. `ABORT` ends a run from any state with every tool call answered and
+ * `agent_end`; `FAIL` does the same with an error outcome. `RESUME_CALLS` starts a run that answers
+ * the calls of a reply recorded earlier (a resumed session).
  *
  * Transitions are pure: guards, assignments and `enqueueActions` bodies read only the context and the
- * event. User code (callbacks, hooks, tools, queue sources) runs in invoked actors and custom actions,
- * which XState runs after the transition is computed, and reports back with events.
+ * event. User code (callbacks, hooks, tools, queue sources) runs in actors and in the provided custom
+ * actions, which XState runs after the transition is computed, and reports back with events. The
+ * decision between turns and each injection are self-sent events — a macrostep each, not `raise` — so
+ * that an `ABORT` sent from a listener of the previous step's events lands before them.
  */
 export const agentMachine = setup({
   types: {
@@ -114,14 +115,18 @@ export const agentMachine = setup({
     emitted: {} as AgentEvent,
   },
   actors: {
-    streamReply: streamReplyActor,
+    streamReply: notProvided("streamReply", fromCallback<StreamActorCommand, StreamRequest>),
     toolCall: toolCallMachine,
-    guardrails: guardrailsActor,
-    validateOutput: validateOutputActor,
-    turnCallbacks: turnCallbacksActor,
+    guardrails: notProvided("guardrails", fromPromise<GuardrailOutcome, GuardrailCheck>),
+    validateOutput: notProvided("validateOutput", fromPromise<OutputVerdict, OutputValidation>),
+    turnCallbacks: notProvided(
+      "turnCallbacks",
+      fromCallback<DecisionEvent, { context: AgentMachineContext }>,
+    ),
   },
   actions: {
-    abortRun: actions.abortRun,
+    pollSteering: (_args, _params: undefined) => missingAction("pollSteering"),
+    returnQueuedMessages: (_args, _params: actions.QueuedReturns) => missingAction("returnQueuedMessages"),
     beginRun: enqueueing(actions.beginRun),
     startDecision: enqueueing(actions.startDecision),
     stopDecision: enqueueing(actions.stopDecision),
@@ -131,9 +136,11 @@ export const agentMachine = setup({
     failTurn: enqueueing(actions.failTurn),
     endRun: enqueueing(actions.endRun),
     recordReply: enqueueing(actions.recordReply),
+    emitReplyEvents: enqueueing(actions.emitReplyEvents),
     holdReply: enqueueing(actions.holdReply),
-    releaseHeldEvents: actions.releaseHeldEvents,
+    releaseHeldEvents: enqueueing(actions.releaseHeldEvents),
     dropHeldReply: enqueueing(actions.dropHeldReply),
+    abortStream: enqueueing(actions.abortStream),
     tripGuardrail: enqueueing(actions.tripGuardrail),
     inputPassed: enqueueing(actions.inputPassed),
     applyOutputVerdict: enqueueing(actions.applyOutputVerdict),
@@ -143,9 +150,13 @@ export const agentMachine = setup({
     advanceToolBatch: enqueueing(actions.advanceToolBatch),
     markPrepared: enqueueing(actions.markPrepared),
     recordToolOutcome: enqueueing(actions.recordToolOutcome),
+    emitToolUpdate: enqueueing(actions.emitToolUpdate),
+    forwardSubAgentEvents: enqueueing(actions.forwardSubAgentEvents),
     steeringPolled: enqueueing(actions.steeringPolled),
     keepLateSteering: enqueueing(actions.keepLateSteering),
     abortToolBatch: enqueueing(actions.abortToolBatch),
+    abortCalls: enqueueing(actions.abortCalls),
+    endRunNext: enqueueing(actions.endRunNext),
     forwardToCall: enqueueing(actions.forwardToCall),
     announceWaitingCall: enqueueing(actions.announceWaitingCall),
     announceResume: enqueueing(actions.announceResume),
@@ -153,206 +164,220 @@ export const agentMachine = setup({
     enqueueMessage: enqueueing(actions.enqueueMessage),
     clearQueues: enqueueing(actions.clearQueues),
     reset: enqueueing(actions.reset),
+    setModel: enqueueing(actions.setModel),
+    setThinkingLevel: enqueueing(actions.setThinkingLevel),
+    setSystemPrompt: enqueueing(actions.setSystemPrompt),
+    setTools: enqueueing(actions.setTools),
+    setStreamOptions: enqueueing(actions.setStreamOptions),
+    setMessages: enqueueing(actions.setMessages),
   },
   guards,
 }).createMachine({
   id: "agent",
-  context: ({ input, self }) => {
-    if (!input) return initialAgentContext({ model: NO_MODEL, toolNames: [] });
-    bindAgentRuntime(self, input.runtime);
-    return initialAgentContext({
-      ...input,
-      toolNames: input.toolNames ?? [...input.runtime.tools.keys()],
-      guardrails: guardrailNamesOf(input.runtime),
-      hasTurnCallbacks: hasTurnCallbacks(input.runtime),
-    });
+  context: ({ input }) => {
+    const start = input as AgentMachineStart | undefined;
+    if (!start) return initialAgentContext({ model: NO_MODEL, toolNames: [] });
+    return initialAgentContext({ ...start, toolNames: start.toolNames ?? [] });
   },
   initial: "idle",
+  description:
+    "One agent, one long-lived actor: idle between runs; a run prepares each turn, streams the model's reply, runs the reply's tool calls (a child actor each) and goes on until the model stops. Emits every AgentEvent.",
   on: {
-    // A between-tools steering poll that answers after its batch settled: the run keeps the messages
-    // for its next turn (or, if it has ended, gives them back).
-    STEERING_POLLED: { actions: { type: "keepLateSteering", params: ({ event }) => event.external } },
+    STEERING_POLLED: {
+      description:
+        "A between-tools steering poll answered after its batch settled: the run keeps the messages for its next turn (or, if it has ended, gives them back).",
+      actions: { type: "keepLateSteering", params: ({ event }) => event.external },
+    },
     STEER: { actions: "enqueueMessage" },
     FOLLOW_UP: { actions: "enqueueMessage" },
     CLEAR_QUEUES: { actions: "clearQueues" },
-    SET_MODEL: { actions: enqueueActions(({ event, enqueue }) => enqueue.assign({ model: event.model })) },
-    SET_THINKING_LEVEL: {
-      actions: enqueueActions(({ event, enqueue }) => enqueue.assign({ thinkingLevel: event.thinkingLevel })),
-    },
-    SET_SYSTEM_PROMPT: {
-      actions: enqueueActions(({ event, enqueue }) => enqueue.assign({ systemPrompt: event.systemPrompt })),
-    },
-    SET_TOOLS: {
-      actions: enqueueActions(({ event, enqueue }) => enqueue.assign({ toolNames: [...event.toolNames] })),
-    },
-    SET_STREAM_OPTIONS: {
-      actions: enqueueActions(({ event, enqueue }) =>
-        enqueue.assign({ streamOptions: { ...event.streamOptions } }),
-      ),
+    SET_MODEL: { actions: "setModel" },
+    SET_THINKING_LEVEL: { actions: "setThinkingLevel" },
+    SET_SYSTEM_PROMPT: { actions: "setSystemPrompt" },
+    SET_TOOLS: { actions: "setTools" },
+    SET_STREAM_OPTIONS: { actions: "setStreamOptions" },
+    SUB_AGENT_EVENTS: {
+      description: "A child agent's events: emitted with their agentPath (and passed up by a sub-agent).",
+      actions: { type: "forwardSubAgentEvents", params: ({ event }) => event },
     },
   },
   states: {
     idle: {
+      description: "No run: waits for a prompt. The transcript, queues and settings may change.",
       on: {
-        PROMPT: { target: "preparingTurn", actions: "beginRun" },
-        CONTINUE: { guard: "canContinue", target: "preparingTurn", actions: "beginRun" },
-        RESUME_CALLS: { target: "executingTools", actions: "beginRun" },
+        PROMPT: { target: "running", actions: "beginRun" },
+        CONTINUE: { guard: "canContinue", target: "running", actions: "beginRun" },
+        RESUME_CALLS: {
+          description: "A run that first answers the unanswered calls of a reply recorded earlier.",
+          target: "running.executingTools",
+          actions: "beginRun",
+        },
         RESET: { actions: "reset" },
-        SET_MESSAGES: {
-          actions: enqueueActions(({ event, enqueue }) => enqueue.assign({ messages: [...event.messages] })),
-        },
+        SET_MESSAGES: { actions: "setMessages" },
       },
     },
-    preparingTurn: {
-      initial: "deciding",
+    running: {
+      description:
+        "A run, from agent_start to agent_end. ABORT and FAIL end it from any of its states, with every tool call answered.",
+      tags: ["busy"],
+      initial: "preparingTurn",
       on: {
-        ABORT: {
-          target: "idle",
-          actions: [
-            "abortRun",
-            { type: "failTurn", params: { reason: "aborted", text: ABORTED_TEXT } },
-            "endRun",
-          ],
-        },
-        FAIL: {
-          target: "idle",
-          actions: [
-            "abortRun",
-            { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
-            "endRun",
-          ],
-        },
-        DECISION_FAILED: {
-          target: "idle",
-          actions: [
-            {
-              type: "failTurn",
-              params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
-            },
-            "endRun",
-          ],
-        },
-        RESUME: {
-          target: "preparingTurn",
-          reenter: true,
-          actions: { type: "announceResume", params: "preparingTurn" },
-        },
-      },
-      states: {
-        deciding: {
-          // The callbacks run once the listeners of the last turn's events have run (a spawned actor
-          // starts after its macrostep), so an abort requested in a listener acts before the decision.
-          // An agent without between-turn callbacks decides from its context alone, one macrostep
-          // later (a self-sent DECIDED): the same guarantee, without an actor per decision.
-          entry: "startDecision",
-          exit: "stopDecision",
-          on: {
-            DECIDED: [
-              {
-                guard: { type: "planStreams", params: ({ event }) => event.decision },
-                target: "injecting",
-                actions: "applyPlan",
-              },
-              { target: "#agent.idle", actions: ["applyPlan", "endRun"] },
+        ABORT: [
+          {
+            guard: "abortWaitsForStream",
+            description:
+              "The stream actor answers at once with the partial reply, marked aborted (a sub-agent, which its parent stops right after, ends at once).",
+            actions: "abortStream",
+          },
+          {
+            guard: "replyRecorded",
+            description:
+              "Running calls are told first (a child agent ends its run); the run ends one macrostep later (RUN_ABORTED), after their last events.",
+            actions: ["abortCalls", { type: "endRunNext", params: undefined }],
+          },
+          {
+            target: "idle",
+            actions: [
+              "dropHeldReply",
+              { type: "failTurn", params: { reason: "aborted", text: ABORTED_TEXT } },
+              "endRun",
             ],
           },
-        },
-        injecting: {
-          // One message per macrostep, so that an abort requested in a message's listeners stops the
-          // next injection; the model call after the last one starts only once its listeners ran
-          // (`Agent.abort()` aborts the run's signal at once, which the stream checks when it starts).
-          entry: ["injectNext", "requestInjectionIfMore"],
-          always: [
-            { guard: "inputCheckDue", target: "checkingInput" },
-            { guard: "inboxEmpty", target: "#agent.streaming" },
-          ],
-          on: { INJECT: { target: "injecting", reenter: true } },
-        },
-        checkingInput: {
-          // The blocking input guardrails check the run's prompts before the first model call.
-          invoke: {
-            id: "inputGuardrails",
-            src: "guardrails",
-            input: ({ context }): GuardrailCheck => ({ kind: "input", messages: context.run!.newMessages }),
-            onDone: [
-              {
-                guard: { type: "tripped", params: ({ event }) => event.output },
-                target: "#agent.idle",
-                actions: [{ type: "tripGuardrail", params: ({ event }) => event.output }, "endRun"],
-              },
-              { target: "#agent.streaming", actions: "inputPassed" },
-            ],
-          },
-        },
-      },
-    },
-    streaming: {
-      // `released`: deltas reach listeners as they stream. `held` (output guardrails are set): the
-      // reply's events wait in the stream actor; once it is done, `checking` runs the guardrails and
-      // releases them, or replaces the reply with a placeholder.
-      initial: "released",
-      invoke: {
-        id: "stream",
-        src: "streamReply",
-        input: ({ context }): StreamRequest => streamRequestOf(context),
-        onDone: [
-          {
-            guard: { type: "inputTripped", params: ({ event }) => event.output },
-            target: "idle",
-            actions: [{ type: "tripGuardrail", params: ({ event }) => event.output.inputTrip! }, "endRun"],
-          },
-          {
-            guard: { type: "replyFailed", params: ({ event }) => event.output },
-            target: "idle",
-            actions: [{ type: "recordReply", params: ({ event }) => event.output }, "closeTurn", "endRun"],
-          },
-          {
-            guard: { type: "replyHeld", params: ({ event }) => event.output },
-            target: ".checking",
-            actions: { type: "holdReply", params: ({ event }) => event.output },
-          },
-          ...replyRoutes(({ event }) => (event as { output: StreamedReply }).output, []),
         ],
-        onError: {
-          target: "idle",
-          actions: [
-            {
-              type: "failTurn",
-              params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
-            },
-            "endRun",
-          ],
-        },
+        FAIL: [
+          {
+            guard: "replyStreaming",
+            description:
+              "The stream actor answers with the partial reply, recorded as the error that ended the run.",
+            actions: [{ type: "markFailure", params: ({ event }) => event.error }, "abortStream"],
+          },
+          {
+            guard: "replyRecorded",
+            actions: ["abortCalls", { type: "endRunNext", params: ({ event }) => event.error }],
+          },
+          {
+            target: "idle",
+            actions: [
+              "dropHeldReply",
+              { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
+              "endRun",
+            ],
+          },
+        ],
+        RUN_ABORTED: [
+          {
+            guard: "replyRecorded",
+            target: "idle",
+            actions: [{ type: "abortToolBatch", params: undefined }, "closeTurn", "endRun"],
+          },
+          {
+            description: "The batch settled meanwhile: the run ends as from between turns.",
+            target: "idle",
+            actions: [{ type: "failTurn", params: { reason: "aborted", text: ABORTED_TEXT } }, "endRun"],
+          },
+        ],
+        RUN_FAILED: [
+          {
+            guard: "replyRecorded",
+            target: "idle",
+            actions: [
+              { type: "abortToolBatch", params: ({ event }) => event.error },
+              "closeTurn",
+              { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
+              "endRun",
+            ],
+          },
+          {
+            description: "The batch settled meanwhile: the run ends as from between turns.",
+            target: "idle",
+            actions: [
+              { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
+              "endRun",
+            ],
+          },
+        ],
       },
       states: {
-        released: { always: { guard: "holdsReplies", target: "held" } },
-        held: {},
-        checking: {
-          invoke: {
-            id: "outputGuardrails",
-            src: "guardrails",
-            input: ({ context }): GuardrailCheck => outputCheckOf(context),
-            onDone: [
-              {
-                guard: { type: "tripped", params: ({ event }) => event.output },
-                target: "#agent.idle",
-                actions: [{ type: "tripGuardrail", params: ({ event }) => event.output }, "endRun"],
-              },
-              ...replyRoutes(
-                ({ context }: { context: AgentMachineContext }) => ({
-                  ...context.run!.heldReply!,
-                  started: true,
-                  held: false,
-                }),
-                [
+        preparingTurn: {
+          description:
+            "Between turns: decides whether the run goes on, injects queued messages, checks the prompts.",
+          initial: "deciding",
+          on: {
+            DECISION_FAILED: {
+              target: "#agent.idle",
+              actions: [
+                {
+                  type: "failTurn",
+                  params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
+                },
+                "endRun",
+              ],
+            },
+            RESUME: {
+              target: "preparingTurn",
+              reenter: true,
+              actions: { type: "announceResume", params: "preparingTurn" },
+            },
+          },
+          states: {
+            deciding: {
+              description:
+                "The between-turn callbacks run (a spawned actor), or — without any — a self-sent DECIDED one macrostep later, so that an abort requested by a listener of the last turn's events acts first.",
+              entry: "startDecision",
+              exit: "stopDecision",
+              on: {
+                DECIDED: [
                   {
-                    type: "releaseHeldEvents",
-                    params: ({ context }: { context: AgentMachineContext }) =>
-                      context.run!.heldReply!.message,
+                    guard: { type: "planStreams", params: ({ event }) => event.decision },
+                    target: "injecting",
+                    actions: "applyPlan",
                   },
+                  { target: "#agent.idle", actions: ["applyPlan", "endRun"] },
                 ],
-              ),
-            ],
+              },
+            },
+            injecting: {
+              description:
+                "Injects the queued messages, one per macrostep (self-sent INJECT), so that an abort requested in a message's listeners stops the next one.",
+              entry: ["injectNext", "requestInjectionIfMore"],
+              always: [
+                { guard: "inputCheckDue", target: "checkingInput" },
+                { guard: "inboxEmpty", target: "#agent.running.streaming" },
+              ],
+              on: { INJECT: { target: "injecting", reenter: true } },
+            },
+            checkingInput: {
+              description:
+                "The blocking input guardrails check the run's prompts before the first model call.",
+              invoke: {
+                id: "inputGuardrails",
+                src: "guardrails",
+                input: ({ context }): GuardrailCheck => ({
+                  kind: "input",
+                  messages: context.run!.newMessages,
+                  agent: agentViewOf(context),
+                }),
+                onDone: [
+                  {
+                    guard: { type: "tripped", params: ({ event }) => event.output },
+                    target: "#agent.idle",
+                    actions: [{ type: "tripGuardrail", params: ({ event }) => event.output }, "endRun"],
+                  },
+                  { target: "#agent.running.streaming", actions: "inputPassed" },
+                ],
+              },
+            },
+          },
+        },
+        streaming: {
+          description:
+            "The model's reply streams (the stream actor). `released`: its events reach listeners as they stream; `held` (output guardrails are set): they wait until `checking` passes the finished reply.",
+          tags: ["streaming"],
+          initial: "released",
+          invoke: {
+            id: "stream",
+            src: "streamReply",
+            input: ({ context }): StreamRequest => streamRequestOf(context),
             onError: {
               target: "#agent.idle",
               actions: [
@@ -365,156 +390,197 @@ export const agentMachine = setup({
             },
           },
           on: {
-            // The reply is held: nothing of it is kept.
-            ABORT: {
-              target: "#agent.idle",
-              actions: [
-                "abortRun",
-                "dropHeldReply",
-                { type: "failTurn", params: { reason: "aborted", text: ABORTED_TEXT } },
-                "endRun",
-              ],
+            REPLY_EVENTS: { actions: { type: "emitReplyEvents", params: ({ event }) => event.events } },
+            REPLY_STREAMED: [
+              {
+                guard: { type: "inputTripped", params: ({ event }) => event.reply },
+                target: "#agent.idle",
+                actions: [{ type: "tripGuardrail", params: ({ event }) => event.reply.inputTrip! }, "endRun"],
+              },
+              {
+                guard: { type: "replyFailed", params: ({ event }) => event.reply },
+                target: "#agent.idle",
+                actions: [{ type: "recordReply", params: ({ event }) => event.reply }, "closeTurn", "endRun"],
+              },
+              {
+                guard: { type: "replyHeld", params: ({ event }) => event.reply },
+                target: ".checking",
+                actions: { type: "holdReply", params: ({ event }) => event.reply },
+              },
+              ...replyRoutes(({ event }) => (event as { reply: StreamedReply }).reply, []),
+            ],
+            RESUME: {
+              target: "streaming",
+              reenter: true,
+              actions: ["dropHeldReply", { type: "announceResume", params: "streaming" }],
             },
-            FAIL: {
-              target: "#agent.idle",
-              actions: [
-                "abortRun",
-                "dropHeldReply",
-                { type: "failTurn", params: ({ event }) => ({ reason: "error", text: event.error }) },
-                "endRun",
-              ],
+          },
+          states: {
+            released: {
+              description: "Deltas reach listeners as they stream.",
+              always: { guard: "holdsReplies", target: "held" },
+            },
+            held: { description: "The reply's events are held for the output guardrails." },
+            checking: {
+              description: "The output guardrails check the held reply; passed, its events are released.",
+              invoke: {
+                id: "outputGuardrails",
+                src: "guardrails",
+                input: ({ context }): GuardrailCheck => outputCheckOf(context),
+                onDone: [
+                  {
+                    guard: { type: "tripped", params: ({ event }) => event.output },
+                    target: "#agent.idle",
+                    actions: [{ type: "tripGuardrail", params: ({ event }) => event.output }, "endRun"],
+                  },
+                  ...replyRoutes(
+                    ({ context }: { context: AgentMachineContext }) => ({
+                      ...context.run!.heldReply!,
+                      started: true,
+                      held: false,
+                    }),
+                    ["releaseHeldEvents"],
+                  ),
+                ],
+                onError: {
+                  target: "#agent.idle",
+                  actions: [
+                    {
+                      type: "failTurn",
+                      params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
+                    },
+                    "endRun",
+                  ],
+                },
+              },
             },
           },
         },
-      },
-      on: {
-        ABORT: [
-          // A sub-agent is stopped by its parent right after this event: it ends its run now (its
-          // partial reply is dropped), so its transcript closes and its caller hears of it.
-          {
-            guard: "isSubAgent",
-            target: "idle",
-            actions: [
-              "abortRun",
-              "dropHeldReply",
-              { type: "failTurn", params: { reason: "aborted", text: ABORTED_TEXT } },
-              "endRun",
+        validatingOutput: {
+          description:
+            "The reply that carries the run's typed output is in the transcript; zod checks the value.",
+          invoke: {
+            id: "validateOutput",
+            src: "validateOutput",
+            input: ({ context }): OutputValidation => ({
+              candidate: outputCandidate(context, validatedReply(context)!)!,
+              request: context.run!.output!.request,
+            }),
+            onDone: [
+              {
+                guard: { type: "outputFailsForGood", params: ({ event }) => event.output },
+                target: "#agent.idle",
+                actions: [
+                  { type: "applyOutputVerdict", params: ({ event }) => event.output },
+                  "closeTurn",
+                  "endRun",
+                ],
+              },
+              {
+                guard: "hasToolBatch",
+                target: "executingTools",
+                actions: { type: "applyOutputVerdict", params: ({ event }) => event.output },
+              },
+              {
+                target: "preparingTurn",
+                actions: [{ type: "applyOutputVerdict", params: ({ event }) => event.output }, "closeTurn"],
+              },
             ],
+            onError: {
+              target: "#agent.idle",
+              actions: [
+                { type: "abortToolBatch", params: ({ event }) => callbackErrorText(event.error) },
+                "closeTurn",
+                {
+                  type: "failTurn",
+                  params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
+                },
+                "endRun",
+              ],
+            },
           },
-          // The stream actor answers the aborted signal at once with the partial reply (→ idle).
-          { actions: "abortRun" },
-        ],
-        // The same, and the partial reply is recorded as the error that ended the run.
-        FAIL: { actions: [{ type: "markFailure", params: ({ event }) => event.error }, "abortRun"] },
-        RESUME: {
-          target: "streaming",
-          reenter: true,
-          actions: ["dropHeldReply", { type: "announceResume", params: "streaming" }],
+          on: {
+            RESUME: {
+              target: "validatingOutput",
+              reenter: true,
+              actions: { type: "announceResume", params: "validatingOutput" },
+            },
+          },
         },
-      },
-    },
-    validatingOutput: {
-      // The reply that carries the run's typed output is in the transcript; zod checks the value.
-      invoke: {
-        id: "validateOutput",
-        src: "validateOutput",
-        input: ({ context }): OutputValidation => ({
-          candidate: outputCandidate(context, validatedReply(context)!)!,
-          request: context.run!.output!.request,
-        }),
-        onDone: [
-          {
-            guard: { type: "outputFailsForGood", params: ({ event }) => event.output },
-            target: "idle",
-            actions: [
-              { type: "applyOutputVerdict", params: ({ event }) => event.output },
-              "closeTurn",
-              "endRun",
-            ],
-          },
-          {
-            guard: "hasToolBatch",
-            target: "executingTools",
-            actions: { type: "applyOutputVerdict", params: ({ event }) => event.output },
-          },
-          {
+        executingTools: {
+          description:
+            "The reply's tool calls run, one spawned toolCall actor each (id = tool call id): preflight in source order, then executed in parallel or one by one.",
+          entry: "advanceToolBatch",
+          always: {
+            guard: "batchSettled",
             target: "preparingTurn",
-            actions: [{ type: "applyOutputVerdict", params: ({ event }) => event.output }, "closeTurn"],
+            actions: ["applyHandoff", "closeTurn"],
           },
-        ],
-        onError: {
-          target: "idle",
-          actions: [
-            "abortRun",
-            { type: "abortToolBatch", params: ({ event }) => callbackErrorText(event.error) },
-            "closeTurn",
-            {
-              type: "failTurn",
-              params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
+          on: {
+            TOOL_PREPARED: {
+              actions: [
+                { type: "markPrepared", params: ({ event }) => event.toolCallId },
+                "advanceToolBatch",
+              ],
             },
-            "endRun",
-          ],
-        },
-      },
-      on: {
-        ...END_ANSWERING_CALLS,
-        RESUME: {
-          target: "validatingOutput",
-          reenter: true,
-          actions: { type: "announceResume", params: "validatingOutput" },
-        },
-      },
-    },
-    executingTools: {
-      entry: "advanceToolBatch",
-      always: { guard: "batchSettled", target: "preparingTurn", actions: ["applyHandoff", "closeTurn"] },
-      on: {
-        TOOL_PREPARED: {
-          actions: [{ type: "markPrepared", params: ({ event }) => event.toolCallId }, "advanceToolBatch"],
-        },
-        TOOL_AWAITING_APPROVAL: { actions: { type: "announceWaitingCall", params: ({ event }) => event } },
-        TOOL_AWAITING_CLIENT: { actions: { type: "announceWaitingCall", params: ({ event }) => event } },
-        "xstate.done.actor.*": {
-          actions: [{ type: "recordToolOutcome", params: ({ event }) => event.output }, "advanceToolBatch"],
-        },
-        "xstate.error.actor.*": {
-          actions: [
-            {
-              type: "recordToolOutcome",
-              params: ({ context, event }) => crashedToolOutcome(context, event.actorId ?? "", event.error),
+            TOOL_AWAITING_APPROVAL: {
+              actions: { type: "announceWaitingCall", params: ({ event }) => event },
             },
-            "advanceToolBatch",
-          ],
-        },
-        STEERING_POLLED: {
-          actions: [{ type: "steeringPolled", params: ({ event }) => event.external }, "advanceToolBatch"],
-        },
-        APPROVE_TOOL: {
-          guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
-          actions: "forwardToCall",
-        },
-        DENY_TOOL: {
-          guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
-          actions: "forwardToCall",
-        },
-        ANSWER_TOOL: {
-          guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
-          actions: "forwardToCall",
-        },
-        ...END_ANSWERING_CALLS,
-        RESUME: {
-          actions: [
-            { type: "announceResume", params: "executingTools" },
-            "resumeToolCalls",
-            "advanceToolBatch",
-          ],
+            TOOL_AWAITING_CLIENT: { actions: { type: "announceWaitingCall", params: ({ event }) => event } },
+            TOOL_UPDATE: { actions: { type: "emitToolUpdate", params: ({ event }) => event } },
+            "xstate.done.actor.*": {
+              actions: [
+                { type: "recordToolOutcome", params: ({ event }) => event.output },
+                "advanceToolBatch",
+              ],
+            },
+            "xstate.error.actor.*": {
+              actions: [
+                {
+                  type: "recordToolOutcome",
+                  params: ({ context, event }) =>
+                    crashedToolOutcome(context, event.actorId ?? "", event.error),
+                },
+                "advanceToolBatch",
+              ],
+            },
+            STEERING_POLLED: {
+              actions: [
+                { type: "steeringPolled", params: ({ event }) => event.external },
+                "advanceToolBatch",
+              ],
+            },
+            APPROVE_TOOL: {
+              guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
+              actions: "forwardToCall",
+            },
+            DENY_TOOL: {
+              guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
+              actions: "forwardToCall",
+            },
+            ANSWER_TOOL: {
+              guard: { type: "toolCallRunning", params: ({ event }) => event.toolCallId },
+              actions: "forwardToCall",
+            },
+            RESUME: {
+              actions: [
+                { type: "announceResume", params: "executingTools" },
+                "resumeToolCalls",
+                "advanceToolBatch",
+              ],
+            },
+          },
         },
       },
     },
   },
 });
 
-bindSubAgentLogic(agentMachine);
+function missingAction(name: string): never {
+  throw new Error(
+    `agentchart: the action "${name}" is not provided: build the machine with createAgentMachine(options)`,
+  );
+}
 
 /** The request of the next model call, as data. */
 function streamRequestOf(context: AgentMachineContext): StreamRequest {
@@ -541,7 +607,12 @@ function streamRequestOf(context: AgentMachineContext): StreamRequest {
 function outputCheckOf(context: AgentMachineContext): GuardrailCheck {
   const reply = context.run!.heldReply!.message;
   const candidate = outputCandidate(context, reply);
-  return { kind: "output", reply, ...(candidate?.value !== undefined ? { output: candidate.value } : {}) };
+  return {
+    kind: "output",
+    reply,
+    ...(candidate?.value !== undefined ? { output: candidate.value } : {}),
+    agent: agentViewOf(context),
+  };
 }
 
 /**
@@ -555,15 +626,15 @@ function replyRoutes(reply: (args: any) => StreamedReply, first: any[]): any[] {
   return [
     {
       guard: { type: "replyCarriesOutput", params: (args: unknown) => reply(args).message },
-      target: "#agent.validatingOutput",
+      target: "#agent.running.validatingOutput",
       actions: [...first, record],
     },
     {
       guard: { type: "replyHasToolCalls", params: reply },
-      target: "#agent.executingTools",
+      target: "#agent.running.executingTools",
       actions: [...first, record],
     },
-    { target: "#agent.preparingTurn", actions: [...first, record, "closeTurn"] },
+    { target: "#agent.running.preparingTurn", actions: [...first, record, "closeTurn"] },
   ];
 }
 

@@ -2,7 +2,7 @@ import type { AgentEvent } from "../../types/events.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../../types/messages.js";
 import type { Model, ThinkingLevel } from "../../types/model.js";
 import type { RunOutputState } from "../../types/output.js";
-import type { AgentSettings, ToolCallOutcome } from "../agent/agent.context.js";
+import type { AgentSettings, AgentView, SubAgentPlace, ToolCallOutcome } from "../agent/agent.context.js";
 
 // The data of one tool call actor: its input, its context (persisted with the agent) and, for an agent
 // tool, what its child agent starts from and how its run ended.
@@ -16,6 +16,8 @@ export type SubAgentEnd = Extract<AgentEvent, { type: "agent_end" }>;
  */
 export interface SubAgentStart {
   agentId: string;
+  /** Where the child sits: its path from the root, and the call (tool and arguments) that runs it. */
+  place: SubAgentPlace;
   /** The tool call that runs this agent: its run's end goes to that call (`SUB_AGENT_ENDED`). */
   parentToolCallId: string;
   model: Model;
@@ -27,11 +29,23 @@ export interface SubAgentStart {
   output?: RunOutputState;
 }
 
+/**
+ * The agent a call belongs to, as its hooks and its child agent see it (data, handed over when the call
+ * starts): its view of the transcript, its id and model, and its path from the root agent.
+ */
+export interface CallingAgent extends AgentView {
+  agentId: string;
+  model: Model;
+  /** Tool call ids from the root agent down to this call's agent (`[]` for a root agent). */
+  path: string[];
+}
+
 /** Input of a tool call actor: plain data. */
 export interface ToolCallInput {
   toolCall: ToolCall;
   assistantMessage: AssistantMessage;
   idempotencyKey: string;
+  agent: CallingAgent;
   /** Already approved (a call resumed after its approval was given): it never asks again. */
   approved?: boolean;
 }

@@ -1,3 +1,4 @@
+import type { AgentEvent } from "../../types/events.js";
 import type { ToolResult } from "../../types/tool.js";
 import type { ToolCallOutcome } from "../agent/agent.context.js";
 import type { SubAgentEnd, SubAgentStart } from "./tool-call.context.js";
@@ -42,6 +43,8 @@ export type ToolCallEvent =
   | { type: "REJECTED"; outcome: ToolCallOutcome }
   | SubAgentReadyEvent
   | SubAgentEndedEvent
+  | AgentEventsEvent
+  | ExecutionEvent
   /** The agent ends the batch (abort, failure): a call running a child agent aborts it first. */
   | { type: "ABORT" };
 
@@ -58,3 +61,32 @@ export interface ToolAwaitingEvent {
   toolName: string;
   args: unknown;
 }
+
+/** Sent by a child agent to its call: events it emitted (its own and its descendants'), in order. */
+export interface AgentEventsEvent {
+  type: "AGENT_EVENTS";
+  events: AgentEvent[];
+}
+
+/** Sent to the parent agent: progress of an executing tool (it emits `tool_execution_update`). */
+export interface ToolUpdateEvent {
+  type: "TOOL_UPDATE";
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  partialResult: unknown;
+}
+
+/** Sent to the parent agent: the events of the child agent this call runs (`AGENT_EVENTS`), with the call. */
+export interface SubAgentEventsEvent {
+  type: "SUB_AGENT_EVENTS";
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  events: AgentEvent[];
+}
+
+/** What the `executeTool` actor sends its call: progress of the tool, then its outcome. */
+export type ExecutionEvent =
+  | { type: "TOOL_PROGRESS"; partialResult: unknown }
+  | { type: "TOOL_EXECUTED"; outcome: ToolCallOutcome };

@@ -1,51 +1,35 @@
 import {
-  type AnyActorLogic,
+  type ActorLogic,
   assign,
   type EventObject,
   fromCallback,
+  fromPromise,
   sendParent,
   sendTo,
   setup,
 } from "xstate";
-import {
-  collectSubAgentActor,
-  prepareSubAgentActor,
-  takeSubAgentRuntime,
-} from "../../actors/sub-agent.actors.js";
-import {
-  afterToolCallActor,
-  beforeToolCallActor,
-  executeToolActor,
-  type ToolStepInput,
-  validateCall,
-} from "../../actors/tool-step.actors.js";
+import type { SubAgentCollection } from "../../actors/sub-agent.actors.js";
+import type { ToolStepInput } from "../../actors/tool-step.actors.js";
 import { clientAnswerOutcome, deniedOutcome } from "../../loop/tool-outcome.js";
+import { notProvided } from "../../xstate/not-provided.js";
 import type { ToolCallOutcome } from "../agent/agent.context.js";
-import type { AgentRuntime } from "../agent/agent.runtime.js";
 import type { SubAgentStart, ToolCallContext, ToolCallInput } from "./tool-call.context.js";
 import type {
+  ExecutionEvent,
+  SubAgentEventsEvent,
   ToolAwaitingEvent,
   ToolCallEvent,
   ToolPreparedEvent,
+  ToolUpdateEvent,
   ToolValidatedEvent,
 } from "./tool-call.events.js";
-
-/** Input of a child agent (`agentMachine`): its runtime and its start. */
-export type SubAgentInput = SubAgentStart & { runtime: AgentRuntime };
-
-/**
- * The child agent logic. `agentMachine` invokes tool calls and a tool call invokes an agent: the
- * agent machine's module ties the knot (`bindSubAgentLogic`) once both machines exist.
- */
-const unboundSubAgent = fromCallback<EventObject, SubAgentInput>(() => {
-  throw new Error("agentchart: the sub-agent logic is not bound (import agentMachine)");
-});
 
 const stepInput = ({ context }: { context: ToolCallContext }): ToolStepInput => ({
   toolCall: context.toolCall,
   assistantMessage: context.assistantMessage,
   args: context.args,
   idempotencyKey: context.idempotencyKey,
+  agent: context.agent,
 });
 
 const awaiting =
@@ -58,18 +42,11 @@ const awaiting =
   });
 
 /**
- * One tool call, spawned by the agent with the tool call id as actor id:
- * `preparing` (`validating`: find the tool, `prepareArguments`, zod, `requiresApproval` — an entry
- * action that answers with an event → `checkingHook` when `beforeToolCall` is set → `ready`, waiting for the agent's `EXECUTE`) →
- * `awaitingApproval` (tools that require it, unless resumed already approved) → `executing` (the tool,
- * an invoked actor), `awaitingClient` (a tool without `execute`: the client answers) or, for an agent
- * tool, `startingAgent` (limits, the child's spec) → `delegating` (the child `agentMachine`, invoked as
- * "agent") → `collecting` (the child's run as the result) → `finalizing`
- * (`afterToolCall`, when set) → `settled` (output: the outcome). Every piece of user code runs in an
- * invoked actor, never while a transition is computed; guards read only the context. Nothing here
- * throws, so a call always settles with an outcome. After a restore, `RESUME` re-enters a state whose
- * invoked actor was not persisted and `REANNOUNCE` makes a waiting call ask again; both re-enter the
- * current state.
+ * One tool call, spawned by the agent with the tool call id as actor id. Its steps that run user code
+ * are actors (and the `validate` action) that `createAgentMachine` provides; this definition alone
+ * has none (`toolCallMachine.provide(…)` supplies them). Nothing here throws, so a call always settles
+ * with an outcome. After a restore, `RESUME` re-enters a state whose invoked actor was not persisted and
+ * `REANNOUNCE` makes a waiting call ask again; both re-enter the current state.
  */
 export const toolCallMachine = setup({
   types: {
@@ -79,24 +56,35 @@ export const toolCallMachine = setup({
     output: {} as ToolCallOutcome,
   },
   actors: {
-    beforeToolCall: beforeToolCallActor,
-    executeTool: executeToolActor,
-    afterToolCall: afterToolCallActor,
-    prepareSubAgent: prepareSubAgentActor,
-    subAgent: unboundSubAgent,
-    collectSubAgent: collectSubAgentActor,
+    beforeToolCall: notProvided(
+      "beforeToolCall",
+      fromPromise<{ outcome: ToolCallOutcome | undefined; needsApproval: boolean }, ToolStepInput>,
+    ),
+    executeTool: notProvided("executeTool", fromCallback<EventObject, ToolStepInput>),
+    afterToolCall: notProvided(
+      "afterToolCall",
+      fromPromise<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>,
+    ),
+    prepareSubAgent: notProvided("prepareSubAgent", fromCallback<{ type: "NONE" }, ToolStepInput>),
+    subAgent: notProvided("subAgent", fromCallback<EventObject, SubAgentStart>) as ActorLogic<
+      // biome-ignore lint/suspicious/noExplicitAny: the child agent machine's snapshot (its logic is provided)
+      any,
+      EventObject,
+      SubAgentStart
+    >,
+    collectSubAgent: notProvided("collectSubAgent", fromPromise<ToolCallOutcome, SubAgentCollection>),
   },
   actions: {
+    validate: (_args, _params: undefined) => {
+      throw new Error(
+        'agentchart: the tool call action "validate" is not provided: build the agent with createAgentMachine(options)',
+      );
+    },
     announcePrepared: sendParent(
       ({ context }): ToolPreparedEvent => ({ type: "TOOL_PREPARED", toolCallId: context.toolCall.id }),
     ),
     requestApproval: sendParent(awaiting("TOOL_AWAITING_APPROVAL")),
     requestClient: sendParent(awaiting("TOOL_AWAITING_CLIENT")),
-    recordAnswer: assign({
-      outcome: ({ context, event }) =>
-        event.type === "ANSWER" ? clientAnswerOutcome(context.toolCall, event) : context.outcome,
-    }),
-    validate: ({ context, self }) => validateCall(self, context.toolCall),
     recordValidation: assign(({ event }) => {
       const validated = event as ToolValidatedEvent;
       return {
@@ -107,14 +95,49 @@ export const toolCallMachine = setup({
         agentTool: validated.agentTool,
       };
     }),
+    recordOutcome: assign({ outcome: (_, outcome: ToolCallOutcome) => outcome }),
+    recordApprovalNeed: assign({ needsApproval: (_, needsApproval: boolean) => needsApproval }),
+    recordDenial: assign({
+      outcome: ({ context }, reason: string | undefined) => deniedOutcome(context.toolCall, reason),
+    }),
+    recordAnswer: assign({
+      outcome: ({ context, event }) =>
+        event.type === "ANSWER" ? clientAnswerOutcome(context.toolCall, event) : context.outcome,
+    }),
+    recordDelegate: assign({ delegate: (_, start: SubAgentStart) => start }),
+    recordAgentEnd: assign({
+      agentEnd: ({ event }) =>
+        event.type === "SUB_AGENT_ENDED" ? { end: event.end, errorMessage: event.errorMessage } : undefined,
+    }),
+    forgetAgentEnd: assign({ agentEnd: undefined }),
+    forwardProgress: sendParent(
+      ({ context }, partialResult: unknown): ToolUpdateEvent => ({
+        type: "TOOL_UPDATE",
+        toolCallId: context.toolCall.id,
+        toolName: context.toolCall.name,
+        args: context.args,
+        partialResult,
+      }),
+    ),
+    forwardAgentEvents: sendParent(
+      ({ context, event }): SubAgentEventsEvent => ({
+        type: "SUB_AGENT_EVENTS",
+        toolCallId: context.toolCall.id,
+        toolName: context.toolCall.name,
+        args: context.args,
+        events: event.type === "AGENT_EVENTS" ? event.events : [],
+      }),
+    ),
     promptSubAgent: sendTo("agent", ({ context }) => ({
       type: "PROMPT",
       messages: context.delegate!.prompt,
       ...(context.delegate!.output ? { output: context.delegate!.output } : {}),
     })),
+    abortSubAgent: sendTo("agent", { type: "ABORT" }),
   },
   guards: {
     beforeHook: ({ event }) => (event as ToolValidatedEvent).beforeHook,
+    hookDecided: (_, outcome: ToolCallOutcome | undefined) => outcome !== undefined,
     needsApproval: ({ context }) => context.needsApproval && context.approved !== true,
     client: ({ context }) => context.client,
     agentTool: ({ context }) => context.agentTool === true,
@@ -122,6 +145,8 @@ export const toolCallMachine = setup({
   },
 }).createMachine({
   id: "toolCall",
+  description:
+    "One tool call of a reply: its preflight, the wait for a person or the client if it needs one, its execution (or the child agent it runs), the after hook; its output is the call's outcome.",
   context: ({ input }) => ({
     ...input,
     args: undefined,
@@ -131,12 +156,19 @@ export const toolCallMachine = setup({
     outcome: undefined,
   }),
   initial: "preparing",
+  on: {
+    // A child agent's events, on their way up to this call's agent (also after the child ended).
+    AGENT_EVENTS: { actions: "forwardAgentEvents" },
+  },
   states: {
     preparing: {
+      description: "Preflight: the arguments are validated and the before hook has its say.",
       initial: "validating",
       on: { RESUME: { target: "preparing", reenter: true } },
       states: {
         validating: {
+          description:
+            "Finds the tool, prepares and validates the arguments, asks whether the call needs approval.",
           entry: "validate",
           on: {
             VALIDATED: [
@@ -145,29 +177,32 @@ export const toolCallMachine = setup({
             ],
             REJECTED: {
               target: "#toolCall.settled",
-              actions: assign({ outcome: ({ event }) => event.outcome }),
+              actions: { type: "recordOutcome", params: ({ event }) => event.outcome },
             },
           },
         },
         checkingHook: {
+          description: "The agent's beforeToolCall hook decides whether the call may go on.",
           invoke: {
+            id: "beforeToolCall",
             src: "beforeToolCall",
             input: stepInput,
             onDone: [
               {
-                guard: ({ event }) => event.output.outcome !== undefined,
+                guard: { type: "hookDecided", params: ({ event }) => event.output.outcome },
                 target: "#toolCall.settled",
-                actions: assign({ outcome: ({ event }) => event.output.outcome }),
+                actions: { type: "recordOutcome", params: ({ event }) => event.output.outcome! },
               },
               {
                 target: "ready",
-                // The hook may have changed the arguments: approval is decided on what it left.
-                actions: assign({ needsApproval: ({ event }) => event.output.needsApproval }),
+                description: "The hook may have changed the arguments: approval is decided on what it left.",
+                actions: { type: "recordApprovalNeed", params: ({ event }) => event.output.needsApproval },
               },
             ],
           },
         },
         ready: {
+          description: "Prepared: waits for the agent's EXECUTE (calls start in source order).",
           entry: "announcePrepared",
           on: {
             EXECUTE: [
@@ -181,6 +216,8 @@ export const toolCallMachine = setup({
       },
     },
     awaitingApproval: {
+      description: "Waits for a person to approve or deny the call.",
+      tags: ["awaitingHuman"],
       entry: "requestApproval",
       on: {
         APPROVE: [
@@ -190,14 +227,14 @@ export const toolCallMachine = setup({
         ],
         DENY: {
           target: "settled",
-          actions: assign({
-            outcome: ({ context, event }) => deniedOutcome(context.toolCall, event.reason),
-          }),
+          actions: { type: "recordDenial", params: ({ event }) => event.reason },
         },
         REANNOUNCE: { target: "awaitingApproval", reenter: true },
       },
     },
     awaitingClient: {
+      description: "A client tool: waits for the client's answer.",
+      tags: ["awaitingHuman"],
       entry: "requestClient",
       on: {
         ANSWER: [
@@ -208,82 +245,86 @@ export const toolCallMachine = setup({
       },
     },
     executing: {
-      invoke: {
-        src: "executeTool",
-        input: stepInput,
-        onDone: [
+      description: "The tool runs; its progress goes to the agent as tool_execution_update.",
+      tags: ["busy"],
+      invoke: { id: "executeTool", src: "executeTool", input: stepInput },
+      on: {
+        TOOL_PROGRESS: {
+          actions: {
+            type: "forwardProgress",
+            params: ({ event }: { event: Extract<ExecutionEvent, { type: "TOOL_PROGRESS" }> }) =>
+              event.partialResult,
+          },
+        },
+        TOOL_EXECUTED: [
           {
             guard: "afterHook",
             target: "finalizing",
-            actions: assign({ outcome: ({ event }) => event.output }),
+            actions: { type: "recordOutcome", params: ({ event }) => event.outcome },
           },
-          { target: "settled", actions: assign({ outcome: ({ event }) => event.output }) },
+          { target: "settled", actions: { type: "recordOutcome", params: ({ event }) => event.outcome } },
         ],
+        RESUME: { target: "executing", reenter: true },
       },
-      on: { RESUME: { target: "executing", reenter: true } },
     },
     startingAgent: {
-      invoke: { src: "prepareSubAgent", input: stepInput },
+      description: "An agent tool: checks the tree's limits and builds the child agent's start.",
+      invoke: { id: "prepareSubAgent", src: "prepareSubAgent", input: stepInput },
       on: {
-        SUB_AGENT_READY: { target: "delegating", actions: assign({ delegate: ({ event }) => event.start }) },
-        REJECTED: { target: "settled", actions: assign({ outcome: ({ event }) => event.outcome }) },
+        SUB_AGENT_READY: {
+          target: "delegating",
+          actions: { type: "recordDelegate", params: ({ event }) => event.start },
+        },
+        REJECTED: {
+          target: "settled",
+          actions: { type: "recordOutcome", params: ({ event }) => event.outcome },
+        },
         RESUME: { target: "startingAgent", reenter: true },
       },
     },
     delegating: {
-      // The child agent, visible under the call; its events reach the root with `agentPath`.
-      invoke: {
-        id: "agent",
-        src: "subAgent",
-        input: ({ context, self }) => ({ ...context.delegate!, runtime: takeSubAgentRuntime(self) }),
-      },
+      description: "The child agent runs (invoked as `agent`); its events reach the root with agentPath.",
+      invoke: { id: "agent", src: "subAgent", input: ({ context }) => context.delegate! },
       entry: "promptSubAgent",
       on: {
-        SUB_AGENT_ENDED: {
-          target: "collecting",
-          actions: assign({
-            agentEnd: ({ event }) => ({ end: event.end, errorMessage: event.errorMessage }),
-          }),
-        },
-        ABORT: { actions: sendTo("agent", { type: "ABORT" }) },
+        SUB_AGENT_ENDED: { target: "collecting", actions: "recordAgentEnd" },
+        ABORT: { actions: "abortSubAgent" },
       },
     },
     collecting: {
+      description: "The child agent's run becomes the call's result (the tool's output function).",
       invoke: {
+        id: "collectSubAgent",
         src: "collectSubAgent",
         input: ({ context }) => ({ ...stepInput({ context }), ...context.agentEnd! }),
         onDone: [
           {
             guard: "afterHook",
             target: "finalizing",
-            actions: assign({ outcome: ({ event }) => event.output, agentEnd: undefined }),
+            actions: [{ type: "recordOutcome", params: ({ event }) => event.output }, "forgetAgentEnd"],
           },
           {
             target: "settled",
-            actions: assign({ outcome: ({ event }) => event.output, agentEnd: undefined }),
+            actions: [{ type: "recordOutcome", params: ({ event }) => event.output }, "forgetAgentEnd"],
           },
         ],
       },
       on: { RESUME: { target: "collecting", reenter: true } },
     },
     finalizing: {
+      description: "The agent's afterToolCall hook may change the result.",
       invoke: {
+        id: "afterToolCall",
         src: "afterToolCall",
         input: ({ context }) => ({ ...stepInput({ context }), outcome: context.outcome! }),
-        onDone: { target: "settled", actions: assign({ outcome: ({ event }) => event.output }) },
+        onDone: {
+          target: "settled",
+          actions: { type: "recordOutcome", params: ({ event }) => event.output },
+        },
       },
       on: { RESUME: { target: "finalizing", reenter: true } },
     },
-    settled: { type: "final" },
+    settled: { description: "The call has its outcome (the machine's output).", type: "final" },
   },
   output: ({ context }) => context.outcome!,
 });
-
-/**
- * Makes `agentLogic` (the agent machine) the logic of a call's child agent.
- *
- * Contract: called once, by the agent machine's module; synchronous.
- */
-export function bindSubAgentLogic(agentLogic: AnyActorLogic): void {
-  (toolCallMachine.implementations.actors as Record<string, unknown>).subAgent = agentLogic;
-}

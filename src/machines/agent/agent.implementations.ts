@@ -1,0 +1,131 @@
+import type { z } from "zod";
+import type { Guardrail, GuardrailNames, Guardrails } from "../../types/guardrail.js";
+import type { AgentCallbacks, AgentContext } from "../../types/loop.js";
+import type { AgentTool, HandoffDefinition } from "../../types/tool.js";
+import type { AgentMachineContext, AgentView } from "./agent.context.js";
+
+export type { AgentView, SubAgentPlace } from "./agent.context.js";
+
+export type { AgentCallbacks };
+
+/**
+ * What an agent machine runs besides its context — the functions `createAgentMachine` provides to its
+ * actors and actions (`.provide()`). It belongs to the machine, never to an actor: per-run state (the
+ * AbortController of a model call, of a tool's execution) lives in the actor that runs it.
+ */
+export interface AgentImplementations {
+  callbacks: AgentCallbacks;
+  /** Tool implementations by name; the context names the active ones. */
+  tools: Map<string, AgentTool>;
+  /** Guardrail implementations; the context names them (`guardrailNamesOf`). */
+  guardrails: { input: Guardrail[]; output: Guardrail[] };
+  /** The agents this one can hand off to (directly or through them), by name. */
+  handoffs: Map<string, HandoffDefinition>;
+  /** The zod schema of every run's typed output, unless `outputSchemas` knows the run's own. */
+  output?: z.ZodType;
+  /** The zod schemas of runs' typed outputs, by the JSON Schema object the run's context holds. */
+  outputSchemas: WeakMap<object, z.ZodType>;
+}
+
+/** What `createAgentMachine` takes: the callbacks (StreamFn, hooks, queue sources), tools, guardrails, output. */
+export interface AgentMachineOptions extends AgentCallbacks {
+  tools?: readonly AgentTool[];
+  guardrails?: Guardrails;
+  /** The zod schema of typed outputs (without it, a restored run's schema is rebuilt from its JSON Schema). */
+  output?: z.ZodType;
+}
+
+/**
+ * The implementations of an agent machine built from `options`.
+ *
+ * Contract: synchronous; never throws; the options' arrays are copied.
+ */
+export function agentImplementations(options: AgentMachineOptions): AgentImplementations {
+  const implementations: AgentImplementations = {
+    callbacks: options,
+    tools: new Map(),
+    guardrails: {
+      input: [...(options.guardrails?.input ?? [])],
+      output: [...(options.guardrails?.output ?? [])],
+    },
+    handoffs: new Map(),
+    outputSchemas: new WeakMap(),
+    ...(options.output ? { output: options.output } : {}),
+  };
+  addTools(implementations, options.tools ?? []);
+  return implementations;
+}
+
+/**
+ * Adds tool implementations (replacing those of the same name), with the agents their handoffs lead to
+ * and those agents' tools (inactive until a handoff), transitively.
+ *
+ * Contract: synchronous; never throws.
+ */
+export function addTools(
+  implementations: Pick<AgentImplementations, "tools" | "handoffs">,
+  tools: readonly AgentTool[],
+): void {
+  for (const tool of tools) implementations.tools.set(tool.name, tool);
+  for (const tool of tools) {
+    const handoff = tool.handoff;
+    if (!handoff || implementations.handoffs.has(handoff.agent)) continue;
+    implementations.handoffs.set(handoff.agent, handoff);
+    addTools(
+      implementations,
+      handoff.tools.filter((target) => !implementations.tools.has(target.name)),
+    );
+  }
+}
+
+/** The guardrails as data, for the machine's context. */
+export function guardrailNamesOf(implementations: AgentImplementations): GuardrailNames {
+  return {
+    input: implementations.guardrails.input.map((guardrail) => ({
+      name: guardrail.name,
+      mode: guardrail.mode ?? "blocking",
+    })),
+    output: implementations.guardrails.output.map((guardrail) => guardrail.name),
+  };
+}
+
+/** The active tools named by `toolNames`, in order; names without an implementation are left out. */
+export function activeTools(
+  implementations: AgentImplementations,
+  toolNames: readonly string[],
+): AgentTool[] {
+  const tools: AgentTool[] = [];
+  for (const name of toolNames) {
+    const tool = implementations.tools.get(name);
+    if (tool) tools.push(tool);
+  }
+  return tools;
+}
+
+/** The agent's context as the callbacks see it (system prompt, transcript, active tools). */
+export function callbackContextOf(implementations: AgentImplementations, view: AgentView): AgentContext {
+  return {
+    systemPrompt: view.systemPrompt,
+    messages: view.messages,
+    tools: activeTools(implementations, view.toolNames),
+  };
+}
+
+/** The view of `context` its callbacks get. */
+export function agentViewOf(context: AgentMachineContext): AgentView {
+  return { systemPrompt: context.systemPrompt, messages: context.messages, toolNames: context.toolNames };
+}
+
+/**
+ * Whether there are between-turn callbacks (`prepareNextTurn`, `shouldStopAfterTurn`, the external
+ * queue sources): without them the machine decides from its context alone.
+ */
+export function hasTurnCallbacks(implementations: AgentImplementations): boolean {
+  const callbacks = implementations.callbacks;
+  return (
+    callbacks.prepareNextTurn !== undefined ||
+    callbacks.shouldStopAfterTurn !== undefined ||
+    callbacks.getSteeringMessages !== undefined ||
+    callbacks.getFollowUpMessages !== undefined
+  );
+}

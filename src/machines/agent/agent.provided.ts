@@ -1,0 +1,217 @@
+import type { ActorScope, AnyActorLogic, AnyActorRef, AnyMachineSnapshot, Snapshot } from "xstate";
+import { guardrailsActor } from "../../actors/guardrails.actor.js";
+import { streamReplyActor } from "../../actors/stream-reply.actor.js";
+import {
+  collectSubAgentActor,
+  countRunningChild,
+  prepareSubAgentActor,
+  subAgentOptions,
+  subAgentSpecOf,
+} from "../../actors/sub-agent.actors.js";
+import {
+  afterToolCallActor,
+  beforeToolCallActor,
+  executeToolActor,
+  validateCall,
+} from "../../actors/tool-step.actors.js";
+import { turnCallbacksActor } from "../../actors/turn-callbacks.actor.js";
+import { validateOutputActor } from "../../actors/validate-output.actor.js";
+import { errorText } from "../../types/error-text.js";
+import { isPromiseLike } from "../../types/maybe-async.js";
+import type { AgentMessage } from "../../types/messages.js";
+import type { SubAgentStart, ToolCallContext } from "../tool-call/tool-call.context.js";
+import { toolCallMachine } from "../tool-call/tool-call.machine.js";
+import type { QueuedReturns } from "./agent.actions.js";
+import type { AgentMachineContext } from "./agent.context.js";
+import {
+  type AgentImplementations,
+  type AgentMachineOptions,
+  agentImplementations,
+  guardrailNamesOf,
+  hasTurnCallbacks,
+} from "./agent.implementations.js";
+import { type AgentMachineInput, type AgentMachineStart, agentMachine } from "./agent.machine.js";
+
+/** The agent machine with its implementations provided (what `createAgentMachine` returns). */
+export type AgentMachine = typeof agentMachine;
+
+/**
+ * The agent machine with `options`' implementations provided (`.provide()`): StreamFn, tools, callbacks
+ * and hooks, guardrails, sub-agents and handoffs (through the tools). What the agent knows goes in its
+ * input (`{ model, systemPrompt?, messages?, … }`): JSON data, persisted with the actor. Use it as any
+ * XState machine: `createActor`, `invoke`/`spawn` in your own machine, `getPersistedSnapshot()` and
+ * `createActor(machine, { snapshot })`, `transition()`, `inspect`.
+ *
+ * Contract: synchronous; never throws. Restoring a snapshot that names a tool this machine lacks, or a
+ * state it does not have, fails the actor at start (its error observers get an `Error` naming it).
+ *
+ * ```ts
+ * const machine = createAgentMachine({ streamFn: scriptedModel([{ text: "Hi!" }]), tools: [] });
+ * const actor = createActor(machine, { input: { model: { id: "m", api: "x", provider: "y", contextWindow: 1000, maxTokens: 100 } } });
+ * actor.on("agent_end", (event) => console.log(event.messages.length));
+ * actor.start();
+ * actor.send({ type: "PROMPT", messages: [{ role: "user", content: "Hello", timestamp: Date.now() }] });
+ * ```
+ */
+export function createAgentMachine(options: AgentMachineOptions): AgentMachine {
+  return agentMachineOf(agentImplementations(options));
+}
+
+/**
+ * The agent machine running `implementations` (the `Agent` class keeps its own, to change tools and
+ * output schemas between runs).
+ *
+ * Contract: synchronous; never throws.
+ */
+export function agentMachineOf(implementations: AgentImplementations): AgentMachine {
+  const machine = agentMachine.provide({
+    actors: {
+      streamReply: streamReplyActor(implementations),
+      turnCallbacks: turnCallbacksActor(implementations),
+      guardrails: guardrailsActor(implementations),
+      validateOutput: validateOutputActor(implementations),
+      toolCall: toolCallMachine.provide({
+        actors: {
+          beforeToolCall: beforeToolCallActor(implementations),
+          executeTool: executeToolActor(implementations),
+          afterToolCall: afterToolCallActor(implementations),
+          prepareSubAgent: prepareSubAgentActor(implementations),
+          subAgent: subAgentLogic(implementations),
+          collectSubAgent: collectSubAgentActor(implementations),
+        },
+        actions: {
+          validate: ({ context, self }) => validateCall(implementations, self, context.toolCall),
+        },
+      }),
+    },
+    actions: {
+      pollSteering: ({ self }) => pollSteering(implementations, self),
+      returnQueuedMessages: (_, returned) => returnQueuedMessages(implementations, returned),
+    },
+  });
+  return withImplementationData(machine, implementations);
+}
+
+/**
+ * `machine` whose new actors get what the context holds of the implementations (guardrail names,
+ * whether there are between-turn callbacks, the default active tools) and whose restored snapshots are
+ * checked against them and refreshed; `.provide()` keeps both.
+ */
+function withImplementationData(machine: AgentMachine, implementations: AgentImplementations): AgentMachine {
+  const initial = machine.getInitialSnapshot.bind(machine);
+  const restore = machine.restoreSnapshot.bind(machine);
+  const provide = machine.provide.bind(machine);
+  const data = () => ({
+    guardrails: guardrailNamesOf(implementations),
+    hasTurnCallbacks: hasTurnCallbacks(implementations),
+  });
+  machine.getInitialSnapshot = (scope, input) => {
+    const given = input as AgentMachineInput | undefined;
+    if (!given) return initial(scope, input);
+    const start: AgentMachineStart = {
+      ...given,
+      toolNames: given.toolNames ?? [...implementations.tools.keys()],
+      ...data(),
+    };
+    return initial(scope, start as AgentMachineInput);
+  };
+  machine.restoreSnapshot = (snapshot, scope) => {
+    const persisted = snapshot as unknown as PersistedMachine;
+    checkRestorable(persisted, implementations);
+    const refreshed = { ...persisted, context: { ...persisted.context, ...data() } };
+    try {
+      return restore(refreshed as unknown as Snapshot<unknown>, scope);
+    } catch (error) {
+      throw new Error(
+        `agentchart: the snapshot's state ${JSON.stringify(persisted.value)} is not a state of the agent machine (${errorText(error)})`,
+      );
+    }
+  };
+  machine.provide = (more) => withImplementationData(provide(more), implementations);
+  return machine;
+}
+
+interface PersistedMachine {
+  value: unknown;
+  context: AgentMachineContext;
+  children?: Record<string, { src?: unknown; snapshot?: { context?: unknown } }>;
+}
+
+/** Throws an `Error` naming what a persisted agent needs that `implementations` lack. */
+function checkRestorable(persisted: PersistedMachine, implementations: AgentImplementations): void {
+  const context = persisted.context;
+  if (typeof context !== "object" || context === null || !Array.isArray(context.toolNames))
+    throw new Error("agentchart: not a persisted agent machine snapshot (its context has no toolNames)");
+  const missing = new Set<string>();
+  for (const name of context.toolNames) if (!implementations.tools.has(name)) missing.add(name);
+  for (const child of Object.values(persisted.children ?? {})) {
+    const call = (child.snapshot?.context as ToolCallContext | undefined)?.toolCall;
+    if (child.src === "toolCall" && call && !implementations.tools.has(call.name)) missing.add(call.name);
+  }
+  if (missing.size > 0)
+    throw new Error(
+      `agentchart: the restored agent needs the tool${missing.size > 1 ? "s" : ""} ${[...missing].map((name) => `"${name}"`).join(", ")}, which this machine was not given`,
+    );
+}
+
+/**
+ * The logic of a call's child agent: the agent machine of the agent tool's spec for the call
+ * (`agent(args)`), built when the child starts or is restored; every other step is that machine's.
+ * It presents itself as the agent machine (its prototype), so inspectors show its diagram.
+ */
+function subAgentLogic(parent: AgentImplementations): AnyActorLogic {
+  const machineFor = (start: SubAgentStart) =>
+    agentMachineOf(agentImplementations(subAgentOptions(parent, subAgentSpecOf(parent, start))));
+  const logic: Partial<AnyActorLogic> = {
+    getInitialSnapshot: (scope: ActorScope<AnyMachineSnapshot, never>, start: SubAgentStart) =>
+      machineFor(start).getInitialSnapshot(scope as never, start as never),
+    restoreSnapshot: (snapshot: Snapshot<unknown>, scope: ActorScope<AnyMachineSnapshot, never>) => {
+      const context = (snapshot as { context?: AgentMachineContext }).context;
+      if (!context?.place || !context.parentToolCallId)
+        throw new Error("agentchart: a persisted sub-agent without its place in the tree cannot be restored");
+      const start = { place: context.place, parentToolCallId: context.parentToolCallId } as SubAgentStart;
+      return machineFor(start).restoreSnapshot(snapshot, scope as never);
+    },
+    start: (snapshot: AnyMachineSnapshot, scope: ActorScope<AnyMachineSnapshot, never>) => {
+      countRunningChild(scope.system, scope.self as unknown as AnyActorRef);
+      (snapshot.machine as AgentMachine).start(snapshot as never);
+    },
+    transition: (snapshot: AnyMachineSnapshot, event, scope) =>
+      snapshot.machine.transition(snapshot, event as never, scope as never),
+    getPersistedSnapshot: (snapshot: AnyMachineSnapshot, options?: unknown) =>
+      (snapshot.machine as AgentMachine).getPersistedSnapshot(snapshot as never, options),
+  };
+  return Object.assign(Object.create(agentMachine), logic) as AnyActorLogic;
+}
+
+/**
+ * The `pollSteering` action, after a settled call with steering policy `betweenTools`: polls the
+ * external steering source and answers with `STEERING_POLLED` (at once when it answers synchronously
+ * or there is none). No further call starts until the answer arrives.
+ */
+function pollSteering(implementations: AgentImplementations, self: { send: (event: never) => void }): void {
+  const poll = implementations.callbacks.getSteeringMessages;
+  const answer = (external: AgentMessage[]) => self.send({ type: "STEERING_POLLED", external } as never);
+  let polled: AgentMessage[] | Promise<AgentMessage[]> | undefined;
+  try {
+    polled = poll?.();
+  } catch {
+    // A throwing queue callback is reported by the poll after the turn, which ends the run.
+    answer([]);
+    return;
+  }
+  if (!isPromiseLike(polled)) {
+    answer((polled as AgentMessage[] | undefined) ?? []);
+    return;
+  }
+  Promise.resolve(polled as PromiseLike<AgentMessage[]>).then(
+    (messages) => answer(messages ?? []),
+    () => answer([]),
+  );
+}
+
+/** The `returnQueuedMessages` action: gives messages an ended run had drained back to their source. */
+function returnQueuedMessages(implementations: AgentImplementations, returned: QueuedReturns): void {
+  const restore = implementations.callbacks.restoreQueuedMessages;
+  for (const { queue, messages } of returned) restore?.(queue, messages);
+}
