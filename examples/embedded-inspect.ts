@@ -1,9 +1,11 @@
 /**
  * Embedding the agent loop in an app's own statechart, watched with `@statelyai/inspect`.
  *
- * The app machine invokes `agentMachine` as a long-lived child actor (id "agent"), gives it its
- * runtime (StreamFn, tools) as input, sends it `PROMPT`, and watches its snapshots: when the agent is
- * back in `idle` with an answer, the app shows it. `createInspector` with a custom adapter collects
+ * The app machine invokes the agent machine as a long-lived child actor (id "agent"): its functions
+ * (StreamFn, tools) come from `createAgentMachine(options)` in the app's `setup({ actors })`, its input
+ * is data. The app sends it `PROMPT` and asks for its `agent_end` as an app event
+ * (`parentEvents: ["agent_end"]` → `agent.agent_end`), which moves the app on with the answer.
+ * `createInspector` with a custom adapter collects
  * Stately inspection events offline (no browser, no network): the app, the loop and one child per
  * tool call (its id is the tool call id) all show up.
  *
@@ -13,10 +15,9 @@ import { createInspector, type StatelyInspectionEvent } from "@statelyai/inspect
 import { assign, createActor, sendTo, setup, toPromise } from "xstate";
 import { z } from "zod";
 import {
-  type AgentMachineContext,
   type AgentMessage,
-  agentMachine,
-  createAgentRuntime,
+  type AgentParentEvent,
+  createAgentMachine,
   defineTool,
   type Model,
 } from "../src/index.js";
@@ -42,9 +43,18 @@ const tripPlanner = setup({
   types: {
     input: {} as { question: string },
     context: {} as { question: string; answer: string },
+    events: {} as AgentParentEvent,
     output: {} as string,
   },
-  actors: { agent: agentMachine },
+  actors: {
+    agent: createAgentMachine({
+      streamFn: scriptedModel([
+        { toolCalls: [{ id: "call_weather", name: "weather", arguments: { city: "Porto" } }] },
+        { text: "Porto will be sunny: pack sunglasses." },
+      ]),
+      tools: [weather],
+    }),
+  },
 }).createMachine({
   id: "tripPlanner",
   context: ({ input }) => ({ question: input.question, answer: "" }),
@@ -54,23 +64,12 @@ const tripPlanner = setup({
       invoke: {
         id: "agent",
         src: "agent",
-        input: {
-          runtime: createAgentRuntime(
-            {
-              streamFn: scriptedModel([
-                { toolCalls: [{ id: "call_weather", name: "weather", arguments: { city: "Porto" } }] },
-                { text: "Porto will be sunny: pack sunglasses." },
-              ]),
-            },
-            [weather],
-          ),
-          model,
-          systemPrompt: "Plan trips.",
-        },
-        onSnapshot: {
-          guard: ({ event }) => event.snapshot.matches("idle") && answered(event.snapshot.context),
+        input: { model, systemPrompt: "Plan trips.", parentEvents: ["agent_end"] },
+      },
+      on: {
+        "agent.agent_end": {
           target: "showing",
-          actions: assign({ answer: ({ event }) => lastText(event.snapshot.context.messages) }),
+          actions: assign({ answer: ({ event }) => lastText(event.event.messages) }),
         },
       },
       entry: sendTo("agent", ({ context }) => ({
@@ -82,11 +81,6 @@ const tripPlanner = setup({
   },
   output: ({ context }) => context.answer,
 });
-
-/** The agent finished a run: its transcript ends with an assistant message. */
-function answered(context: AgentMachineContext): boolean {
-  return (context.messages.at(-1) as { role?: string } | undefined)?.role === "assistant";
-}
 
 function lastText(messages: AgentMessage[]): string {
   const last = messages.at(-1) as { content?: { type: string; text?: string }[] } | undefined;
