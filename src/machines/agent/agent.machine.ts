@@ -111,7 +111,9 @@ export const agentMachine = setup({
   types: {
     context: {} as AgentMachineContext,
     events: {} as AgentMachineEvent,
-    input: {} as AgentMachineInput,
+    // Optional (`void`: an optional property of `types` would drop `undefined`), so that
+    // `createActor(machine, { snapshot })` restores without an input.
+    input: {} as AgentMachineInput | void,
     emitted: {} as AgentEvent,
   },
   actors: {
