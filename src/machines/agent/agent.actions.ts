@@ -89,7 +89,11 @@ function emitAll(enqueue: Enqueue, context: AgentMachineContext, events: readonl
   if (wanted)
     for (const event of events)
       if (wanted.includes(event.type))
-        enqueue.sendParent({ type: `agent.${event.type}`, agentId: context.agentId, event } as AgentParentEvent);
+        enqueue.sendParent({
+          type: `agent.${event.type}`,
+          agentId: context.agentId,
+          event,
+        } as AgentParentEvent);
 }
 
 /** The reply's events that streamed (a batch of one microtask), emitted as they came. */
