@@ -113,6 +113,7 @@ export const agentMachine = setup({
     events: {} as AgentMachineEvent,
     // Optional (`void`: an optional property of `types` would drop `undefined`), so that
     // `createActor(machine, { snapshot })` restores without an input.
+    // biome-ignore lint/suspicious/noConfusingVoidType: `undefined` would be dropped (see above)
     input: {} as AgentMachineInput | void,
     emitted: {} as AgentEvent,
   },
