@@ -71,7 +71,7 @@ describe("examples", () => {
     expect(output).toContain("⚙ ls(");
     expect(output).toContain("⚙ read(");
     for (const state of ["preparingTurn", "streaming", "executingTools", "idle"]) {
-      expect(output).toContain(`[agent] → ${state}`);
+      expect(output).toMatch(new RegExp(`\\[agent\\] → (running\\.)?${state}`));
     }
     expect(output).toMatch(/\[tool call_\d+\] → settled/);
     // The answer is built from what the tools really returned.
@@ -148,7 +148,7 @@ describe("examples", () => {
 
   it("tracing: prints the run's span tree, the tool's own span nested under execute_tool", async () => {
     expect((await runExample("tracing")).trim().split("\n")).toEqual([
-      "invoke_agent dictionary-agent states preparingTurn.deciding → preparingTurn.injecting → streaming.released → executingTools → preparingTurn.deciding → preparingTurn.injecting → streaming.released → preparingTurn.deciding → idle",
+      "invoke_agent dictionary-agent states running.preparingTurn.deciding → running.preparingTurn.injecting → running.streaming.released → running.executingTools → running.preparingTurn.deciding → running.preparingTurn.injecting → running.streaming.released → running.preparingTurn.deciding → idle",
       "  chat scripted-1 tokens 40/12",
       "  execute_tool lookup states preparing.ready → executing → settled",
       "    query span",
@@ -177,7 +177,7 @@ describe("examples", () => {
 
   it("persist-restore: an agent persisted while it waits for approval is restored, approved and finishes", async () => {
     const output = await runExample("persist-restore");
-    expect(output).toMatch(/persisted \d+ bytes while "executingTools" waits for approval/);
+    expect(output).toMatch(/persisted \d+ bytes while \{"running":"executingTools"\} waits for approval/);
     expect(output).toContain("resumed from executingTools");
     expect(output).toContain("paid 120 for INV-7 (key accounts-bot:call_pay)");
     expect(output).toContain("answer: INV-7 is paid.");
