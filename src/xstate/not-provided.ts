@@ -1,23 +1,20 @@
-import type { AnyActorLogic } from "xstate";
+import { type AnyActorLogic, fromCallback } from "xstate";
 
 /**
  * The stand-in for an actor a machine names in `setup()` but whose implementation comes through
- * `.provide()` (`createAgentMachine` gives them): typed like the real logic, failing when started
- * with an error that names it.
+ * `.provide()` (`createAgentMachine` gives them): typed as the real logic, failing when started with
+ * an error that names it.
  *
  * Contract: never throws itself; the returned logic's actor fails at start.
  *
  * ```ts
- * actors: { streamReply: notProvided("streamReply", fromCallback<StreamCommand, StreamRequest>) }
+ * actors: { streamReply: notProvided<CallbackActorLogic<StreamCommand, StreamRequest>>("streamReply") }
  * ```
  */
-export function notProvided<TLogic extends AnyActorLogic>(
-  name: string,
-  creator: (body: () => never) => TLogic,
-): TLogic {
-  return creator(() => {
+export function notProvided<TLogic extends AnyActorLogic>(name: string): TLogic {
+  return fromCallback(() => {
     throw new Error(
       `agentchart: the actor "${name}" is not provided: build the machine with createAgentMachine(options) (or .provide() it)`,
     );
-  });
+  }) as unknown as TLogic;
 }

@@ -1,4 +1,4 @@
-import { enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import { type CallbackActorLogic, enqueueActions, type PromiseActorLogic, setup } from "xstate";
 import type { GuardrailCheck } from "../../actors/guardrails.actor.js";
 import type { StreamRequest } from "../../actors/stream-reply.actor.js";
 import type { OutputValidation } from "../../actors/validate-output.actor.js";
@@ -118,13 +118,12 @@ export const agentMachine = setup({
     emitted: {} as AgentEvent,
   },
   actors: {
-    streamReply: notProvided("streamReply", fromCallback<StreamActorCommand, StreamRequest>),
+    streamReply: notProvided<CallbackActorLogic<StreamActorCommand, StreamRequest>>("streamReply"),
     toolCall: toolCallMachine,
-    guardrails: notProvided("guardrails", fromPromise<GuardrailOutcome, GuardrailCheck>),
-    validateOutput: notProvided("validateOutput", fromPromise<OutputVerdict, OutputValidation>),
-    turnCallbacks: notProvided(
+    guardrails: notProvided<PromiseActorLogic<GuardrailOutcome, GuardrailCheck>>("guardrails"),
+    validateOutput: notProvided<PromiseActorLogic<OutputVerdict, OutputValidation>>("validateOutput"),
+    turnCallbacks: notProvided<CallbackActorLogic<DecisionEvent, { context: AgentMachineContext }>>(
       "turnCallbacks",
-      fromCallback<DecisionEvent, { context: AgentMachineContext }>,
     ),
   },
   actions: {

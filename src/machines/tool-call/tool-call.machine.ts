@@ -1,9 +1,8 @@
 import {
-  type ActorLogic,
   assign,
+  type CallbackActorLogic,
   type EventObject,
-  fromCallback,
-  fromPromise,
+  type PromiseActorLogic,
   sendParent,
   sendTo,
   setup,
@@ -56,23 +55,17 @@ export const toolCallMachine = setup({
     output: {} as ToolCallOutcome,
   },
   actors: {
-    beforeToolCall: notProvided(
-      "beforeToolCall",
-      fromPromise<{ outcome: ToolCallOutcome | undefined; needsApproval: boolean }, ToolStepInput>,
-    ),
-    executeTool: notProvided("executeTool", fromCallback<EventObject, ToolStepInput>),
-    afterToolCall: notProvided(
+    beforeToolCall: notProvided<
+      PromiseActorLogic<{ outcome: ToolCallOutcome | undefined; needsApproval: boolean }, ToolStepInput>
+    >("beforeToolCall"),
+    executeTool: notProvided<CallbackActorLogic<EventObject, ToolStepInput>>("executeTool"),
+    afterToolCall: notProvided<PromiseActorLogic<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>>(
       "afterToolCall",
-      fromPromise<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>,
     ),
-    prepareSubAgent: notProvided("prepareSubAgent", fromCallback<{ type: "NONE" }, ToolStepInput>),
-    subAgent: notProvided("subAgent", fromCallback<EventObject, SubAgentStart>) as ActorLogic<
-      // biome-ignore lint/suspicious/noExplicitAny: the child agent machine's snapshot (its logic is provided)
-      any,
-      EventObject,
-      SubAgentStart
-    >,
-    collectSubAgent: notProvided("collectSubAgent", fromPromise<ToolCallOutcome, SubAgentCollection>),
+    prepareSubAgent: notProvided<CallbackActorLogic<{ type: "NONE" }, ToolStepInput>>("prepareSubAgent"),
+    // The child agent machine (`createAgentMachine` provides the one of the agent tool's spec).
+    subAgent: notProvided<CallbackActorLogic<EventObject, SubAgentStart>>("subAgent"),
+    collectSubAgent: notProvided<PromiseActorLogic<ToolCallOutcome, SubAgentCollection>>("collectSubAgent"),
   },
   actions: {
     validate: (_args, _params: undefined) => {
