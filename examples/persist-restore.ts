@@ -39,7 +39,9 @@ void agent.prompt("Pay invoice INV-7.");
 await waiting;
 const saved = JSON.stringify(agent.persist());
 agent.actor.stop();
-console.log(`persisted ${saved.length} bytes while ${JSON.stringify(agent.actor.getSnapshot().value)} waits for approval`);
+console.log(
+  `persisted ${saved.length} bytes while ${JSON.stringify(agent.actor.getSnapshot().value)} waits for approval`,
+);
 
 // Day 2: restore, approve, finish.
 const restored = Agent.restore(saved, {

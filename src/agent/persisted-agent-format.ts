@@ -19,7 +19,8 @@ export const AGENT_STATE_VALUES = [
   { running: { streaming: "held" } },
   { running: { streaming: "checking" } },
   { running: "validatingOutput" },
-  { running: "executingTools" },
+  { running: { executingTools: "working" } },
+  { running: { executingTools: "awaitingHuman" } },
 ] as const;
 
 /**
@@ -247,7 +248,8 @@ export function migrateV2toV3(snapshot: Json): Json {
 
 /**
  * Version 4 (agentchart 0.3.0) → 5 (the statechart as the contract): a run's states moved into the
- * compound `running`; a tool call's context holds what its hooks see of its agent (`agent`), a
+ * compound `running`, `executingTools` has `working` and `awaitingHuman` (its batch lists the calls
+ * waiting for a person or the client); a tool call's context holds what its hooks see of its agent (`agent`), a
  * sub-agent's context its place in the tree (`place`), a held reply its events (none: 0.3.0 kept them
  * in memory only). Applies to the nested sub-agents too.
  *
@@ -267,8 +269,11 @@ export function migrateV4toV5(snapshot: Json, path: string[] = []): Json {
     path,
   };
   const children: Json = {};
+  const waiting: string[] = [];
   for (const [id, entry] of Object.entries((snapshot.children ?? {}) as Record<string, Json>)) {
     const callSnapshot = (entry.snapshot ?? {}) as Json;
+    if (callSnapshot.value === "awaitingApproval" || callSnapshot.value === "awaitingClient")
+      waiting.push(id);
     const callContext = (callSnapshot.context ?? {}) as Json;
     const agent = ((callSnapshot.children ?? {}) as Json).agent as Json | undefined;
     const toolCall = (callContext.toolCall ?? {}) as Json;
@@ -292,12 +297,19 @@ export function migrateV4toV5(snapshot: Json, path: string[] = []): Json {
       },
     };
   }
+  const batch = run?.batch as Json | undefined;
+  const inRun =
+    value === "executingTools" ? { executingTools: waiting.length > 0 ? "awaitingHuman" : "working" } : value;
   return {
     ...snapshot,
-    value: value === "idle" || value === undefined ? value : { running: value },
+    value: value === "idle" || value === undefined ? value : { running: inRun },
     context: {
       ...context,
-      run: run && { ...run, heldReply: heldReply && { events: [], ...heldReply } },
+      run: run && {
+        ...run,
+        heldReply: heldReply && { events: [], ...heldReply },
+        batch: batch && { waiting, ...batch },
+      },
     },
     children,
   };

@@ -28,6 +28,7 @@ import {
   takeResultMessages,
   unsettledCalls,
   withPhase,
+  withWaiting,
 } from "./tool-batch.js";
 import { errorOutcome } from "./tool-outcome.js";
 import { appendMessages } from "./transcript-growth.js";
@@ -372,6 +373,17 @@ export function markPrepared(ctx: AgentMachineContext, toolCallId: string): Agen
   const batch = ctx.run?.batch;
   if (!batch || phaseOf(batch, toolCallId) !== "preparing") return ctx;
   return { ...ctx, run: { ...ctx.run!, batch: withPhase(batch, toolCallId, "prepared") } };
+}
+
+/** Notes that call `toolCallId` waits for a person or the client (`waits`), or no longer does. */
+export function markWaiting(
+  ctx: AgentMachineContext,
+  toolCallId: string,
+  waits: boolean,
+): AgentMachineContext {
+  const batch = ctx.run?.batch;
+  if (!batch || batch.waiting?.includes(toolCallId) === waits) return ctx;
+  return { ...ctx, run: { ...ctx.run!, batch: withWaiting(batch, toolCallId, waits) } };
 }
 
 /** Records a settled call (ignored when the call was already answered, e.g. skipped or aborted). */

@@ -101,7 +101,14 @@ export function settle(batch: ToolBatch, outcome: ToolCallOutcome): ToolBatch {
   phases[id] = "settled";
   const outcomes = idRecord(batch.outcomes);
   outcomes[id] = outcome;
-  return { ...batch, phases, outcomes };
+  const settled = { ...batch, phases, outcomes };
+  return batch.waiting?.includes(id) ? withWaiting(settled, id, false) : settled;
+}
+
+/** `batch` with call `id` waiting for a person or the client (`waits`), or not. */
+export function withWaiting(batch: ToolBatch, id: string, waits: boolean): ToolBatch {
+  const others = (batch.waiting ?? []).filter((waiting) => waiting !== id);
+  return { ...batch, waiting: waits ? [...others, id] : others };
 }
 
 /** Result messages not yet emitted for the settled prefix of the batch (source order), and the batch after. */

@@ -148,7 +148,7 @@ describe("examples", () => {
 
   it("tracing: prints the run's span tree, the tool's own span nested under execute_tool", async () => {
     expect((await runExample("tracing")).trim().split("\n")).toEqual([
-      "invoke_agent dictionary-agent states running.preparingTurn.deciding → running.preparingTurn.injecting → running.streaming.released → running.executingTools → running.preparingTurn.deciding → running.preparingTurn.injecting → running.streaming.released → running.preparingTurn.deciding → idle",
+      "invoke_agent dictionary-agent states running.preparingTurn.deciding → running.preparingTurn.injecting → running.streaming.released → running.executingTools.working → running.preparingTurn.deciding → running.preparingTurn.injecting → running.streaming.released → running.preparingTurn.deciding → idle",
       "  chat scripted-1 tokens 40/12",
       "  execute_tool lookup states preparing.ready → executing → settled",
       "    query span",

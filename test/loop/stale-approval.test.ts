@@ -58,7 +58,7 @@ describe("approval decisions for calls that are not waiting", () => {
     gates.get("c1")!.resolve();
     await settle();
     // c1 has settled and its child is gone while c2 still runs: a late decision for c1 changes nothing.
-    expect(actor.getSnapshot().value).toEqual({ running: "executingTools" });
+    expect(actor.getSnapshot().value).toEqual({ running: { executingTools: "working" } });
     expect(child()).toBeUndefined();
     actor.send({ type: "DENY_TOOL", toolCallId: "c1", reason: "too late" });
     expect(actor.getSnapshot().status).toBe("active");

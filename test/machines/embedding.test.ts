@@ -50,7 +50,9 @@ describe("restoring with plain XState", () => {
     const ended = next(restored, "agent_end");
     restored.start();
     expect(restored.getSnapshot().hasTag("busy")).toBe(true);
+    expect(restored.getSnapshot().hasTag("awaitingHuman")).toBe(true);
     restored.send({ type: "APPROVE_TOOL", toolCallId: "pay" });
+    expect(restored.getSnapshot().hasTag("awaitingHuman")).toBe(false);
     const end = await ended;
     expect(runs).toEqual(["a1:pay"]);
     expect(end.messages.at(-1)).toMatchObject({

@@ -93,6 +93,8 @@ const COMPOSITION: Record<Level, Record<"agentMachine" | "toolCallMachine", stri
   child: {
     agentMachine: [
       "agent.idle: PROMPT → agent.running",
+      "agent.running.executingTools.awaitingHuman: always [noCallWaits] → agent.running.executingTools.working",
+      "agent.running.executingTools.working: always [callWaits] → agent.running.executingTools.awaitingHuman",
       "agent.running.executingTools: APPROVE_TOOL [toolCallRunning] → (stays)",
       "agent.running.executingTools: DENY_TOOL [toolCallRunning] → (stays)",
       "agent.running.executingTools: RESUME → (stays)",

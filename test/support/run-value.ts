@@ -1,11 +1,14 @@
 /**
- * An agent snapshot's state value without the compound `running` state around a run's states — the
- * values the abstract models of the model-based tests name (`"executingTools"`, `{ streaming: … }`).
+ * An agent snapshot's state value as the abstract models of the model-based tests name it: without
+ * the compound `running` state around a run's states, and `executingTools` without its substates
+ * (`working` / `awaitingHuman`, which the models read from the calls instead).
  *
  * Contract: pure; any other value is returned as it is.
  */
 export function unwrapRunning(value: unknown): unknown {
-  return typeof value === "object" && value !== null && "running" in value
-    ? (value as { running: unknown }).running
-    : value;
+  const inner =
+    typeof value === "object" && value !== null && "running" in value
+      ? (value as { running: unknown }).running
+      : value;
+  return typeof inner === "object" && inner !== null && "executingTools" in inner ? "executingTools" : inner;
 }

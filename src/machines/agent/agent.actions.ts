@@ -380,7 +380,9 @@ export function endRunNext({ enqueue, self }: ActionArgs, error: string | undefi
   enqueue.sendTo(self, error === undefined ? { type: "RUN_ABORTED" } : { type: "RUN_FAILED", error });
 }
 
-export function forwardToCall({ enqueue, event }: ActionArgs): void {
+export function forwardToCall({ context, enqueue, event }: ActionArgs): void {
+  if (event.type === "APPROVE_TOOL" || event.type === "DENY_TOOL" || event.type === "ANSWER_TOOL")
+    enqueue.assign(() => steps.markWaiting(context, event.toolCallId, false));
   if (event.type === "APPROVE_TOOL") enqueue.sendTo(event.toolCallId, { type: "APPROVE" });
   else if (event.type === "DENY_TOOL")
     enqueue.sendTo(event.toolCallId, { type: "DENY", reason: event.reason });
@@ -389,6 +391,7 @@ export function forwardToCall({ enqueue, event }: ActionArgs): void {
 }
 
 export function announceWaitingCall({ context, enqueue }: ActionArgs, request: ToolAwaitingEvent): void {
+  enqueue.assign(() => steps.markWaiting(context, request.toolCallId, true));
   emitAll(enqueue, context, [
     {
       type: request.type === "TOOL_AWAITING_APPROVAL" ? "tool_approval_request" : "tool_client_request",

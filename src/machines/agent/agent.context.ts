@@ -43,6 +43,8 @@ export interface ToolBatch {
   pollingSteering: boolean;
   /** Calls resumed after their approval was given (or after they had started): they never ask again. */
   approved: string[];
+  /** Calls waiting for a person (approval) or the client (a client tool's answer): `awaitingHuman`. */
+  waiting?: string[];
 }
 
 /** A message drained from a queue (or given as a prompt) that the run has not injected yet. */

@@ -75,6 +75,15 @@ export function batchSettled({ context }: GuardArgs): boolean {
   return context.run?.batch !== undefined && isBatchSettled(context.run.batch);
 }
 
+/** One of the batch's calls waits for a person (approval) or the client (a client tool's answer). */
+export function callWaits({ context }: GuardArgs): boolean {
+  return (context.run?.batch?.waiting?.length ?? 0) > 0;
+}
+
+export function noCallWaits(args: GuardArgs): boolean {
+  return !callWaits(args);
+}
+
 export function toolCallRunning({ context }: GuardArgs, toolCallId: string): boolean {
   return steps.hasToolCallChild(context, toolCallId);
 }

@@ -122,9 +122,8 @@ export const agentMachine = setup({
     toolCall: toolCallMachine,
     guardrails: notProvided<PromiseActorLogic<GuardrailOutcome, GuardrailCheck>>("guardrails"),
     validateOutput: notProvided<PromiseActorLogic<OutputVerdict, OutputValidation>>("validateOutput"),
-    turnCallbacks: notProvided<CallbackActorLogic<DecisionEvent, { context: AgentMachineContext }>>(
-      "turnCallbacks",
-    ),
+    turnCallbacks:
+      notProvided<CallbackActorLogic<DecisionEvent, { context: AgentMachineContext }>>("turnCallbacks"),
   },
   actions: {
     pollSteering: (_args, _params: undefined) => missingAction("pollSteering"),
@@ -517,6 +516,18 @@ export const agentMachine = setup({
             guard: "batchSettled",
             target: "preparingTurn",
             actions: ["applyHandoff", "closeTurn"],
+          },
+          initial: "working",
+          states: {
+            working: {
+              description: "The calls run; none waits for a person.",
+              always: { guard: "callWaits", target: "awaitingHuman" },
+            },
+            awaitingHuman: {
+              description: "A call waits for a person's approval or the client's answer.",
+              tags: ["awaitingHuman"],
+              always: { guard: "noCallWaits", target: "working" },
+            },
           },
           on: {
             TOOL_PREPARED: {

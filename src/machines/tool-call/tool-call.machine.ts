@@ -55,13 +55,15 @@ export const toolCallMachine = setup({
     output: {} as ToolCallOutcome,
   },
   actors: {
-    beforeToolCall: notProvided<
-      PromiseActorLogic<{ outcome: ToolCallOutcome | undefined; needsApproval: boolean }, ToolStepInput>
-    >("beforeToolCall"),
+    beforeToolCall:
+      notProvided<
+        PromiseActorLogic<{ outcome: ToolCallOutcome | undefined; needsApproval: boolean }, ToolStepInput>
+      >("beforeToolCall"),
     executeTool: notProvided<CallbackActorLogic<EventObject, ToolStepInput>>("executeTool"),
-    afterToolCall: notProvided<PromiseActorLogic<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>>(
-      "afterToolCall",
-    ),
+    afterToolCall:
+      notProvided<PromiseActorLogic<ToolCallOutcome, ToolStepInput & { outcome: ToolCallOutcome }>>(
+        "afterToolCall",
+      ),
     prepareSubAgent: notProvided<CallbackActorLogic<{ type: "NONE" }, ToolStepInput>>("prepareSubAgent"),
     // The child agent machine (`createAgentMachine` provides the one of the agent tool's spec).
     subAgent: notProvided<CallbackActorLogic<EventObject, SubAgentStart>>("subAgent"),
