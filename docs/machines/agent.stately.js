@@ -568,6 +568,7 @@ export default createMachine({
         executingTools: {
           description:
             "The reply's tool calls run, one spawned toolCall actor each (id = tool call id): preflight in source order, then executed in parallel or one by one.",
+          initial: "working",
           entry: [
             {
               type: "advanceToolBatch",
@@ -660,6 +661,23 @@ export default createMachine({
             target: "#agent.running.preparingTurn",
             guard: "batchSettled",
             actions: ["applyHandoff", "closeTurn"],
+          },
+          states: {
+            working: {
+              description: "The calls run; none waits for a person.",
+              always: {
+                target: "#agent.running.executingTools.awaitingHuman",
+                guard: "callWaits",
+              },
+            },
+            awaitingHuman: {
+              description: "A call waits for a person's approval or the client's answer.",
+              tags: ["awaitingHuman"],
+              always: {
+                target: "#agent.running.executingTools.working",
+                guard: "noCallWaits",
+              },
+            },
           },
         },
       },

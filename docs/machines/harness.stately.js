@@ -6,9 +6,12 @@ import { createMachine } from "xstate";
 
 export default createMachine({
   id: "harness",
+  description:
+    "One operation of an AgentHarness at a time — a turn, a compaction, a branch summary — with retries between turns; each operation's outcome goes back to its caller.",
   initial: "idle",
   states: {
     idle: {
+      description: "No operation: waits for a prompt, a resume, a compaction or a navigation.",
       entry: [
         {
           type: "settle",
@@ -57,13 +60,15 @@ export default createMachine({
       },
     },
     turn: {
+      description:
+        "An agent run (the turn actor) for a prompt or a resume; its outcome decides what follows.",
       invoke: {
         id: "turn",
         src: "turn",
       },
       on: {
         ABORT: {
-          actions: [null],
+          actions: ["abortTurn"],
         },
         TURN_DONE: [
           {
@@ -128,6 +133,7 @@ export default createMachine({
       },
     },
     retry: {
+      description: "A retryable failure: waits out the backoff, then continues the turn.",
       invoke: {
         id: "backoff",
         src: "backoff",
@@ -152,6 +158,8 @@ export default createMachine({
       },
     },
     compaction: {
+      description:
+        "Summarises the older part of the branch (manual, after a turn, or to recover an overflow).",
       invoke: {
         id: "compaction",
         src: "compact",
@@ -193,6 +201,7 @@ export default createMachine({
       },
     },
     branchSummary: {
+      description: "Moves to another entry of the session tree, summarising the branch left if asked.",
       invoke: {
         id: "navigation",
         src: "navigate",

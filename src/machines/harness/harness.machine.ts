@@ -165,6 +165,7 @@ export const harnessMachine = setup({
       turnMode: "start" as const,
     })),
     endOperation: assign({ operation: undefined }),
+    abortTurn: forwardTo("turn"),
     recordResult: assign(({ context }, { result }: { result: unknown }) =>
       result === undefined || !context.operation ? {} : { operation: { ...context.operation, result } },
     ),
@@ -193,6 +194,8 @@ export const harnessMachine = setup({
   },
 }).createMachine({
   id: "harness",
+  description:
+    "One operation of an AgentHarness at a time — a turn, a compaction, a branch summary — with retries between turns; each operation's outcome goes back to its caller.",
   context: ({ input }) => ({
     ...input,
     operation: undefined,
@@ -204,6 +207,7 @@ export const harnessMachine = setup({
   initial: "idle",
   states: {
     idle: {
+      description: "No operation: waits for a prompt, a resume, a compaction or a navigation.",
       entry: [
         { type: "settle", params: ({ context }) => ({ operation: context.operation }) },
         "endOperation",
@@ -231,6 +235,7 @@ export const harnessMachine = setup({
       },
     },
     turn: {
+      description: "An agent run (the turn actor) for a prompt or a resume; its outcome decides what follows.",
       invoke: {
         id: "turn",
         src: "turn",
@@ -238,7 +243,7 @@ export const harnessMachine = setup({
         input: ({ context }) => ({ mode: context.turnMode, operation: context.operation as TurnOperation }),
       },
       on: {
-        ABORT: { actions: forwardTo("turn") },
+        ABORT: { actions: "abortTurn" },
         TURN_DONE: [
           {
             guard: { type: "canRetry", params: ({ event }) => event.outcome },
@@ -276,6 +281,7 @@ export const harnessMachine = setup({
       },
     },
     retry: {
+      description: "A retryable failure: waits out the backoff, then continues the turn.",
       invoke: {
         id: "backoff",
         src: "backoff",
@@ -289,6 +295,7 @@ export const harnessMachine = setup({
       on: { ABORT: { target: "idle", actions: "recordAbort" } },
     },
     compaction: {
+      description: "Summarises the older part of the branch (manual, after a turn, or to recover an overflow).",
       invoke: {
         id: "compaction",
         src: "compact",
@@ -317,6 +324,7 @@ export const harnessMachine = setup({
       on: { ABORT: { target: "idle", actions: "recordAbort" } },
     },
     branchSummary: {
+      description: "Moves to another entry of the session tree, summarising the branch left if asked.",
       invoke: {
         id: "navigation",
         src: "navigate",
