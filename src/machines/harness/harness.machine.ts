@@ -235,7 +235,8 @@ export const harnessMachine = setup({
       },
     },
     turn: {
-      description: "An agent run (the turn actor) for a prompt or a resume; its outcome decides what follows.",
+      description:
+        "An agent run (the turn actor) for a prompt or a resume; its outcome decides what follows.",
       invoke: {
         id: "turn",
         src: "turn",
@@ -295,7 +296,8 @@ export const harnessMachine = setup({
       on: { ABORT: { target: "idle", actions: "recordAbort" } },
     },
     compaction: {
-      description: "Summarises the older part of the branch (manual, after a turn, or to recover an overflow).",
+      description:
+        "Summarises the older part of the branch (manual, after a turn, or to recover an overflow).",
       invoke: {
         id: "compaction",
         src: "compact",
