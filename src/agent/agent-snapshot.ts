@@ -1,6 +1,6 @@
 import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
 import { subAgentOptions, subAgentSpecOf } from "../actors/sub-agent.actors.js";
-import type { AgentMachineContext } from "../machines/agent/agent.context.js";
+import { AGENT_FORMAT_VERSION, type AgentMachineContext } from "../machines/agent/agent.context.js";
 import { type AgentImplementations, agentImplementations } from "../machines/agent/agent.implementations.js";
 import type { agentMachine } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
@@ -18,7 +18,7 @@ import {
 export type AgentActor = Actor<typeof agentMachine>;
 
 export const AGENT_SNAPSHOT_FORMAT = "agentchart.agent";
-export const AGENT_SNAPSHOT_VERSION = 5;
+export const AGENT_SNAPSHOT_VERSION = AGENT_FORMAT_VERSION;
 
 /** A persisted agent: JSON-safe, versioned; made by `agent.persist()`, read by `Agent.restore`. */
 export interface PersistedAgent {

@@ -305,6 +305,7 @@ export function migrateV4toV5(snapshot: Json, path: string[] = []): Json {
     value: value === "idle" || value === undefined ? value : { running: inRun },
     context: {
       ...context,
+      formatVersion: 5,
       run: run && {
         ...run,
         heldReply: heldReply && { events: [], ...heldReply },

@@ -109,6 +109,21 @@ describe("restoring with plain XState", () => {
     restored.start();
     expect(String(await failed.promise)).toMatch(/state "thinking" is not a state of the agent machine/);
   });
+
+  it("refuses a snapshot of another format version, naming it", async () => {
+    const machine = createAgentMachine({ streamFn: scriptedModel([]) });
+    const idle = createActor(machine, { input: { model: testModel } }).start();
+    const persisted = JSON.parse(JSON.stringify(idle.getPersistedSnapshot()));
+    idle.stop();
+    const { formatVersion: _, ...older } = persisted.context;
+    const restored = createActor(machine, { snapshot: { ...persisted, context: older } });
+    const failed = deferred<unknown>();
+    restored.subscribe({ error: (error) => failed.resolve(error) });
+    restored.start();
+    expect(String(await failed.promise)).toMatch(
+      /format version "none \(agentchart 0\.3\.0 or older\)"; this agentchart restores version 5/,
+    );
+  });
 });
 
 describe("two agents of one app machine", () => {

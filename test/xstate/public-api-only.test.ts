@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import * as xstate from "xstate";
+import { requireXState } from "../../src/xstate/require-xstate.js";
 
 const srcRoot = path.resolve(import.meta.dirname, "../../src");
 
@@ -38,5 +40,13 @@ describe("agentchart and XState", () => {
     expect(manifest.dependencies?.xstate).toBeUndefined();
     expect(manifest.peerDependencies?.xstate).toMatch(/^\^5\./);
     expect(manifest.peerDependenciesMeta?.xstate?.optional).not.toBe(true);
+  });
+
+  it("names the supported xstate versions when the installed one lacks what the machines use", () => {
+    expect(() => requireXState(xstate)).not.toThrow();
+    const { enqueueActions: _, setup: __, ...older } = xstate;
+    expect(() => requireXState(older)).toThrow(
+      "agentchart needs xstate ^5.28.0 (a peer dependency: install it next to agentchart); the installed xstate has no setup, enqueueActions",
+    );
   });
 });

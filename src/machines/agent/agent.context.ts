@@ -107,6 +107,11 @@ export interface AgentSettings {
  * tool implementations, callbacks) are the machine's implementations (`createAgentMachine`), never here.
  */
 export interface AgentMachineContext {
+  /**
+   * The version of this context's shape (`AGENT_FORMAT_VERSION`): a restore checks it, so a snapshot of
+   * another version is refused with its version named (`Agent.restore` migrates older ones).
+   */
+  formatVersion: typeof AGENT_FORMAT_VERSION;
   /** Stable id of this agent; with a tool call id it makes the call's idempotency key. */
   agentId: string;
   systemPrompt: string;
@@ -136,6 +141,9 @@ export interface AgentMachineContext {
   activeAgent?: string;
 }
 
+/** The version of the agent's persisted shape (context and states); 5 since issue 27. */
+export const AGENT_FORMAT_VERSION = 5;
+
 /** What a new agent starts from; everything left out takes its default. */
 export interface AgentStart {
   agentId?: string;
@@ -158,6 +166,7 @@ export interface AgentStart {
 /** The context of an idle agent with nothing queued: defaults filled in, the transcript copied. */
 export function initialAgentContext(start: AgentStart): AgentMachineContext {
   return {
+    formatVersion: AGENT_FORMAT_VERSION,
     agentId: start.agentId ?? crypto.randomUUID(),
     systemPrompt: start.systemPrompt ?? "",
     model: start.model,

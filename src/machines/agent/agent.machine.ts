@@ -1,3 +1,4 @@
+import * as xstate from "xstate";
 import { type CallbackActorLogic, enqueueActions, type PromiseActorLogic, setup } from "xstate";
 import type { GuardrailCheck } from "../../actors/guardrails.actor.js";
 import type { StreamRequest } from "../../actors/stream-reply.actor.js";
@@ -16,6 +17,7 @@ import type { GuardrailOutcome } from "../../types/guardrail.js";
 import type { AgentMessage } from "../../types/messages.js";
 import type { Model, ThinkingLevel } from "../../types/model.js";
 import { notProvided } from "../../xstate/not-provided.js";
+import { requireXState } from "../../xstate/require-xstate.js";
 import { toolCallMachine } from "../tool-call/tool-call.machine.js";
 import * as actions from "./agent.actions.js";
 import type {
@@ -55,6 +57,8 @@ export interface AgentMachineInput {
   /** The handoff target it starts as (`systemPrompt`, `toolNames` and `model` are the target's). */
   activeAgent?: string;
 }
+
+requireXState(xstate);
 
 const ABORTED_TEXT = "Run was aborted";
 const callbackErrorText = (error: unknown) => `Agent loop callback failed: ${errorText(error)}`;

@@ -22,7 +22,7 @@ import type { AgentMessage } from "../../types/messages.js";
 import type { SubAgentStart, ToolCallContext } from "../tool-call/tool-call.context.js";
 import { toolCallMachine } from "../tool-call/tool-call.machine.js";
 import type { QueuedReturns } from "./agent.actions.js";
-import type { AgentMachineContext } from "./agent.context.js";
+import { AGENT_FORMAT_VERSION, type AgentMachineContext } from "./agent.context.js";
 import {
   type AgentImplementations,
   type AgentMachineOptions,
@@ -137,11 +137,18 @@ interface PersistedMachine {
   children?: Record<string, { src?: unknown; snapshot?: { context?: unknown } }>;
 }
 
-/** Throws an `Error` naming what a persisted agent needs that `implementations` lack. */
+/**
+ * Throws an `Error` naming what makes a persisted agent unrestorable here: another format version, or
+ * a tool `implementations` lack.
+ */
 function checkRestorable(persisted: PersistedMachine, implementations: AgentImplementations): void {
   const context = persisted.context;
   if (typeof context !== "object" || context === null || !Array.isArray(context.toolNames))
     throw new Error("agentchart: not a persisted agent machine snapshot (its context has no toolNames)");
+  if (context.formatVersion !== AGENT_FORMAT_VERSION)
+    throw new Error(
+      `agentchart: the persisted agent has format version ${JSON.stringify(context.formatVersion ?? "none (agentchart 0.3.0 or older)")}; this agentchart restores version ${AGENT_FORMAT_VERSION} (Agent.restore migrates the persisted agents of older versions)`,
+    );
   const missing = new Set<string>();
   for (const name of context.toolNames) if (!implementations.tools.has(name)) missing.add(name);
   for (const child of Object.values(persisted.children ?? {})) {
