@@ -1,5 +1,5 @@
 /** The xstate versions agentchart supports (its peer range). */
-export const SUPPORTED_XSTATE = "^5.28.0";
+export const SUPPORTED_XSTATE = "^5.33.0";
 
 /**
  * Checks that the installed xstate has what agentchart's machines use — `setup`, `enqueueActions`,

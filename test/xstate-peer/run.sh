@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The embedding program (.embedding-app.ts) against each xstate version agentchart supports at the
-# edges: the lowest of the peer range (package.json peerDependencies.xstate, "^5.28.0" → 5.28.0) and
+# edges: the lowest of the peer range (package.json peerDependencies.xstate, "^5.33.0" → 5.33.0) and
 # the pinned dev version (devDependencies.xstate). For each, in a fresh folder outside the repository:
 # npm install the packed tarball + xstate@<version> exactly (and this folder's package.json: zod,
 # typescript, @types/node, exact), type-check and compile it with tsc (strict, NodeNext, skipLibCheck

@@ -46,7 +46,7 @@ describe("agentchart and XState", () => {
     expect(() => requireXState(xstate)).not.toThrow();
     const { enqueueActions: _, setup: __, ...older } = xstate;
     expect(() => requireXState(older)).toThrow(
-      "agentchart needs xstate ^5.28.0 (a peer dependency: install it next to agentchart); the installed xstate has no setup, enqueueActions",
+      "agentchart needs xstate ^5.33.0 (a peer dependency: install it next to agentchart); the installed xstate has no setup, enqueueActions",
     );
   });
 });
