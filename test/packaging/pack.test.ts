@@ -13,7 +13,7 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")
   version: string;
   devDependencies: Record<string, string>;
 };
-/** `name@version` as pinned in our devDependencies, so that npm finds it in its cache (offline). */
+/** `name@version` as pinned in our devDependencies, so that npm usually finds it in its cache. */
 const pinned = (name: string) => `${name}@${manifest.devDependencies[name]}`;
 
 /** The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 50 MiB. */
@@ -21,7 +21,7 @@ const CORE_INSTALL_LIMIT_KIB = 50 * 1024;
 
 /**
  * Packs the package as it would be published (`npm pack` builds it through `prepack`), installs the
- * tarball into empty apps, offline from npm's cache, and uses it from there: once as a core app
+ * tarball into empty apps (from npm's cache where it can: `--prefer-offline`), and uses it from there: once as a core app
  * (`npm i agentchart zod`, no optional peer) and once with every optional peer installed.
  */
 let work: string;
@@ -39,12 +39,12 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** An empty ESM app with `packages` installed from npm's cache only (no network). */
+/** An empty ESM app with `packages` installed (from npm's cache where it has them, else the registry). */
 async function createApp(name: string, packages: string[]): Promise<string> {
   const app = join(work, name);
   mkdirSync(app);
   writeFileSync(join(app, "package.json"), JSON.stringify({ name, private: true, type: "module" }));
-  await run(npm, ["install", "--no-audit", "--no-fund", "--offline", ...packages], {
+  await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages], {
     cwd: app,
     maxBuffer: 16 * 1024 * 1024,
   });
