@@ -33,7 +33,7 @@ export interface StreamReplyInput {
   systemPrompt: string;
   messages: AgentMessage[];
   tools: AgentTool[];
-  /** Stream options of the context (data); they win over the runtime's (`callbacks`: keys, headers, hooks). */
+  /** Stream options of the context (data); they win over the callbacks' (keys, headers, hooks). */
   streamOptions: Partial<Record<string, unknown>>;
   /** The run's signal: aborting it ends the reply at once with the partial content. */
   signal: AbortSignal;
@@ -83,17 +83,17 @@ const STREAM_OPTION_KEYS = [
 ] as const satisfies readonly Exclude<keyof StreamOptions, "signal" | "reasoning">[];
 
 /**
- * The options a StreamFn receives: the allowlisted fields of `persisted`, else of `runtime`, then the
+ * The options a StreamFn receives: the allowlisted fields of `persisted`, else of `callbacks`, then the
  * reasoning level and the signal. Nothing else of an agent's options reaches the StreamFn.
  */
 export function streamOptionsOf(
   persisted: Partial<Record<string, unknown>>,
-  runtime: object,
+  callbacks: object,
   thinkingLevel: ThinkingLevel,
   signal: AbortSignal,
 ): StreamOptions {
   const options: Record<string, unknown> = {};
-  const fallback = runtime as Partial<Record<string, unknown>>;
+  const fallback = callbacks as Partial<Record<string, unknown>>;
   for (const key of STREAM_OPTION_KEYS) {
     const value = persisted[key] ?? fallback[key];
     if (value !== undefined) options[key] = value;

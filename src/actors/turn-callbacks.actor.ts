@@ -28,7 +28,7 @@ export function turnCallbacksActor(implementations: AgentImplementations) {
  * that go back to their source.
  */
 function runDecision(
-  runtime: AgentImplementations,
+  implementations: AgentImplementations,
   context: AgentMachineContext,
   sendBack: (event: DecisionEvent) => void,
 ): () => void {
@@ -42,7 +42,7 @@ function runDecision(
       type: "DECIDED",
       decision: toTurnDecision(answer, (tools) =>
         tools.map((tool) => {
-          if (!runtime.tools.has(tool.name)) runtime.tools.set(tool.name, tool as never);
+          if (!implementations.tools.has(tool.name)) implementations.tools.set(tool.name, tool as never);
           return tool.name;
         }),
       ),
@@ -59,14 +59,14 @@ function runDecision(
     if (signal.aborted) return;
     try {
       const answer = runTurnCallbacks({
-        callbacks: runtime.callbacks,
+        callbacks: implementations.callbacks,
         signal,
         turnEnd: run.lastTurn && {
           ...run.lastTurn,
           context: {
             systemPrompt: context.systemPrompt,
             messages: context.messages,
-            tools: activeTools(runtime, context.toolNames),
+            tools: activeTools(implementations, context.toolNames),
           },
           newMessages: run.newMessages,
         },
@@ -81,7 +81,7 @@ function runDecision(
             if (!answered && !signal.aborted) return decided(settled);
             for (const queue of ["steering", "followUp"] as const)
               if (settled.external[queue].length > 0)
-                runtime.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
+                implementations.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
           },
           (error: unknown) => {
             if (!answered) failed(error);

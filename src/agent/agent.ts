@@ -390,7 +390,7 @@ export class Agent<TOutput = unknown> {
     return run.finished;
   }
 
-  /** The run's output state from the prompt's schema or the agent's (and the schema in the runtime). */
+  /** The run's output state from the prompt's schema or the agent's (its zod schema kept by the implementations). */
   #prepareOutput(options: PromptOptions): RunOutputState | undefined {
     const schema = options.output ?? this.#options.output;
     if (!schema) return undefined;
