@@ -19,6 +19,7 @@ import { validateOutputActor } from "../../actors/validate-output.actor.js";
 import { errorText } from "../../types/error-text.js";
 import { isPromiseLike } from "../../types/maybe-async.js";
 import type { AgentMessage } from "../../types/messages.js";
+import { provideImplementations } from "../../xstate/provide-implementations.js";
 import type { SubAgentStart, ToolCallContext } from "../tool-call/tool-call.context.js";
 import { toolCallMachine } from "../tool-call/tool-call.machine.js";
 import type { QueuedReturns } from "./agent.actions.js";
@@ -64,13 +65,13 @@ export function createAgentMachine(options: AgentMachineOptions): AgentMachine {
  * Contract: synchronous; never throws.
  */
 export function agentMachineOf(implementations: AgentImplementations): AgentMachine {
-  const machine = agentMachine.provide({
+  const machine = provideImplementations(agentMachine, {
     actors: {
       streamReply: streamReplyActor(implementations),
       turnCallbacks: turnCallbacksActor(implementations),
       guardrails: guardrailsActor(implementations),
       validateOutput: validateOutputActor(implementations),
-      toolCall: toolCallMachine.provide({
+      toolCall: provideImplementations(toolCallMachine, {
         actors: {
           beforeToolCall: beforeToolCallActor(implementations),
           executeTool: executeToolActor(implementations),
@@ -80,13 +81,14 @@ export function agentMachineOf(implementations: AgentImplementations): AgentMach
           collectSubAgent: collectSubAgentActor(implementations),
         },
         actions: {
-          validate: ({ context, self }) => validateCall(implementations, self, context.toolCall),
+          validate: ({ context, self }) =>
+            validateCall(implementations, self, (context as ToolCallContext).toolCall),
         },
       }),
     },
     actions: {
       pollSteering: ({ self }) => pollSteering(implementations, self),
-      returnQueuedMessages: (_, returned) => returnQueuedMessages(implementations, returned),
+      returnQueuedMessages: (_, returned) => returnQueuedMessages(implementations, returned as QueuedReturns),
     },
   });
   return withImplementationData(machine, implementations);
