@@ -23,26 +23,57 @@ export function provideImplementations<TMachine extends AnyStateMachine>(
   machine: TMachine,
   implementations: Implementations,
 ): TMachine {
-  const own = machine.implementations;
-  const provided = Object.create(machine) as TMachine;
+  const own = plainImplementationsOf(machine);
+  const descriptors: PropertyDescriptorMap = {
+    implementations: {
+      value: {
+        actions: { ...own.actions, ...implementations.actions },
+        actors: { ...own.actors, ...implementations.actors },
+        guards: { ...own.guards, ...implementations.guards },
+        delays: { ...own.delays, ...implementations.delays },
+      },
+      enumerable: true,
+    },
+  };
+  const provided = Object.create(machine, descriptors) as TMachine;
   // A machine binds some of its methods to itself (`transition`, `getInitialSnapshot`…, so that they
   // can be passed around): bind them to the provided machine, whose snapshots must name it.
-  const methods = StateMachine.prototype as unknown as Record<string, unknown>;
-  for (const [name, value] of Object.entries(machine))
-    if (typeof value === "function" && typeof methods[name] === "function")
-      Object.defineProperty(provided, name, {
-        value: (methods[name] as (...args: unknown[]) => unknown).bind(provided),
-        writable: true,
-        configurable: true,
-      });
-  Object.defineProperty(provided, "implementations", {
-    value: {
-      actions: { ...own.actions, ...implementations.actions },
-      actors: { ...own.actors, ...implementations.actors },
-      guards: { ...own.guards, ...implementations.guards },
-      delays: { ...own.delays, ...implementations.delays },
-    },
-    enumerable: true,
-  });
+  for (const name of boundMethodsOf(machine))
+    Object.defineProperty(provided, name, {
+      value: (METHODS[name] as (...args: unknown[]) => unknown).bind(provided),
+      writable: true,
+      configurable: true,
+    });
   return provided;
+}
+
+const METHODS = StateMachine.prototype as unknown as Record<string, unknown>;
+const boundMethods = new WeakMap<object, string[]>();
+
+/** The names of the methods `machine` holds as own properties (bound by its constructor). */
+function boundMethodsOf(machine: AnyStateMachine): string[] {
+  let names = boundMethods.get(machine);
+  if (!names) {
+    names = Object.entries(machine)
+      .filter(([name, value]) => typeof value === "function" && typeof METHODS[name] === "function")
+      .map(([name]) => name);
+    boundMethods.set(machine, names);
+  }
+  return names;
+}
+
+const plainImplementations = new WeakMap<object, Implementations>();
+
+/**
+ * `machine`'s implementations as plain objects, copied once per machine: its `guards` may be a module
+ * namespace, which is slow to spread for every provided machine.
+ */
+function plainImplementationsOf(machine: AnyStateMachine): Required<Implementations> {
+  let plain = plainImplementations.get(machine);
+  if (!plain) {
+    const { actions, actors, guards, delays } = machine.implementations;
+    plain = { actions: { ...actions }, actors: { ...actors }, guards: { ...guards }, delays: { ...delays } };
+    plainImplementations.set(machine, plain);
+  }
+  return plain as Required<Implementations>;
 }
