@@ -189,7 +189,7 @@ describe("XState's own tools see the agent's events", () => {
     );
   });
 
-  it("an inspect observer sees every AgentEvent as an emit action, and no anonymous action", async () => {
+  it("an inspect observer sees every step's AgentEvent as an emit action (streamed ones go straight to listeners), and no anonymous action", async () => {
     const emitted: string[] = [];
     const actionTypes = new Set<string>();
     const actor = createActor(machine, {
@@ -202,13 +202,21 @@ describe("XState's own tools see the agent's events", () => {
       },
     });
     const heard: string[] = [];
-    actor.on("*", (event) => heard.push(event.type));
+    const stepEvents: string[] = [];
+    actor.on("*", (event) => {
+      heard.push(event.type);
+      const reply =
+        event.type === "message_update" ||
+        (event.type === "message_start" && event.message.role === "assistant");
+      if (!reply) stepEvents.push(event.type);
+    });
     const ended = next(actor, "agent_end");
     actor.start();
     actor.send({ type: "PROMPT", messages: [user("x")] });
     await ended;
-    expect(emitted).toEqual(heard);
+    expect(emitted).toEqual(stepEvents);
     expect(heard).toContain("message_update");
+    expect(emitted).toContain("message_end");
     expect([...actionTypes].every((type) => type.length > 0 && !type.includes("anonymous"))).toBe(true);
   });
 

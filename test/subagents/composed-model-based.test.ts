@@ -45,7 +45,8 @@ function inspect(event: InspectionEvent): void {
 type Level = keyof typeof levels;
 
 /**
- * The transitions this composition takes at each level, which the tests must all take. What is left
+ * The transitions this composition takes at each level (the root agent's reply events go to its
+ * listeners directly, without the `REPLY_EVENTS` transition; a child's climb through it), which the tests must all take. What is left
  * out is outside the composition: guardrails, typed output, client tools, tool hooks, between-turn
  * callbacks and their failures, `FAIL`, `CONTINUE`/`RESUME_CALLS`/setters; approval at the root (its
  * agent tool needs none) and agent tools in the child; refusals by the sub-agent limits
@@ -67,7 +68,6 @@ const COMPOSITION: Record<Level, Record<"agentMachine" | "toolCallMachine", stri
       "agent.running.preparingTurn.deciding: DECIDED → agent.idle",
       "agent.running.preparingTurn.injecting: INJECT → agent.running.preparingTurn.injecting",
       "agent.running.preparingTurn.injecting: always [inboxEmpty] → agent.running.streaming",
-      "agent.running.streaming: REPLY_EVENTS → (stays)",
       "agent.running.streaming: REPLY_STREAMED [replyFailed] → agent.idle",
       "agent.running.streaming: REPLY_STREAMED [replyHasToolCalls] → agent.running.executingTools",
       "agent.running.streaming: REPLY_STREAMED → agent.running.preparingTurn",

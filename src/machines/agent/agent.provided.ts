@@ -102,6 +102,7 @@ export function agentMachineOf(implementations: AgentImplementations): AgentMach
 function withImplementationData(machine: AgentMachine, implementations: AgentImplementations): AgentMachine {
   const initial = machine.getInitialSnapshot.bind(machine);
   const restore = machine.restoreSnapshot.bind(machine);
+  const transition = machine.transition.bind(machine);
   const provide = machine.provide.bind(machine);
   const data = () => ({
     guardrails: guardrailNamesOf(implementations),
@@ -129,9 +130,38 @@ function withImplementationData(machine: AgentMachine, implementations: AgentImp
       );
     }
   };
+  machine.transition = (snapshot, event, scope) => {
+    if (event.type === "REPLY_EVENTS" && deliversDirectly(snapshot)) {
+      // The reply's events, as the `emitReplyEvents` action would emit them — through the scope
+      // XState gives this logic, once the macrostep ends — without an `emit` action per delta:
+      // nothing else of the machine changes (a root agent's stream, not a sub-agent's).
+      const events = event.events;
+      scope.defer(() => {
+        for (const replyEvent of events) scope.emit(replyEvent);
+      });
+      return snapshot;
+    }
+    return transition(snapshot, event, scope);
+  };
   machine.provide = (more) => withImplementationData(provide(more), implementations);
   return machine;
 }
+
+/**
+ * Whether a reply's events can go to the agent's listeners directly: it streams, and neither a parent
+ * call (a sub-agent's events climb through `AGENT_EVENTS`) nor a parent machine (`parentEvents`) wants
+ * them as events.
+ */
+function deliversDirectly(snapshot: AgentSnapshot): boolean {
+  const context = snapshot.context;
+  return (
+    context.parentToolCallId === undefined &&
+    context.parentEvents === undefined &&
+    snapshot.matches({ running: "streaming" })
+  );
+}
+
+type AgentSnapshot = ReturnType<AgentMachine["getInitialSnapshot"]>;
 
 interface PersistedMachine {
   value: unknown;
