@@ -112,8 +112,6 @@ const PERSISTED_STREAM_OPTIONS = [
 interface Run {
   finished: Promise<RunResult>;
   finish: (result: RunResult) => void;
-  /** The run's signal for listeners and `agent.signal`: aborted by `abort()` and `fail()`. */
-  controller: AbortController;
 }
 
 /** How `Agent.restore` hands its constructor the restored actor (the options say nothing of it). */
@@ -144,6 +142,11 @@ export class Agent<TOutput = unknown> {
   readonly #events = new Subject<AgentEvent>();
   readonly #stateChanges = new Subject<void>();
   readonly #listeners = new Set<AgentListener>();
+  /**
+   * The signal of the current run for listeners and `agent.signal`, aborted by `abort()` and `fail()`;
+   * kept for the next run unless it was aborted (an AbortController is not free).
+   */
+  #controller = new AbortController();
   readonly #progress: LiveProgress = { streamingMessage: undefined, pendingToolCalls: new Set() };
   #listenerWork: Promise<void>[] = [];
   #run: Run | undefined;
@@ -278,7 +281,7 @@ export class Agent<TOutput = unknown> {
 
   /** The current run's abort signal, if running (aborted by `abort()` and `fail()`). */
   get signal(): AbortSignal | undefined {
-    return this.#run?.controller.signal;
+    return this.#run ? this.#controller.signal : undefined;
   }
 
   get steeringMode(): QueueMode {
@@ -477,14 +480,14 @@ export class Agent<TOutput = unknown> {
    */
   fail(error: unknown): void {
     if (!this.#run) return;
-    this.#run.controller.abort();
+    this.#controller.abort();
     this.#send({ type: "FAIL", error: errorText(error) });
   }
 
   /** Aborts the current run at once (no-op when idle). Queued messages stay queued. */
   abort(): void {
     if (!this.#run) return;
-    this.#run.controller.abort();
+    this.#controller.abort();
     this.#send({ type: "ABORT" });
   }
 
@@ -567,7 +570,8 @@ export class Agent<TOutput = unknown> {
     const finished = new Promise<RunResult>((resolve) => {
       finish = resolve;
     });
-    const run = { finished, finish, controller: new AbortController() };
+    const run = { finished, finish };
+    if (this.#controller.signal.aborted) this.#controller = new AbortController();
     this.#run = run;
     return run;
   }
@@ -595,7 +599,7 @@ export class Agent<TOutput = unknown> {
     if (own && event.type === "agent_start" && !this.#run) this.#beginRun();
     if (own && reduceLiveProgress(this.#progress, event)) this.#publishState();
     if (this.#events.observed) this.#events.next(event);
-    const signal = (this.#run ?? IDLE).controller.signal;
+    const signal = this.#controller.signal;
     for (const listener of this.#listeners) {
       try {
         const result = listener(event, signal);
@@ -619,9 +623,6 @@ export class Agent<TOutput = unknown> {
     }
   }
 }
-
-/** Listeners of events outside a run (a restored agent's) get a signal that never aborts. */
-const IDLE = { controller: new AbortController() };
 
 function resumeEvent({ interrupted, reenter, waiting }: RestorePlan) {
   return { type: "RESUME" as const, interrupted, reenter, waiting };

@@ -71,27 +71,37 @@ export function agentMachineOf(implementations: AgentImplementations): AgentMach
       turnCallbacks: turnCallbacksActor(implementations),
       guardrails: guardrailsActor(implementations),
       validateOutput: validateOutputActor(implementations),
-      toolCall: provideImplementations(toolCallMachine, {
-        actors: {
-          beforeToolCall: beforeToolCallActor(implementations),
-          executeTool: executeToolActor(implementations),
-          afterToolCall: afterToolCallActor(implementations),
-          prepareSubAgent: prepareSubAgentActor(implementations),
-          subAgent: subAgentLogic(implementations),
-          collectSubAgent: collectSubAgentActor(implementations),
-        },
-        actions: {
-          validate: ({ context, self }) =>
-            validateCall(implementations, self, (context as ToolCallContext).toolCall),
-        },
-      }),
     },
     actions: {
       pollSteering: ({ self }) => pollSteering(implementations, self),
       returnQueuedMessages: (_, returned) => returnQueuedMessages(implementations, returned as QueuedReturns),
     },
   });
+  // The tool-call machine is provided when the first call starts: many agents never call a tool.
+  let toolCall: typeof toolCallMachine | undefined;
+  Object.defineProperty(machine.implementations.actors, "toolCall", {
+    enumerable: true,
+    get: () => (toolCall ??= toolCallMachineOf(implementations)),
+  });
   return withImplementationData(machine, implementations);
+}
+
+/** The tool-call machine running `implementations`' tools and hooks. */
+function toolCallMachineOf(implementations: AgentImplementations): typeof toolCallMachine {
+  return provideImplementations(toolCallMachine, {
+    actors: {
+      beforeToolCall: beforeToolCallActor(implementations),
+      executeTool: executeToolActor(implementations),
+      afterToolCall: afterToolCallActor(implementations),
+      prepareSubAgent: prepareSubAgentActor(implementations),
+      subAgent: subAgentLogic(implementations),
+      collectSubAgent: collectSubAgentActor(implementations),
+    },
+    actions: {
+      validate: ({ context, self }) =>
+        validateCall(implementations, self, (context as ToolCallContext).toolCall),
+    },
+  });
 }
 
 /**
