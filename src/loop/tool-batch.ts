@@ -94,6 +94,13 @@ export function unsettledCalls(batch: ToolBatch): ToolCall[] {
   return batch.calls.filter((call) => batch.phases[call.id] !== "settled");
 }
 
+/** The calls of the batch that have an actor now: started (not pending) and not yet settled. */
+export function runningCalls(batch: ToolBatch): string[] {
+  return unsettledCalls(batch)
+    .filter((call) => phaseOf(batch, call.id) !== "pending")
+    .map((call) => call.id);
+}
+
 /** The batch with `outcome` recorded. */
 export function settle(batch: ToolBatch, outcome: ToolCallOutcome): ToolBatch {
   const id = outcome.toolCall.id;

@@ -6,7 +6,7 @@ import type { OutputVerdict } from "../../loop/output-steps.js";
 import * as outputSteps from "../../loop/output-steps.js";
 import * as steps from "../../loop/run-steps.js";
 import { isSubAgentProgress } from "../../loop/sub-agent-steps.js";
-import { INTERRUPTED_CALL_TEXT, phaseOf } from "../../loop/tool-batch.js";
+import { INTERRUPTED_CALL_TEXT, phaseOf, runningCalls } from "../../loop/tool-batch.js";
 import { errorOutcome } from "../../loop/tool-outcome.js";
 import type { AgentEvent } from "../../types/events.js";
 import type { GuardrailOutcome } from "../../types/guardrail.js";
@@ -368,7 +368,8 @@ export function abortToolBatch({ context, enqueue }: ActionArgs, text: string | 
 
 /** Tells every running call the run ends: a call running a child agent aborts it (its own `agent_end`). */
 export function abortCalls({ context, enqueue }: ActionArgs): void {
-  for (const id of steps.abortToolBatch(context, undefined).stop) enqueue.sendTo(id, { type: "ABORT" });
+  const batch = context.run?.batch;
+  if (batch) for (const id of runningCalls(batch)) enqueue.sendTo(id, { type: "ABORT" });
 }
 
 /**
