@@ -63,6 +63,21 @@ requireXState(xstate);
 const ABORTED_TEXT = "Run was aborted";
 const callbackErrorText = (error: unknown) => `Agent loop callback failed: ${errorText(error)}`;
 
+/** A callback or an actor failed (an event with its `error`): the turn fails with it, the run ends. */
+const CALLBACK_FAILED = {
+  target: "#agent.idle",
+  actions: [
+    {
+      type: "failTurn",
+      params: ({ event }: { event: { error: unknown } }) => ({
+        reason: "error" as const,
+        text: callbackErrorText(event.error),
+      }),
+    },
+    "endRun",
+  ],
+} as const;
+
 /**
  * What the machine's context takes besides the input: what `createAgentMachine` knows of its
  * implementations (the guardrails' names, whether there are between-turn callbacks).
@@ -308,16 +323,7 @@ export const agentMachine = setup({
             "Between turns: decides whether the run goes on, injects queued messages, checks the prompts.",
           initial: "deciding",
           on: {
-            DECISION_FAILED: {
-              target: "#agent.idle",
-              actions: [
-                {
-                  type: "failTurn",
-                  params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
-                },
-                "endRun",
-              ],
-            },
+            DECISION_FAILED: CALLBACK_FAILED,
             RESUME: {
               target: "preparingTurn",
               reenter: true,
@@ -383,16 +389,7 @@ export const agentMachine = setup({
             id: "stream",
             src: "streamReply",
             input: ({ context }): StreamRequest => streamRequestOf(context),
-            onError: {
-              target: "#agent.idle",
-              actions: [
-                {
-                  type: "failTurn",
-                  params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
-                },
-                "endRun",
-              ],
-            },
+            onError: CALLBACK_FAILED,
           },
           on: {
             REPLY_EVENTS: { actions: { type: "emitReplyEvents", params: ({ event }) => event.events } },
@@ -447,16 +444,7 @@ export const agentMachine = setup({
                     ["releaseHeldEvents"],
                   ),
                 ],
-                onError: {
-                  target: "#agent.idle",
-                  actions: [
-                    {
-                      type: "failTurn",
-                      params: ({ event }) => ({ reason: "error", text: callbackErrorText(event.error) }),
-                    },
-                    "endRun",
-                  ],
-                },
+                onError: CALLBACK_FAILED,
               },
             },
           },
