@@ -12,7 +12,9 @@ export { escapeXml } from "./harness/resources/skills-prompt.js";
 export { abortableDelay } from "./harness/retry-policy.js";
 export type { NextTurnPlan } from "./loop/between-turns.js";
 export type { OutputCandidate, OutputVerdict } from "./loop/output-steps.js";
+export type { QueuedReturns } from "./machines/agent/agent.actions.js";
 export type {
+  AgentView,
   HeldReply,
   InboxMessage,
   RunState,
@@ -28,12 +30,21 @@ export type {
   StreamReplyOutput,
   TurnDecision,
 } from "./machines/agent/agent.events.js";
-export type { SubAgentEnd, SubAgentStart, ToolCallInput } from "./machines/tool-call/tool-call.context.js";
 export type {
+  CallingAgent,
+  SubAgentEnd,
+  SubAgentStart,
+  ToolCallInput,
+} from "./machines/tool-call/tool-call.context.js";
+export type {
+  AgentEventsEvent,
+  ExecutionEvent,
   SubAgentEndedEvent,
+  SubAgentEventsEvent,
   SubAgentReadyEvent,
   ToolAwaitingEvent,
   ToolCallEvent,
   ToolPreparedEvent,
+  ToolUpdateEvent,
   ToolValidatedEvent,
 } from "./machines/tool-call/tool-call.events.js";
