@@ -48,9 +48,9 @@ export function createInspectionProjector(
   options: InspectionProjectorOptions = {},
 ): InspectFunction {
   const now = options.now ?? Date.now;
+  // By the machine's state-node tree: the machines `createAgentMachine` provides share their
+  // definition's tree, so they share one key (and the definition is sent once).
   const machineKeys = new WeakMap<object, string>();
-  // Machines with the same definition (each `createAgentMachine` call provides its own) share one key.
-  const definitionKeys = new Map<string, string>();
   /** Parent session id per started actor ref (`undefined` for a root); weak, so stopped actors go. */
   const parentIds = new WeakMap<object, string | undefined>();
   let machineCount = 0;
@@ -78,20 +78,13 @@ export function createInspectionProjector(
       case "@xstate.actor": {
         const logic = (event.actorRef as unknown as InspectedActorRef).logic;
         if (!isStateMachine(logic)) return { ...base(event), kind: "actor" };
-        const known = machineKeys.get(logic);
+        const known = machineKeys.get(logic.root);
         if (known !== undefined) return { ...base(event), kind: "actor", machineKey: known };
-        const root = projectMachineDefinition(logic);
-        const text = JSON.stringify(root);
-        const same = definitionKeys.get(text);
-        if (same !== undefined) {
-          machineKeys.set(logic, same);
-          return { ...base(event), kind: "actor", machineKey: same };
-        }
         machineCount += 1;
         const machineKey = `${logic.id}#${machineCount}`;
-        machineKeys.set(logic, machineKey);
-        definitionKeys.set(text, machineKey);
-        return { ...base(event), kind: "actor", machineKey, definition: { machineKey, root } };
+        machineKeys.set(logic.root, machineKey);
+        const definition = { machineKey, root: projectMachineDefinition(logic) };
+        return { ...base(event), kind: "actor", machineKey, definition };
       }
       case "@xstate.event": {
         if (event.event.type === XSTATE_INIT) rememberParent(event);
