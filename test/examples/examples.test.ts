@@ -177,7 +177,9 @@ describe("examples", () => {
 
   it("persist-restore: an agent persisted while it waits for approval is restored, approved and finishes", async () => {
     const output = await runExample("persist-restore");
-    expect(output).toMatch(/persisted \d+ bytes while \{"running":"executingTools"\} waits for approval/);
+    expect(output).toMatch(
+      /persisted \d+ bytes while \{"running":\{"executingTools":"awaitingHuman"\}\} waits for approval/,
+    );
     expect(output).toContain("resumed from executingTools");
     expect(output).toContain("paid 120 for INV-7 (key accounts-bot:call_pay)");
     expect(output).toContain("answer: INV-7 is paid.");
