@@ -35,7 +35,7 @@ export interface StreamReplyInput {
   tools: AgentTool[];
   /** Stream options of the context (data); they win over the callbacks' (keys, headers, hooks). */
   streamOptions: Partial<Record<string, unknown>>;
-  /** The run's signal: aborting it ends the reply at once with the partial content. */
+  /** The model call's signal (the stream actor's): aborting it ends the reply at once with the partial content. */
   signal: AbortSignal;
   sink: AgentEventSink;
   /** The typed output the reply should carry (`output_delta` events go to the sink). */
