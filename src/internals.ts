@@ -12,11 +12,11 @@ export { escapeXml } from "./harness/resources/skills-prompt.js";
 export { abortableDelay } from "./harness/retry-policy.js";
 export type { NextTurnPlan } from "./loop/between-turns.js";
 export type { OutputCandidate, OutputVerdict } from "./loop/output-steps.js";
-export type { QueuedReturns } from "./machines/agent/agent.actions.js";
 export type {
   AgentView,
   HeldReply,
   InboxMessage,
+  QueuedReturns,
   RunState,
   ToolBatch,
   ToolCallPhase,

@@ -1,11 +1,11 @@
 import { fromCallback } from "xstate";
 import { willStream } from "../loop/between-turns.js";
-import type { AgentMachineContext, QueueName } from "../machines/agent/agent.context.js";
+import type { AgentMachineContext, QueuedReturns, QueueName } from "../machines/agent/agent.context.js";
 import type { DecisionEvent, TurnDecision } from "../machines/agent/agent.events.js";
 import { type AgentImplementations, activeTools } from "../machines/agent/agent.implementations.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentCallbacks, NextTurnUpdate, TurnEndContext } from "../types/loop.js";
-import { type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
+import { isPromiseLike, type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
 import type { AgentMessage } from "../types/messages.js";
 
 /**
@@ -185,4 +185,47 @@ function toTurnDecision(
       toolNames: toolNamesOf(update.context.tools),
     };
   return decision;
+}
+
+/**
+ * The `pollSteering` action (provided by `createAgentMachine`), after a settled call with steering
+ * policy `betweenTools`: polls the external steering source and answers with `STEERING_POLLED` (at
+ * once when it answers synchronously or there is none). No further call starts until the answer
+ * arrives; an answer after the run ended goes back to the source (`keepLateSteering`).
+ *
+ * Contract: never throws (a throwing poll answers with no messages; the poll after the turn reports it).
+ */
+export function pollSteering(
+  implementations: AgentImplementations,
+  self: { send: (event: never) => void },
+): void {
+  const poll = implementations.callbacks.getSteeringMessages;
+  const answer = (external: AgentMessage[]) => self.send({ type: "STEERING_POLLED", external } as never);
+  let polled: AgentMessage[] | Promise<AgentMessage[]> | undefined;
+  try {
+    polled = poll?.();
+  } catch {
+    // A throwing queue callback is reported by the poll after the turn, which ends the run.
+    answer([]);
+    return;
+  }
+  if (!isPromiseLike(polled)) {
+    answer((polled as AgentMessage[] | undefined) ?? []);
+    return;
+  }
+  Promise.resolve(polled as PromiseLike<AgentMessage[]>).then(
+    (messages) => answer(messages ?? []),
+    () => answer([]),
+  );
+}
+
+/**
+ * The `returnQueuedMessages` action (provided by `createAgentMachine`): gives messages an ended run had
+ * drained back to their source (`restoreQueuedMessages`).
+ *
+ * Contract: calls user code; its throw propagates to XState, which reports it.
+ */
+export function returnQueuedMessages(implementations: AgentImplementations, returned: QueuedReturns): void {
+  const restore = implementations.callbacks.restoreQueuedMessages;
+  for (const { queue, messages } of returned) restore?.(queue, messages);
 }

@@ -23,10 +23,11 @@ import type {
   AgentMachineContext,
   AgentParentEvent,
   InboxMessage,
-  QueueName,
+  QueuedReturns,
   ToolCallOutcome,
 } from "./agent.context.js";
 import type { AgentMachineEvent, StreamedReply } from "./agent.events.js";
+import { agentViewOf } from "./agent.implementations.js";
 
 // The actions of `agentMachine`, one function per name in its `setup()`. They only read the context
 // and event and enqueue (the machine wraps them in `enqueueActions`): XState runs them while it
@@ -35,9 +36,6 @@ import type { AgentMachineEvent, StreamedReply } from "./agent.events.js";
 // the root). User code runs only in the actors and in the two custom actions `createAgentMachine`
 // provides (`pollSteering`, `returnQueuedMessages`), which XState runs after the transition is
 // computed; they report back with events.
-
-/** Messages of external queue sources handed back (`restoreQueuedMessages`), by queue. */
-export type QueuedReturns = { queue: QueueName; messages: AgentMessage[] }[];
 
 /** The custom actions `createAgentMachine` provides: they call user code. */
 export type ProvidedAction =
@@ -139,9 +137,7 @@ export function emitToolUpdate({ context, enqueue }: ActionArgs, update: ToolUpd
 /** What a tool call of this agent knows of it (its hooks' view, its child agent's parent). */
 function callingAgentOf(context: AgentMachineContext): CallingAgent {
   return {
-    systemPrompt: context.systemPrompt,
-    messages: context.messages,
-    toolNames: context.toolNames,
+    ...agentViewOf(context),
     agentId: context.agentId,
     model: context.model,
     path: context.place?.path ?? [],

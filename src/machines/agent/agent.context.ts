@@ -11,6 +11,9 @@ import type { ToolResult } from "../../types/tool.js";
 export type QueueMode = "one-at-a-time" | "all";
 export type QueueName = "steering" | "followUp";
 
+/** Messages of external queue sources handed back (`restoreQueuedMessages`), by queue. */
+export type QueuedReturns = { queue: QueueName; messages: AgentMessage[] }[];
+
 /**
  * Stream options that are plain data and may be persisted with the agent. API keys, headers and
  * callbacks are options of `createAgentMachine` (its `AgentCallbacks`) and never part of the context.

@@ -24,6 +24,7 @@ import type {
   AgentMachineContext,
   AgentSettings,
   PersistableStreamOptions,
+  QueuedReturns,
   ToolCallOutcome,
 } from "./agent.context.js";
 import { initialAgentContext } from "./agent.context.js";
@@ -146,7 +147,7 @@ export const agentMachine = setup({
   },
   actions: {
     pollSteering: (_args, _params: undefined) => missingAction("pollSteering"),
-    returnQueuedMessages: (_args, _params: actions.QueuedReturns) => missingAction("returnQueuedMessages"),
+    returnQueuedMessages: (_args, _params: QueuedReturns) => missingAction("returnQueuedMessages"),
     beginRun: enqueueing(actions.beginRun),
     startDecision: enqueueing(actions.startDecision),
     stopDecision: enqueueing(actions.stopDecision),

@@ -14,16 +14,13 @@ import {
   executeToolActor,
   validateCall,
 } from "../../actors/tool-step.actors.js";
-import { turnCallbacksActor } from "../../actors/turn-callbacks.actor.js";
+import { pollSteering, returnQueuedMessages, turnCallbacksActor } from "../../actors/turn-callbacks.actor.js";
 import { validateOutputActor } from "../../actors/validate-output.actor.js";
 import { errorText } from "../../types/error-text.js";
-import { isPromiseLike } from "../../types/maybe-async.js";
-import type { AgentMessage } from "../../types/messages.js";
 import { provideImplementations } from "../../xstate/provide-implementations.js";
 import type { SubAgentStart, ToolCallContext } from "../tool-call/tool-call.context.js";
 import { toolCallMachine } from "../tool-call/tool-call.machine.js";
-import type { QueuedReturns } from "./agent.actions.js";
-import { AGENT_FORMAT_VERSION, type AgentMachineContext } from "./agent.context.js";
+import { AGENT_FORMAT_VERSION, type AgentMachineContext, type QueuedReturns } from "./agent.context.js";
 import {
   type AgentImplementations,
   type AgentMachineOptions,
@@ -231,36 +228,4 @@ function subAgentLogic(parent: AgentImplementations): AnyActorLogic {
       (snapshot.machine as AgentMachine).getPersistedSnapshot(snapshot as never, options),
   };
   return Object.assign(Object.create(agentMachine), logic) as AnyActorLogic;
-}
-
-/**
- * The `pollSteering` action, after a settled call with steering policy `betweenTools`: polls the
- * external steering source and answers with `STEERING_POLLED` (at once when it answers synchronously
- * or there is none). No further call starts until the answer arrives.
- */
-function pollSteering(implementations: AgentImplementations, self: { send: (event: never) => void }): void {
-  const poll = implementations.callbacks.getSteeringMessages;
-  const answer = (external: AgentMessage[]) => self.send({ type: "STEERING_POLLED", external } as never);
-  let polled: AgentMessage[] | Promise<AgentMessage[]> | undefined;
-  try {
-    polled = poll?.();
-  } catch {
-    // A throwing queue callback is reported by the poll after the turn, which ends the run.
-    answer([]);
-    return;
-  }
-  if (!isPromiseLike(polled)) {
-    answer((polled as AgentMessage[] | undefined) ?? []);
-    return;
-  }
-  Promise.resolve(polled as PromiseLike<AgentMessage[]>).then(
-    (messages) => answer(messages ?? []),
-    () => answer([]),
-  );
-}
-
-/** The `returnQueuedMessages` action: gives messages an ended run had drained back to their source. */
-function returnQueuedMessages(implementations: AgentImplementations, returned: QueuedReturns): void {
-  const restore = implementations.callbacks.restoreQueuedMessages;
-  for (const { queue, messages } of returned) restore?.(queue, messages);
 }
