@@ -9,6 +9,60 @@ export default createMachine({
   description:
     "One operation of an AgentHarness at a time — a turn, a compaction, a branch summary — with retries between turns; each operation's outcome goes back to its caller.",
   initial: "idle",
+  invoke: [
+    {
+      id: "session",
+      src: "session",
+    },
+    {
+      id: "agent",
+      src: "agent",
+    },
+  ],
+  on: {
+    "agent.agent_start": {
+      actions: ["recordInSession"],
+    },
+    "agent.message_end": {
+      actions: ["recordInSession"],
+    },
+    "agent.turn_end": {
+      actions: ["recordInSession"],
+    },
+    "agent.agent_end": {
+      actions: ["recordInSession"],
+    },
+    "session.append": {
+      actions: ["toSession"],
+    },
+    "session.label": {
+      actions: ["toSession"],
+    },
+    "session.branch": {
+      actions: ["toSession"],
+    },
+    "session.compact": {
+      actions: ["toSession"],
+    },
+    "session.flush": {
+      actions: ["toSession"],
+    },
+    APPROVE_TOOL: {
+      actions: ["toAgent"],
+    },
+    DENY_TOOL: {
+      actions: ["toAgent"],
+    },
+    ANSWER_TOOL: {
+      actions: ["toAgent"],
+    },
+    STEER: {
+      actions: ["toAgent"],
+    },
+    FOLLOW_UP: {
+      actions: ["toAgent"],
+    },
+  },
   states: {
     idle: {
       description: "No operation: waits for a prompt, a resume, a compaction or a navigation.",

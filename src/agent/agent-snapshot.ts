@@ -121,18 +121,32 @@ export function restoreAgentActor(
   overrides: RestoreOverrides,
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void),
 ): { actor: AgentActor; plan: RestorePlan } {
-  const persisted = parse(input);
-  const plan = restoreLevel(persisted.snapshot, implementations, []);
-  const snapshot = {
-    ...persisted.snapshot,
-    context: { ...persisted.snapshot.context, ...definedOnly(overrides) },
-  };
+  const { snapshot, plan } = restorableAgentSnapshot(input, implementations, overrides);
   const actor = createActor(agentMachineOf(implementations), {
     snapshot: snapshot as never,
     input: { model: snapshot.context.model },
     ...(inspect ? { inspect } : {}),
   });
   return { actor, plan };
+}
+
+/**
+ * A persisted agent (object or JSON text) checked against `implementations`, migrated to this
+ * version and with `overrides` applied: XState's persisted snapshot of the agent machine, and what
+ * the restored actor resumes once started. Throws `AgentRestoreError` as `restoreAgentActor` does.
+ */
+export function restorableAgentSnapshot(
+  input: string | PersistedAgent,
+  implementations: AgentImplementations,
+  overrides: RestoreOverrides,
+): { snapshot: PersistedAgentMachine; plan: RestorePlan } {
+  const persisted = parse(input);
+  const plan = restoreLevel(persisted.snapshot, implementations, []);
+  const snapshot = {
+    ...persisted.snapshot,
+    context: { ...persisted.snapshot.context, ...definedOnly(overrides) },
+  };
+  return { snapshot, plan };
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   addTools,
   agentImplementations,
 } from "../machines/agent/agent.implementations.js";
+import type { AgentMachineInput } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { errorText } from "../types/error-text.js";
@@ -114,10 +115,13 @@ interface Run {
   finish: (result: RunResult) => void;
 }
 
-/** How `Agent.restore` hands its constructor the restored actor (the options say nothing of it). */
-const restored = new WeakMap<
+/**
+ * How `Agent.restore` and `agentOver` hand the constructor an actor built elsewhere (the options say
+ * nothing of it), with its implementations and, for a restored one, what it resumes.
+ */
+const prebuilt = new WeakMap<
   object,
-  { actor: AgentActor; implementations: AgentImplementations; plan: RestorePlan }
+  { actor: AgentActor; implementations: AgentImplementations; plan: RestorePlan | undefined }
 >();
 
 /**
@@ -157,41 +161,30 @@ export class Agent<TOutput = unknown> {
 
   constructor(options: AgentOptions<TOutput>) {
     this.#options = options;
-    const restoring = restored.get(options);
+    const restoring = prebuilt.get(options);
     if (restoring) {
       this.#implementations = restoring.implementations;
       this.actor = restoring.actor;
     } else {
       if (options.output) outputStateOf(options.output, options.maxOutputRepairs); // fails early
       this.#implementations = agentImplementations(options);
-      const model = resolveModel(options.model);
       this.actor = createActor(agentMachineOf(this.#implementations), {
-        input: {
-          ...(options.agentId ? { agentId: options.agentId } : {}),
-          model,
-          toolNames: (options.tools ?? []).map((tool) => tool.name),
-          systemPrompt: options.systemPrompt ?? "",
-          ...(options.activeAgent ? startingAs(this.#implementations, options.activeAgent, model) : {}),
-          thinkingLevel: options.thinkingLevel ?? "off",
-          messages: options.messages ?? [],
-          settings: settingsOf(options),
-          streamOptions: persistedStreamOptionsOf(options),
-        },
+        input: agentInputOf(options, this.#implementations),
         ...(options.inspect ? { inspect: options.inspect } : {}),
       });
     }
     this.actor.on("*", (event) => this.#dispatch(event));
     this.actor.start();
-    if (restoring?.plan.from) {
+    if (restoring?.plan?.from) {
       // After `restore` returns, so that a listener attached right after it sees `agent_resume`;
       // then each sub-agent of the tree, parents first.
       this.#beginRun();
-      const { plan } = restoring;
+      const plan = restoring.plan;
       queueMicrotask(() => {
         this.actor.send(resumeEvent(plan));
         for (const sub of plan.subAgents) agentAt(this.actor, sub.path)?.send(resumeEvent(sub.plan));
       });
-    }
+    } else if (this.actor.getSnapshot().hasTag("busy")) this.#beginRun(); // restored by its parent mid-run
   }
 
   /**
@@ -215,7 +208,7 @@ export class Agent<TOutput = unknown> {
     const { actor, plan } = restoreAgentActor(snapshot, implementations, overrides, options.inspect);
     // A copy of the options keys this restore: the same options may build other agents.
     const keyed = { ...options } as AgentOptions<TOutput>;
-    restored.set(keyed, { actor, implementations, plan });
+    prebuilt.set(keyed, { actor, implementations, plan });
     return new Agent<TOutput>(keyed);
   }
 
@@ -624,12 +617,58 @@ export class Agent<TOutput = unknown> {
   }
 }
 
+/**
+ * The Agent facade over `actor`, an agent machine actor that another actor runs (a harness machine's
+ * child `agent`) and that runs `implementations`: the same methods, events and state as an Agent of its
+ * own, for that actor. `plan`: what a restored actor resumes once this returns (see `Agent.restore`).
+ *
+ * Contract: synchronous; starts `actor` unless it is already started; never throws.
+ *
+ * ```ts
+ * const agent = agentOver(harnessActor.getSnapshot().children.agent, implementations, { streamFn });
+ * ```
+ */
+export function agentOver<TOutput = unknown>(
+  actor: AgentActor,
+  implementations: AgentImplementations,
+  options: AgentOptions<TOutput> | AgentRestoreOptions<TOutput>,
+  plan?: RestorePlan,
+): Agent<TOutput> {
+  const keyed = { ...options } as AgentOptions<TOutput>;
+  prebuilt.set(keyed, { actor, implementations, plan });
+  return new Agent<TOutput>(keyed);
+}
+
 function resumeEvent({ interrupted, reenter, waiting }: RestorePlan) {
   return { type: "RESUME" as const, interrupted, reenter, waiting };
 }
 
 function defaultListenerError(error: unknown, event: AgentEvent): void {
   console.error(`agentchart: a listener threw while handling "${event.type}":`, error);
+}
+
+/**
+ * The input of the agent machine for an agent built from `options` (running `implementations`): its
+ * id, model, tools, system prompt (a starting handoff's), thinking level, transcript and settings.
+ *
+ * Contract: synchronous; throws for an `activeAgent` no handoff leads to, or a model `resolveModel` refuses.
+ */
+export function agentInputOf(
+  options: AgentOptions,
+  implementations: AgentImplementations,
+): AgentMachineInput {
+  const model = resolveModel(options.model);
+  return {
+    ...(options.agentId ? { agentId: options.agentId } : {}),
+    model,
+    toolNames: (options.tools ?? []).map((tool) => tool.name),
+    systemPrompt: options.systemPrompt ?? "",
+    ...(options.activeAgent ? startingAs(implementations, options.activeAgent, model) : {}),
+    thinkingLevel: options.thinkingLevel ?? "off",
+    messages: options.messages ?? [],
+    settings: settingsOf(options),
+    streamOptions: persistedStreamOptionsOf(options),
+  };
 }
 
 function settingsOf(options: AgentOptions) {

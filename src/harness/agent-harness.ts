@@ -1,40 +1,26 @@
 import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, type Observable } from "rxjs";
-import { type Actor, createActor, type InspectionEvent, type Observer } from "xstate";
+import { type Actor, createActor } from "xstate";
 import type { z } from "zod";
-import { Agent, type AgentOptions, type AgentPathOption, type PromptOptions } from "../agent/agent.js";
+import type { Agent, AgentPathOption, PromptOptions } from "../agent/agent.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
-import { activeHandoffOf } from "../loop/handoff-steps.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
-import type { QueueMode } from "../machines/agent/agent.context.js";
-import { addTools } from "../machines/agent/agent.implementations.js";
-import {
-  type HarnessMachineEvent,
-  type HarnessOperation,
-  type HarnessPhase,
-  harnessMachine,
-  type NavigateTreeOptions,
+import type { SessionDraft } from "../machines/harness/harness.events.js";
+import type {
+  HarnessMachineEvent,
+  HarnessOperation,
+  HarnessPhase,
+  NavigateTreeOptions,
 } from "../machines/harness/harness.machine.js";
 import type { Session } from "../storage/session.js";
-import type { SessionRepo } from "../storage/session-repo.js";
-import type { AgentEvent } from "../types/events.js";
-import type { Guardrails } from "../types/guardrail.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
-import { type Model, type ModelInput, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
+import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { RunResult } from "../types/output.js";
-import type { StreamFn } from "../types/stream.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
-import type { ToolSource } from "../types/tool-source.js";
-import { ContextBudget } from "./compaction/context-budget.js";
-import {
-  type CompactionPort,
-  type CompactionSettings,
-  DEFAULT_COMPACTION_SETTINGS,
-  defaultCompactionPort,
-} from "./compaction/port.js";
+import { composeHarness, type HarnessMachine } from "./create-harness-machine.js";
 import { AgentHarnessError, wrapError } from "./errors.js";
-import { HarnessEvents } from "./events.js";
+import type { AgentHarnessOptions } from "./harness-options.js";
 import {
   HARNESS_HANDLER_NAMES,
   type HarnessEvent,
@@ -42,19 +28,13 @@ import {
   type HarnessOwnEvent,
   type HarnessStreamOptions,
   type HookName,
-  HookRegistry,
   type ObservedEventName,
 } from "./hooks.js";
-import { LoopHooks } from "./loop-hooks.js";
-import { convertHarnessMessagesToLlm } from "./messages-convert.js";
-import { harnessActors } from "./operation-actors.js";
+import type { HarnessParts } from "./operation-actors.js";
 import type { HarnessResources } from "./resources/resource-set.js";
-import type { SystemPromptOption } from "./resources/system-prompt.js";
 import { expandPromptTemplate } from "./resources/template-args.js";
 import { planResume, resumedCallStates, type ToolCallDecision } from "./resume-run.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
-import { SessionRecorder } from "./session-recorder.js";
-import { HarnessSettings, type ToolsChange } from "./settings.js";
+import type { ToolsChange } from "./settings.js";
 import {
   HARNESS_SNAPSHOT_FORMAT,
   HARNESS_SNAPSHOT_VERSION,
@@ -62,58 +42,8 @@ import {
   parsePersistedHarness,
   resumeStepOf,
 } from "./snapshot.js";
-import { SubAgentSessions } from "./sub-agent-sessions.js";
-import { harnessAgentTool, type SubAgentWiring } from "./sub-agent-tools.js";
 import type { HarnessCompactResult, NavigateTreeResult } from "./summaries.js";
-import { journaledTool, journalToolCall } from "./tool-journal.js";
-import { followToolSources, initialTools } from "./tool-sources.js";
-
-/** Options of `new AgentHarness(...)`. */
-export interface AgentHarnessOptions {
-  /** The open session: the transcript comes from `session.buildContext()`; everything is appended to it. */
-  session: Session;
-  /**
-   * The repo `session` is stored in: each sub-agent's transcript (the child agent of an agent tool call)
-   * is then recorded as its own session there, linked to its parent (see docs/harness.md, "Sub-agents in
-   * a harness"). Without it sub-agents run as usual, unrecorded.
-   */
-  sessionRepo?: SessionRepo;
-  /** A Model, a record with at least `id`, or a catalogue id such as "gpt-4.1-mini" (see `resolveModel`). */
-  model: ModelInput;
-  streamFn: StreamFn;
-  /** Default: the session's last thinking level. */
-  thinkingLevel?: ThinkingLevel;
-  /** Names must be unique. */
-  tools?: AgentTool[];
-  /**
-   * Tools that come and go, listed after `tools` — e.g. `await connectMcpServers(config)` from
-   * `agentchart/mcp`. Their changes are applied when the harness is idle, never during a run.
-   */
-  toolSources?: ToolSource[];
-  /** Default: the session's last active tools that still exist, else all tools. Unique, known names. */
-  activeToolNames?: string[];
-  resources?: Partial<HarnessResources>;
-  /** Default "You are a helpful assistant." (+ the visible skills); see `resolveSystemPrompt`. */
-  systemPrompt?: SystemPromptOption;
-  /** Passed to every tool's `execute` as `context`; a function is called at the start of every run. */
-  toolContext?: unknown;
-  /** Timeout, retries, headers, metadata…; patched per request by `before_provider_request`. */
-  streamOptions?: HarnessStreamOptions;
-  /** Turn-level retry of transient provider errors (default 3 retries, 2 s doubling, 30 s cap). */
-  retry?: Partial<RetryPolicy>;
-  compaction?: Partial<CompactionSettings>;
-  /** The compaction/branch-summary implementation (default: `defaultCompactionPort`). */
-  compactionPort?: CompactionPort;
-  steeringMode?: QueueMode;
-  followUpMode?: QueueMode;
-  toolExecution?: "parallel" | "sequential";
-  /** Receives errors thrown by observed-event handlers and listeners (default `console.error`). */
-  onHandlerError?: (error: unknown, eventType: string) => void;
-  /** XState inspection observer of the phase machine and of the Agent's loop actors (and their tool-call children). */
-  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
-  /** Input and output guardrails of every run (see docs/output-and-guardrails.md). */
-  guardrails?: Guardrails;
-}
+import { followToolSources } from "./tool-sources.js";
 
 /** Options of `harness.prompt(...)`. */
 export interface HarnessPromptOptions<TOutput = unknown> {
@@ -144,141 +74,43 @@ export interface HarnessRunResult<TOutput> extends RunResult<TOutput> {
  */
 export class AgentHarness {
   readonly session: Session;
+  /** The parts the machine's actors work on (settings, hooks, recorder, the agent facade…). */
+  readonly #parts: HarnessParts;
   readonly #agent: Agent;
-  readonly #hooks: HookRegistry;
-  readonly #settings: HarnessSettings;
-  readonly #recorder: SessionRecorder;
-  readonly #events: HarnessEvents;
-  /** The phase machine's actor: its context holds the operation in progress. */
-  readonly #actor: Actor<typeof harnessMachine>;
+  /** The harness machine's actor: its context holds the operation in progress, its child is the agent. */
+  readonly #actor: Actor<HarnessMachine>;
   readonly #phase = new BehaviorSubject<HarnessPhase>("idle");
   /** The promise of the operation in progress, settled when the machine is back in idle. */
   #caller: { resolve: (value: unknown) => void; reject: (error: unknown) => void } | undefined;
-  /** The typed output of the prompt in progress (read by its turns, retries included). */
-  #output: Omit<PromptOptions, "images"> | undefined;
-  /** The last run's `agent_end`. */
-  #lastEnd: Extract<AgentEvent, { type: "agent_end" }> | undefined;
   #nextTurn: AgentMessage[] = [];
   #lastQueues: unknown;
-  readonly #subAgents: SubAgentSessions;
-  readonly #onError: (error: unknown, eventType: string) => void;
-  readonly #wiring: SubAgentWiring;
-  /** The run of an agent restored mid-run (a sub-agent was running), until the resumed turn takes it. */
-  #restoredRun: Promise<void> | undefined;
 
   constructor(options: AgentHarnessOptions) {
-    const session = options.session;
-    this.session = session;
-    const onError = options.onHandlerError ?? defaultHandlerError;
-    this.#onError = onError;
-    const hooks = new HookRegistry(onError);
-    this.#hooks = hooks;
-    this.#events = new HarnessEvents(hooks);
-    this.#recorder = new SessionRecorder(session);
-    const subAgents = new SubAgentSessions(session, options.sessionRepo, onError);
-    this.#subAgents = subAgents;
-    const context = session.buildContext();
-    this.#settings = new HarnessSettings(
-      { ...options, tools: initialTools(options.tools, options.toolSources) },
-      context.activeToolNames,
-    );
-    const loopHooks = new LoopHooks({
-      session,
-      hooks,
-      settings: this.#settings,
-      streamFn: options.streamFn,
-      ...(subAgents.recording ? { linkSubAgentResult: (ctx) => subAgents.linkResult(ctx, "root") } : {}),
-    });
-    this.#wiring = {
-      streamFn: loopHooks.summaryStreamFn,
-      link: subAgents.recording ? (ctx) => subAgents.linkResult(ctx, "descendant") : undefined,
-      toolHooks: () => ({
-        beforeToolCall: loopHooks.beforeToolCall,
-        afterToolCall: loopHooks.toolResultHook,
-      }),
-    };
+    this.session = options.session;
     const restoredAgent = restoring;
     restoring = undefined;
-    const agentOptions: AgentOptions = {
-      // The journal's idempotency keys are `<session id>:<tool call id>`: the agent's are the same.
-      agentId: session.id,
-      streamFn: loopHooks.streamFn,
-      // The Agent reads these when it needs them: the hook callbacks exist only while their hook has handlers.
-      get transformContext() {
-        return loopHooks.transformContext;
-      },
-      get beforeToolCall() {
-        return loopHooks.beforeToolCall;
-      },
-      get afterToolCall() {
-        return loopHooks.afterToolCall;
-      },
-      get toolContext() {
-        return loopHooks.toolContext;
-      },
-      model: options.model,
-      thinkingLevel: options.thinkingLevel ?? context.thinkingLevel,
-      tools: this.#agentTools(),
-      messages: context.messages,
-      // A session whose branch ended with a handoff goes on as that agent (if a handoff still leads to it).
-      ...activeAgentOf(context.messages, this.#agentTools()),
-      convertToLlm: convertHarnessMessagesToLlm,
-      ...(options.steeringMode ? { steeringMode: options.steeringMode } : {}),
-      ...(options.followUpMode ? { followUpMode: options.followUpMode } : {}),
-      ...(options.toolExecution ? { toolExecution: options.toolExecution } : {}),
-      ...(options.inspect ? { inspect: options.inspect } : {}),
-      ...(options.guardrails ? { guardrails: options.guardrails } : {}),
-      onListenerError: (error, event) => onError(error, event.type),
-    };
-    if (restoredAgent) {
-      // The persisted agent knows its transcript, model and settings; the options give the rest.
-      const { messages: _messages, model: _model, thinkingLevel: _thinkingLevel, ...rest } = agentOptions;
-      this.#agent = Agent.restore(restoredAgent, rest);
-    } else this.#agent = new Agent(agentOptions);
-    this.#lastQueues = this.#agent.queued;
-    this.#agent.subscribe((event) => this.#onAgentEvent(event));
-    const port = options.compactionPort ?? defaultCompactionPort;
-    const compaction = { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction };
-    const retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    const budget = new ContextBudget(port, compaction);
-    const actors = harnessActors({
-      session,
-      agent: this.#agent,
-      hooks,
-      settings: this.#settings,
-      recorder: this.#recorder,
-      loopHooks,
-      events: this.#events,
-      budget,
-      port,
-      compaction,
-      retry,
-      summaryStreamFn: loopHooks.summaryStreamFn,
-      output: () => this.#output,
-      subAgents,
-      takeRestoredRun: () => {
-        const run = this.#restoredRun;
-        this.#restoredRun = undefined;
-        return run;
-      },
+    const { machine, parts } = composeHarness(options, {
+      ...(restoredAgent ? { restoring: restoredAgent } : {}),
+      settle: (operation) => this.#settle(operation),
     });
-    this.#actor = createActor(
-      harnessMachine.provide({
-        actors,
-        actions: { settle: (_, { operation }) => this.#settle(operation) },
-      }),
-      {
-        input: { maxRetries: Math.max(0, retry.maxRetries), overflowRecovery: budget.enabled },
-        ...(options.inspect ? { inspect: options.inspect } : {}),
-      },
-    );
+    this.#parts = parts;
+    this.#actor = createActor(machine, options.inspect ? { inspect: options.inspect } : {});
     this.#actor.subscribe((snapshot) => this.#phase.next(snapshot.value));
     this.#actor.start();
-    followToolSources(this, options.toolSources ?? [], onError);
+    this.#agent = parts.agent;
+    this.#lastQueues = this.#agent.queued;
+    this.#agent.subscribe((event) => {
+      this.#checkQueues();
+      parts.events.forward(event);
+    });
+    followToolSources(this, options.toolSources ?? [], parts.onError);
   }
 
-  /** The phase machine's actor (`harnessMachine`); its context holds the operation in progress. */
-  get actor(): Actor<typeof harnessMachine> {
+  /**
+   * The harness machine's actor (`createHarnessMachine`): its context holds the operation in progress,
+   * its child `agent` is the agent (`harness.agent.actor`).
+   */
+  get actor(): Actor<HarnessMachine> {
     return this.#actor;
   }
   /** The current phase, now and on every change. */
@@ -290,7 +122,7 @@ export class AgentHarness {
   }
   /** AgentEvents of every run plus the harness's own events. */
   get events$(): Observable<HarnessEvent> {
-    return this.#events.events$;
+    return this.#parts.events.events$;
   }
   /** The Agent that runs the turns: read its `state`, drive it through the harness. */
   get agent(): Agent {
@@ -306,16 +138,16 @@ export class AgentHarness {
     return this.#agent.state.thinkingLevel;
   }
   get tools(): AgentTool[] {
-    return this.#settings.tools();
+    return this.#parts.settings.tools();
   }
   get activeToolNames(): string[] {
-    return this.#settings.activeToolNames();
+    return this.#parts.settings.activeToolNames();
   }
   get resources(): HarnessResources {
-    return this.#settings.resources();
+    return this.#parts.settings.resources();
   }
   get streamOptions(): HarnessStreamOptions {
-    return { ...this.#settings.streamOptions() };
+    return { ...this.#parts.settings.streamOptions() };
   }
   /** Messages queued by `nextTurn`. */
   get nextTurnMessages(): AgentMessage[] {
@@ -330,7 +162,7 @@ export class AgentHarness {
     if (!HARNESS_HANDLER_NAMES.has(name)) {
       throw new AgentHarnessError("invalid_argument", `Unknown hook or event: ${name}`);
     }
-    return this.#hooks.on(name, handler as never);
+    return this.#parts.hooks.on(name, handler as never);
   }
 
   /**
@@ -351,7 +183,7 @@ export class AgentHarness {
       ...(maxOutputRepairs !== undefined ? { maxOutputRepairs } : {}),
     });
     return started.then((reply) => {
-      const end = this.#lastEnd;
+      const end = this.#parts.lastEnd;
       return {
         ...(end
           ? runResultOf(end, this.#agent.state.errorMessage)
@@ -363,7 +195,7 @@ export class AgentHarness {
 
   /** Runs a prompt made of the skill's content (and `extra` instructions after it). */
   skill(name: string, extra?: string): Promise<AssistantMessage> {
-    const skill = this.#settings.resources().skills.find((candidate) => candidate.name === name);
+    const skill = this.#parts.settings.resources().skills.find((candidate) => candidate.name === name);
     if (!skill) return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown skill: ${name}`));
     const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${skill.content}\n</skill>`;
     return this.#startPrompt(extra ? `${block}\n\n${extra}` : block, []);
@@ -371,7 +203,9 @@ export class AgentHarness {
 
   /** Runs a prompt template expanded with `args` (`$1`, `$@`, `${@:N}`…). */
   promptFromTemplate(name: string, args: string[] = []): Promise<AssistantMessage> {
-    const template = this.#settings.resources().promptTemplates.find((candidate) => candidate.name === name);
+    const template = this.#parts.settings
+      .resources()
+      .promptTemplates.find((candidate) => candidate.name === name);
     if (!template) {
       return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown prompt template: ${name}`));
     }
@@ -386,7 +220,7 @@ export class AgentHarness {
     const operation = this.#actor.getSnapshot().context.operation;
     const compacting = this.phase === "compaction" || operation?.kind === "compact";
     const instructions = operation?.kind === "compact" ? operation.instructions : undefined;
-    const subAgents = this.phase === "turn" ? this.#subAgents.running() : [];
+    const subAgents = this.phase === "turn" ? this.#parts.subAgents.running() : [];
     return {
       format: HARNESS_SNAPSHOT_FORMAT,
       version: HARNESS_SNAPSHOT_VERSION,
@@ -467,7 +301,10 @@ export class AgentHarness {
     if (options.approvals) this.#decideWhenAsked(options.approvals);
     const calls =
       plan.assistant && plan.pending.length > 0
-        ? { message: plan.assistant, states: resumedCallStates(plan.pending, this.#settings.activeTools()) }
+        ? {
+            message: plan.assistant,
+            states: resumedCallStates(plan.pending, this.#parts.settings.activeTools()),
+          }
         : undefined;
     const run = this.#begin<AssistantMessage>({
       type: "RESUME",
@@ -485,9 +322,8 @@ export class AgentHarness {
     persisted: PersistedHarness,
     options: { approvals?: Readonly<Record<string, ToolCallDecision>> },
   ): Promise<unknown> {
-    this.#subAgents.reopen(persisted.subAgents ?? []);
+    this.#parts.subAgents.reopen(persisted.subAgents ?? []);
     if (options.approvals) this.#decideWhenAsked(options.approvals);
-    this.#restoredRun = this.#agent.waitForIdle();
     return this.#begin({ type: "RESUME", operation: { kind: "resume" } });
   }
 
@@ -499,7 +335,7 @@ export class AgentHarness {
    * Contract: async; never rejects (failures went to `onHandlerError`).
    */
   async close(): Promise<void> {
-    await this.#subAgents.close();
+    await this.#parts.subAgents.close();
   }
 
   /** Calls waiting for `approveToolCall` / `denyToolCall` (also right after a restore). */
@@ -579,9 +415,9 @@ export class AgentHarness {
   /** Switches the model from the next request on; persisted as `model_change`. */
   setModel(model: Model): void {
     const previousModel = this.model;
-    this.#recorder.assertWritable();
+    this.#parts.recorder.assertWritable();
     this.#agent.setModel(model);
-    this.#recorder.writeSetting(() => this.session.appendModelChange(model.provider, model.id));
+    this.#append({ type: "model_change", provider: model.provider, modelId: model.id });
     this.#emit({ type: "model_update", model, previousModel });
   }
 
@@ -591,34 +427,34 @@ export class AgentHarness {
       throw new AgentHarnessError("invalid_argument", `Unknown thinking level: ${String(level)}`);
     }
     const previousLevel = this.thinkingLevel;
-    this.#recorder.assertWritable();
+    this.#parts.recorder.assertWritable();
     this.#agent.setThinkingLevel(level);
-    this.#recorder.writeSetting(() => this.session.appendThinkingLevelChange(level));
+    this.#append({ type: "thinking_level_change", thinkingLevel: level });
     this.#emit({ type: "thinking_level_update", level, previousLevel });
   }
 
   /** Replaces the tools and the active set (default: all). `invalid_argument` on bad names. */
   setTools(tools: AgentTool[], activeToolNames?: string[]): void {
-    this.#recorder.assertWritable();
-    this.#applyTools(this.#settings.replaceTools(tools, activeToolNames));
+    this.#parts.recorder.assertWritable();
+    this.#applyTools(this.#parts.settings.replaceTools(tools, activeToolNames));
   }
 
   /** Chooses which tools the model sees. `invalid_argument` for unknown or duplicate names. */
   setActiveTools(names: string[]): void {
-    this.#recorder.assertWritable();
-    this.#applyTools(this.#settings.replaceActive(names));
+    this.#parts.recorder.assertWritable();
+    this.#applyTools(this.#parts.settings.replaceActive(names));
   }
 
   /** Replaces skills and/or prompt templates; the system prompt picks them up at the next turn. */
   setResources(resources: Partial<HarnessResources>): void {
-    const previousResources = this.#settings.resources();
-    this.#settings.setResources(resources);
-    this.#emit({ type: "resources_update", resources: this.#settings.resources(), previousResources });
+    const previousResources = this.#parts.settings.resources();
+    this.#parts.settings.setResources(resources);
+    this.#emit({ type: "resources_update", resources: this.#parts.settings.resources(), previousResources });
   }
 
   /** Replaces the stream options used from the next request on. */
   setStreamOptions(streamOptions: HarnessStreamOptions): void {
-    this.#settings.setStreamOptions(streamOptions);
+    this.#parts.settings.setStreamOptions(streamOptions);
   }
 
   /**
@@ -652,13 +488,13 @@ export class AgentHarness {
     output?: Omit<PromptOptions, "images">,
   ): Promise<AssistantMessage> {
     if (this.#busy()) return Promise.reject(busyError());
-    this.#output = output;
-    this.#lastEnd = undefined;
+    this.#parts.output = output;
+    this.#parts.lastEnd = undefined;
     const messages = [...this.#nextTurn, toMessage(text, images)];
     const drained = this.#nextTurn.length > 0;
     this.#nextTurn = [];
     if (drained) this.#emitQueues();
-    return this.#begin({ type: "PROMPT", operation: { kind: "prompt", messages, prompt: text, images } });
+    return this.#begin({ type: "PROMPT", messages });
   }
 
   #busy(): boolean {
@@ -666,7 +502,9 @@ export class AgentHarness {
   }
 
   /** Starts an operation on the machine; resolves with its result. `busy` unless idle. */
-  #begin<T>(event: Extract<HarnessMachineEvent, { operation: unknown }>): Promise<T> {
+  #begin<T>(
+    event: Extract<HarnessMachineEvent, { type: "PROMPT" | "RESUME" | "COMPACT" | "NAVIGATE" }>,
+  ): Promise<T> {
     if (this.#busy()) return Promise.reject(busyError());
     return new Promise<T>((resolve, reject) => {
       this.#caller = { resolve: resolve as (value: unknown) => void, reject };
@@ -678,7 +516,7 @@ export class AgentHarness {
   #settle(operation: HarnessOperation | undefined): void {
     const caller = this.#caller;
     this.#caller = undefined;
-    this.#output = undefined;
+    this.#parts.output = undefined;
     if (!operation || !caller) return;
     if (operation.error !== undefined)
       caller.reject(wrapError("invalid_state", "The operation failed", operation.error));
@@ -689,54 +527,16 @@ export class AgentHarness {
     else caller.reject(new AgentHarnessError("invalid_state", "The run ended without an assistant message"));
   }
 
-  /** The active tools as the agent runs them: each call is journaled right before its tool runs (see resume()). */
-  #agentTools(): AgentTool[] {
-    return this.#settings
-      .activeTools()
-      .map((tool) => harnessAgentTool(journaledTool(this.session, tool), this.#wiring));
-  }
-
-  /**
-   * An event of the agent's tree: the agent's own (no `agentPath`) are its run — recorded in the session,
-   * its `agent_end` the run's end; a sub-agent's go to that sub-agent's session. All reach `events$`.
-   */
-  #onAgentEvent(event: AgentEvent): void {
-    if (event.agentPath?.length) {
-      if (event.type === "agent_start" && event.agentPath.length === 1)
-        this.#journalAgentCall(event.agentPath[0]!);
-      this.#subAgents.record(event);
-    } else {
-      if (event.type === "agent_end") {
-        this.#lastEnd = event;
-        this.#subAgents.endAll();
-      }
-      this.#recorder.record(event);
-    }
-    this.#checkQueues();
-    this.#events.forward(event);
-  }
-
-  /**
-   * A child of the agent starts: its agent tool call is journaled like a tool about to run, so a resume
-   * from the session alone follows the agent tool's `replay` (see resume()).
-   */
-  #journalAgentCall(toolCallId: string): void {
-    const reply = this.#agent.state.messages.findLast(
-      (message): message is AssistantMessage =>
-        message.role === "assistant" &&
-        message.content.some((block) => block.type === "toolCall" && block.id === toolCallId),
-    );
-    const call = reply?.content.find((block) => block.type === "toolCall" && block.id === toolCallId);
-    if (call?.type !== "toolCall") return;
-    const tool = this.#settings.tools().find((candidate) => candidate.name === call.name);
-    journalToolCall(this.session, call, tool).catch((error: unknown) => this.#onError(error, "agent_start"));
-  }
-
   #applyTools(change: ToolsChange): void {
-    this.#agent.setTools(this.#agentTools());
+    this.#agent.setTools(this.#parts.agentTools());
     const names = change.activeToolNames;
-    this.#recorder.writeSetting(() => this.session.appendActiveToolsChange(names));
+    this.#append({ type: "active_tools_change", activeToolNames: names });
     this.#emit({ type: "tools_update", ...change });
+  }
+
+  /** Appends a setting change through the session actor (after the run's messages while one is active). */
+  #append(entry: SessionDraft): void {
+    this.#actor.send({ type: "session.append", entry });
   }
 
   #checkQueues(): void {
@@ -755,7 +555,7 @@ export class AgentHarness {
   }
 
   #emit(event: HarnessOwnEvent): void {
-    this.#events.emit(event);
+    this.#parts.events.emit(event);
   }
 }
 
@@ -764,20 +564,4 @@ let restoring: PersistedAgent | undefined;
 
 function busyError(): AgentHarnessError {
   return new AgentHarnessError("busy", "AgentHarness is busy");
-}
-
-function defaultHandlerError(error: unknown, eventType: string): void {
-  console.error(`agentchart: a harness handler threw while handling "${eventType}":`, error);
-}
-
-/** The `activeAgent` option for a transcript: its last handoff's agent, when the tools still lead to it. */
-function activeAgentOf(
-  messages: readonly AgentMessage[],
-  tools: readonly AgentTool[],
-): { activeAgent?: string } {
-  const handoff = activeHandoffOf(messages);
-  if (!handoff) return {};
-  const reachable = { tools: new Map(), handoffs: new Map() };
-  addTools(reachable, tools);
-  return reachable.handoffs.has(handoff.agent) ? { activeAgent: handoff.agent } : {};
 }

@@ -1,11 +1,13 @@
 // The browser-safe harness: AgentHarness and its pieces. Nothing here imports a `node:` module;
 // loading skills and prompt templates from disk and the built-in tools live in `agentchart/node`.
 
+export type { SessionCommand, SessionDraft, SessionReply } from "../machines/harness/harness.events.js";
 export {
   type BackoffInput,
   type CompactionInput,
   type CompactionOutcome,
   type CompactOperation,
+  type HarnessAgentCommand,
   type HarnessMachineContext,
   type HarnessMachineEvent,
   type HarnessMachineInput,
@@ -15,6 +17,7 @@ export {
   type NavigateOperation,
   type NavigateTreeOptions,
   type PromptOperation,
+  promptOperationOf,
   type ResumeOperation,
   type TurnInput,
   type TurnOperation,
@@ -22,7 +25,6 @@ export {
 } from "../machines/harness/harness.machine.js";
 export {
   AgentHarness,
-  type AgentHarnessOptions,
   type HarnessPromptOptions,
   type HarnessRunResult,
 } from "./agent-harness.js";
@@ -68,7 +70,9 @@ export {
   type LastUsage,
   lastUsage,
 } from "./compaction/token-estimate.js";
+export { createHarnessMachine, type HarnessMachine } from "./create-harness-machine.js";
 export { AgentHarnessError, type AgentHarnessErrorCode, isAgentHarnessError } from "./errors.js";
+export type { AgentHarnessOptions } from "./harness-options.js";
 export {
   applyStreamOptionsPatch,
   type CompactionReason,

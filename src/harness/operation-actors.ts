@@ -11,8 +11,10 @@ import type {
   TurnOutcome,
 } from "../machines/harness/harness.machine.js";
 import { errorText } from "../types/error-text.js";
+import type { AgentEvent } from "../types/events.js";
 import { isPromiseLike, type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
+import type { AgentTool } from "../types/tool.js";
 import type { ContextBudget } from "./compaction/context-budget.js";
 import { type AgentHarnessError, wrapError } from "./errors.js";
 import { type LoopHooks, runBeforeAgentStart } from "./loop-hooks.js";
@@ -28,7 +30,10 @@ import type { HarnessSettings } from "./settings.js";
 import type { SubAgentSessions } from "./sub-agent-sessions.js";
 import { compactSession, navigateSession, type SummaryHost } from "./summaries.js";
 
-/** The harness's long-lived parts, built once by `AgentHarness`; the machine's actors work on them. */
+/**
+ * The harness's long-lived parts, built once by `composeHarness`; the machine's actors work on them.
+ * `agent` is the facade over the machine's child `agent` (once it started).
+ */
 export interface HarnessParts extends SummaryHost {
   settings: HarnessSettings;
   recorder: SessionRecorder;
@@ -36,11 +41,15 @@ export interface HarnessParts extends SummaryHost {
   budget: ContextBudget;
   retry: RetryPolicy;
   /** The typed output the operation in progress asks for (a zod schema: not data, so not in the machine). */
-  output: () => Omit<PromptOptions, "images"> | undefined;
+  output: Omit<PromptOptions, "images"> | undefined;
+  /** The `agent_end` of the agent's last run. */
+  lastEnd: Extract<AgentEvent, { type: "agent_end" }> | undefined;
   /** The agent's sub-agents and their sessions. */
   subAgents: SubAgentSessions;
-  /** The run of an agent restored mid-run (it resumed by itself): a resumed turn waits for it (once). */
-  takeRestoredRun: () => Promise<void> | undefined;
+  /** The active tools as the agent runs them: journaled, agent tools wired to the harness. */
+  agentTools: () => AgentTool[];
+  /** Where handler and recording failures go (`onHandlerError`). */
+  onError: (error: unknown, eventType: string) => void;
 }
 
 /** What the `turn` actor sends back when its run ended. */
@@ -54,7 +63,7 @@ type TurnDone = Extract<HarnessMachineEvent, { type: "TURN_DONE" }>;
  * Contract: never throws; the actors report failures to the machine (`TURN_FAILED`, `xstate.error.actor.*`).
  *
  * ```ts
- * const actor = createActor(harnessMachine.provide({ actors: harnessActors(parts), actions: { settle } }), { input });
+ * const machine = harnessMachine.provide({ actors: { ...harnessActors(parts), agent }, actions: { settle } });
  * ```
  */
 export function harnessActors(parts: HarnessParts) {
@@ -177,9 +186,9 @@ function messagesOf(operation: TurnOperation): AgentMessage[] {
 /** Starts the Agent run of a turn; resolves when it ended. */
 function startRun(parts: HarnessParts, input: TurnInput, messages: AgentMessage[]): Promise<unknown> {
   const { agent } = parts;
-  const restored = parts.takeRestoredRun();
-  if (restored) return restored;
-  const output = parts.output() ?? {};
+  // An agent restored mid-run goes on by itself: the turn is its run.
+  if (agent.actor.getSnapshot().hasTag("busy")) return agent.waitForIdle();
+  const output = parts.output ?? {};
   if (input.mode === "continue") return agent.continue(output);
   const { operation } = input;
   if (operation.kind === "resume" && operation.calls)

@@ -1,4 +1,5 @@
-import { AgentHarness, type AgentHarnessOptions } from "../harness/agent-harness.js";
+import { AgentHarness } from "../harness/agent-harness.js";
+import type { AgentHarnessOptions } from "../harness/harness-options.js";
 import { planResume, type ToolCallDecision } from "../harness/resume-run.js";
 import { failedAssistantMessage, toolResultMessage } from "../loop/messages.js";
 import { ABORTED_CALL_TEXT } from "../loop/tool-batch.js";

@@ -1,6 +1,7 @@
 import type PgBoss from "pg-boss";
 import type { Subscription } from "rxjs";
-import type { AgentHarness, AgentHarnessOptions } from "../harness/agent-harness.js";
+import type { AgentHarness } from "../harness/agent-harness.js";
+import type { AgentHarnessOptions } from "../harness/harness-options.js";
 import { SessionError } from "../types/session-error.js";
 import { pg } from "./pg-driver.js";
 import { quoteSchema, WAKE_CHANNEL } from "./postgres-schema.js";

@@ -37,7 +37,7 @@ function eventsIn(snapshot: AnyMachineSnapshot): Event[] {
   switch (snapshot.value) {
     case "idle":
       return [
-        { type: "PROMPT", operation: { kind: "prompt", messages: [], prompt: "p", images: [] } },
+        { type: "PROMPT", messages: [] },
         { type: "COMPACT", operation: { kind: "compact" } },
         { type: "NAVIGATE", operation: { kind: "navigate", targetId: "root", options: {} } },
       ];

@@ -31,21 +31,18 @@ async function modelOfRuns(callIds: string[]) {
 }
 
 describe("readable names of inspected systems and actors", () => {
-  it("names an agent by its id, its harness after it, a tool call by tool and call id", async () => {
+  it("names a harness by its agent, the agent by its id, a tool call by tool and call id", async () => {
     const { model, agents } = await modelOfRuns(["call_a", "call_b"]);
+    // One system per harness: the harness, its agent and session, the agent's calls and steps.
     expect(model.roots.map((rootId) => systemName(model, rootId))).toEqual([
-      `agent ${agents[0]}`,
       `harness of agent ${agents[0]}`,
-      `agent ${agents[1]}`,
       `harness of agent ${agents[1]}`,
     ]);
-    const [, firstHarness, secondAgent, secondHarness] = model.roots as [string, string, string, string];
-    expect(preferredSystem(model)).toBe(secondAgent);
-    expect(companionSystem(model, secondAgent)).toBe(secondHarness);
-    expect(companionSystem(model, secondHarness)).toBe(secondAgent);
-    expect(companionSystem(model, firstHarness)).toBe(model.roots[0]);
+    const [, second] = model.roots as [string, string];
+    expect(preferredSystem(model)).toBe(second);
+    expect(companionSystem(model, second)).toBeUndefined();
 
-    const actors = [...model.actors.values()].filter((actor) => actor.rootId === secondAgent);
+    const actors = [...model.actors.values()].filter((actor) => actor.rootId === second);
     const names = actors.map((actor) => ({
       name: actorName(model, actor),
       internal: isInternalActor(actor),
@@ -54,7 +51,10 @@ describe("readable names of inspected systems and actors", () => {
     // a call validates in an entry action, without one either. A call's step actors are invoked with
     // ids of their own (`executeTool`), which name them.
     expect(names).toEqual([
+      { name: `harness of agent ${agents[1]}`, internal: false },
+      { name: "session", internal: false },
       { name: `agent ${agents[1]}`, internal: false },
+      { name: "turn", internal: false },
       { name: "stream", internal: false },
       { name: "echo · call_b", internal: false },
       { name: "executeTool", internal: false },

@@ -1,10 +1,11 @@
 import { filter, firstValueFrom } from "rxjs";
-import { AgentHarness, type AgentHarnessOptions } from "../../src/harness/agent-harness.js";
+import { AgentHarness } from "../../src/harness/agent-harness.js";
 import type {
   CompactionPort,
   CompactionSettings,
   SummaryRequest,
 } from "../../src/harness/compaction/port.js";
+import type { AgentHarnessOptions } from "../../src/harness/harness-options.js";
 import type { HarnessEvent } from "../../src/harness/hooks.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { SessionEntry } from "../../src/storage/entries.js";

@@ -12,6 +12,8 @@ import { type ActorView, type InspectorModel, isRootActor } from "./inspector-mo
  * (`harness of agent 0b05ba77`).
  */
 
+/** Machine id of the harness machine: its child `agent` is the harness's agent. */
+const HARNESS_MACHINE_ID = "harness";
 /** Machine id of the tool call machine: an agent actor whose parent runs it is a sub-agent. */
 const TOOL_CALL_MACHINE_ID = "toolCall";
 
@@ -33,7 +35,7 @@ export function isInternalActor(actor: ActorView): boolean {
  * included) the actor's own id.
  */
 export function actorName(model: InspectorModel, actor: ActorView): string {
-  const agentId = agentIdOf(actor);
+  const agentId = agentIdOf(model, actor);
   if (agentId !== undefined) return `agent ${agentId.slice(0, SHORT_ID)}`;
   const call = callOfSubAgent(model, actor);
   if (call !== undefined) return `sub-agent ${toolNameOf(call) ?? actor.actorId}`;
@@ -46,12 +48,24 @@ export function actorName(model: InspectorModel, actor: ActorView): string {
   }
   if (isRootActor(actor)) {
     const machine = machineIdOf(model, actor) ?? actor.actorId;
+    const agent = harnessAgentOf(model, actor);
+    if (agent) return `${machine} of ${actorName(model, agent)}`;
     const companion = companionSystem(model, actor.sessionId);
-    const agent = companion === undefined ? undefined : model.actors.get(companion);
-    if (agent && isAgentRoot(agent)) return `${machine} of ${actorName(model, agent)}`;
+    const companionAgent = companion === undefined ? undefined : model.actors.get(companion);
+    if (companionAgent && isAgentRoot(companionAgent))
+      return `${machine} of ${actorName(model, companionAgent)}`;
     if (actor.actorId === actor.sessionId) return `${machine} ${actor.sessionId}`;
   }
   return actor.actorId;
+}
+
+/** The agent a harness machine runs as its child `agent` (named `agent <id>` like a root agent). */
+function harnessAgentOf(model: InspectorModel, actor: ActorView): ActorView | undefined {
+  if (machineIdOf(model, actor) !== HARNESS_MACHINE_ID) return undefined;
+  for (const candidate of model.actors.values())
+    if (candidate.parentId === actor.sessionId && candidate.actorId === "agent" && contextAgentId(candidate))
+      return candidate;
+  return undefined;
 }
 
 /** The readable name of a system: its root's {@link actorName} (the session id while unknown). */
@@ -62,14 +76,17 @@ export function systemName(model: InspectorModel, rootId: string): string {
 
 /** True for a root actor running an agent machine (its context has an `agentId`). */
 export function isAgentRoot(actor: ActorView): boolean {
-  return agentIdOf(actor) !== undefined;
+  return isRootActor(actor) && contextAgentId(actor) !== undefined;
 }
 
-/** The system the page opens on: the newest agent's, else the newest system; `undefined` when none. */
+/**
+ * The system the page opens on: the newest whose root is an agent or a harness running one, else the
+ * newest system; `undefined` when none.
+ */
 export function preferredSystem(model: InspectorModel): string | undefined {
   const agents = model.roots.filter((rootId) => {
     const root = model.actors.get(rootId);
-    return root !== undefined && isAgentRoot(root);
+    return root !== undefined && (isAgentRoot(root) || harnessAgentOf(model, root) !== undefined);
   });
   return agents.at(-1) ?? model.roots.at(-1);
 }
@@ -105,9 +122,11 @@ function machineIdOf(model: InspectorModel, actor: ActorView): string | undefine
   return actor.machineKey === undefined ? undefined : model.definitions.get(actor.machineKey)?.root.id;
 }
 
-/** The `agentId` of a root agent; `undefined` for any other actor. */
-function agentIdOf(actor: ActorView): string | undefined {
-  return isRootActor(actor) ? contextAgentId(actor) : undefined;
+/** The `agentId` of a root agent or a harness's agent; `undefined` for any other actor. */
+function agentIdOf(model: InspectorModel, actor: ActorView): string | undefined {
+  if (isRootActor(actor)) return contextAgentId(actor);
+  const parent = actor.parentId === undefined ? undefined : model.actors.get(actor.parentId);
+  return parent && harnessAgentOf(model, parent) === actor ? contextAgentId(actor) : undefined;
 }
 
 /**

@@ -81,17 +81,18 @@ export function apply(enqueue: Enqueue, result: steps.StepResult): AgentMachineC
  */
 function emitAll(enqueue: Enqueue, context: AgentMachineContext, events: readonly AgentEvent[]): void {
   if (events.length === 0) return;
-  for (const event of events) enqueue.emit(event);
-  if (context.parentToolCallId) enqueue.sendParent({ type: "AGENT_EVENTS", events: [...events] });
   const wanted = context.parentEvents;
-  if (wanted)
-    for (const event of events)
-      if (wanted.includes(event.type))
-        enqueue.sendParent({
-          type: `agent.${event.type}`,
-          agentId: context.agentId,
-          event,
-        } as AgentParentEvent);
+  for (const event of events) {
+    // The parent machine hears an event before the listeners: it may record what they read.
+    if (wanted?.includes(event.type))
+      enqueue.sendParent({
+        type: `agent.${event.type}`,
+        agentId: context.agentId,
+        event,
+      } as AgentParentEvent);
+    enqueue.emit(event);
+  }
+  if (context.parentToolCallId) enqueue.sendParent({ type: "AGENT_EVENTS", events: [...events] });
 }
 
 /** The reply's events that streamed (a batch of one microtask), emitted as they came. */

@@ -155,15 +155,15 @@ function withImplementationData(machine: AgentMachine, implementations: AgentImp
 }
 
 /**
- * Whether a reply's events can go to the agent's listeners directly: it streams, and neither a parent
- * call (a sub-agent's events climb through `AGENT_EVENTS`) nor a parent machine (`parentEvents`) wants
- * them as events.
+ * Whether a reply's events (`message_start`, `message_update`) can go to the agent's listeners directly:
+ * it streams, and neither a parent call (a sub-agent's events climb through `AGENT_EVENTS`) nor a parent
+ * machine (`parentEvents`) wants them as events.
  */
 function deliversDirectly(snapshot: AgentSnapshot): boolean {
   const context = snapshot.context;
   return (
     context.parentToolCallId === undefined &&
-    context.parentEvents === undefined &&
+    !context.parentEvents?.some((type) => type === "message_start" || type === "message_update") &&
     snapshot.matches({ running: "streaming" })
   );
 }

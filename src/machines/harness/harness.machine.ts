@@ -5,11 +5,15 @@ import {
   forwardTo,
   fromCallback,
   fromPromise,
+  sendTo,
   setup,
 } from "xstate";
 import type { CompactionReason } from "../../types/harness-messages.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../../types/messages.js";
-import type { ResumedCallState } from "../agent/agent.events.js";
+import type { AgentParentEvent } from "../agent/agent.context.js";
+import type { AgentCommand, ResumedCallState } from "../agent/agent.events.js";
+import { agentMachine } from "../agent/agent.machine.js";
+import type { SessionCommand, SessionReply } from "./harness.events.js";
 
 /** The phases of an AgentHarness: the top-level states of `harnessMachine`. */
 export type HarnessPhase = "idle" | "turn" | "compaction" | "branchSummary" | "retry";
@@ -107,8 +111,27 @@ export interface HarnessMachineContext extends HarnessMachineInput {
   compactionReason: CompactionReason;
 }
 
+/** The agent's commands the harness passes to its child `agent` in any phase. */
+export type HarnessAgentCommand = Extract<
+  AgentCommand,
+  { type: "APPROVE_TOOL" | "DENY_TOOL" | "ANSWER_TOOL" | "STEER" | "FOLLOW_UP" }
+>;
+
+/** The agent's events the harness records in its session (its child `agent` sends them as `agent.<type>`). */
+export const RECORDED_AGENT_EVENTS = ["agent_start", "message_end", "turn_end", "agent_end"] as const;
+type RecordedAgentEvent = Extract<
+  AgentParentEvent,
+  { type: `agent.${(typeof RECORDED_AGENT_EVENTS)[number]}` }
+>;
+
 export type HarnessMachineEvent =
-  | { type: "PROMPT"; operation: PromptOperation }
+  /** Runs a turn with `messages` (the prompt is the last one; earlier ones, e.g. `nextTurn`, go first). */
+  | { type: "PROMPT"; messages: AgentMessage[] }
+  | HarnessAgentCommand
+  /** Passed to the session actor (`session`), which answers with a `SessionReply`. */
+  | Exclude<SessionCommand, { type: "session.record" }>
+  | SessionReply
+  | RecordedAgentEvent
   | { type: "RESUME"; operation: ResumeOperation }
   | { type: "COMPACT"; operation: CompactOperation }
   | { type: "NAVIGATE"; operation: NavigateOperation }
@@ -145,9 +168,15 @@ export const harnessMachine = setup({
   types: {
     context: {} as HarnessMachineContext,
     events: {} as HarnessMachineEvent,
-    input: {} as HarnessMachineInput,
+    // Optional: a harness machine from `createHarnessMachine` fills it in from its options.
+    // biome-ignore lint/suspicious/noConfusingVoidType: `void` lets `createActor(machine)` omit the input.
+    input: {} as HarnessMachineInput | void,
   },
   actors: {
+    agent: agentMachine,
+    session: fromCallback<SessionCommand>(() => {
+      throw new Error('harnessMachine: actor "session" not provided');
+    }),
     turn: fromCallback<{ type: "ABORT" }, TurnInput>(() => {
       throw new Error('harnessMachine: actor "turn" not provided');
     }),
@@ -166,6 +195,12 @@ export const harnessMachine = setup({
     })),
     endOperation: assign({ operation: undefined }),
     abortTurn: forwardTo("turn"),
+    toAgent: forwardTo("agent"),
+    toSession: forwardTo("session"),
+    recordInSession: sendTo("session", ({ event }) => ({
+      type: "session.record" as const,
+      event: (event as RecordedAgentEvent).event,
+    })),
     recordResult: assign(({ context }, { result }: { result: unknown }) =>
       result === undefined || !context.operation ? {} : { operation: { ...context.operation, result } },
     ),
@@ -197,13 +232,37 @@ export const harnessMachine = setup({
   description:
     "One operation of an AgentHarness at a time — a turn, a compaction, a branch summary — with retries between turns; each operation's outcome goes back to its caller.",
   context: ({ input }) => ({
-    ...input,
+    maxRetries: input ? input.maxRetries : 0,
+    overflowRecovery: input ? input.overflowRecovery : false,
     operation: undefined,
     attempt: 0,
     overflowRecovered: false,
     turnMode: "start",
     compactionReason: "manual",
   }),
+  // The harness's agent lives as long as the harness: its turns are runs of this child.
+  // The session actor writes the session; the agent records its run there through the harness.
+  invoke: [
+    { id: "session", src: "session" },
+    // Its parent events are the RECORDED_AGENT_EVENTS (the provided agent's input names them).
+    { id: "agent", src: "agent" },
+  ],
+  on: {
+    "agent.agent_start": { actions: "recordInSession" },
+    "agent.message_end": { actions: "recordInSession" },
+    "agent.turn_end": { actions: "recordInSession" },
+    "agent.agent_end": { actions: "recordInSession" },
+    "session.append": { actions: "toSession" },
+    "session.label": { actions: "toSession" },
+    "session.branch": { actions: "toSession" },
+    "session.compact": { actions: "toSession" },
+    "session.flush": { actions: "toSession" },
+    APPROVE_TOOL: { actions: "toAgent" },
+    DENY_TOOL: { actions: "toAgent" },
+    ANSWER_TOOL: { actions: "toAgent" },
+    STEER: { actions: "toAgent" },
+    FOLLOW_UP: { actions: "toAgent" },
+  },
   initial: "idle",
   states: {
     idle: {
@@ -215,7 +274,7 @@ export const harnessMachine = setup({
       on: {
         PROMPT: {
           target: "turn",
-          actions: { type: "startOperation", params: ({ event }) => event.operation },
+          actions: { type: "startOperation", params: ({ event }) => promptOperationOf(event.messages) },
         },
         RESUME: {
           target: "turn",
@@ -345,3 +404,21 @@ export const harnessMachine = setup({
     },
   },
 });
+
+/**
+ * The prompt operation of `messages`: the last message is the prompt, whose text and images
+ * `before_agent_start` sees.
+ *
+ * Contract: pure; never throws (no user message: an empty prompt).
+ */
+export function promptOperationOf(messages: AgentMessage[]): PromptOperation {
+  const last = messages.at(-1);
+  const content = last?.role === "user" ? last.content : "";
+  if (typeof content === "string") return { kind: "prompt", messages, prompt: content, images: [] };
+  return {
+    kind: "prompt",
+    messages,
+    prompt: content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join(""),
+    images: content.filter((part): part is ImageContent => part.type === "image"),
+  };
+}
