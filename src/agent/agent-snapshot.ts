@@ -106,7 +106,7 @@ export interface RestorePlan {
 
 /** State values in the snapshot win, except what the restore options set explicitly. */
 export type RestoreOverrides = Partial<
-  Pick<AgentMachineContext, "model" | "systemPrompt" | "thinkingLevel" | "messages">
+  Pick<AgentMachineContext, "agentId" | "model" | "systemPrompt" | "thinkingLevel" | "messages">
 >;
 
 /**

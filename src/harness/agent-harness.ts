@@ -221,6 +221,9 @@ export class AgentHarness {
     const compacting = this.phase === "compaction" || operation?.kind === "compact";
     const instructions = operation?.kind === "compact" ? operation.instructions : undefined;
     const subAgents = this.phase === "turn" ? this.#parts.subAgents.running() : [];
+    // Where a child stood, or which call waits for approval, only the agent itself can say.
+    const keepsAgent =
+      this.phase === "turn" && (subAgents.length > 0 || this.#agent.state.awaitingApproval.length > 0);
     return {
       format: HARNESS_SNAPSHOT_FORMAT,
       version: HARNESS_SNAPSHOT_VERSION,
@@ -232,7 +235,7 @@ export class AgentHarness {
         followUp: [...this.#agent.queued.followUp],
         nextTurn: [...this.#nextTurn],
       },
-      ...(subAgents.length > 0 ? { agent: this.#agent.persist(), subAgents } : {}),
+      ...(keepsAgent ? { agent: this.#agent.persist(), subAgents } : {}),
     };
   }
 
@@ -265,8 +268,11 @@ export class AgentHarness {
       restoring = undefined;
     }
     harness.#nextTurn = [...persisted.queues.nextTurn];
-    for (const message of persisted.queues.steering) harness.#agent.steer(message);
-    for (const message of persisted.queues.followUp) harness.#agent.followUp(message);
+    // A persisted agent holds its queues; else they go to the agent built from the session.
+    if (!persisted.agent) {
+      for (const message of persisted.queues.steering) harness.#agent.steer(message);
+      for (const message of persisted.queues.followUp) harness.#agent.followUp(message);
+    }
     const step = resumeStepOf(persisted);
     let resumed: Promise<unknown> | undefined;
     if (step === "compact") resumed = harness.compact(persisted.compaction?.instructions);

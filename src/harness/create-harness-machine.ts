@@ -224,7 +224,8 @@ function harnessAgentLogic(
         ...agentInputOf(agentOptions, implementations),
         parentEvents,
       });
-    const restorable = restorableAgentSnapshot(restoring, implementations, {});
+    // The agent's id is its session's: the journal's idempotency keys (`<session id>:<call id>`) agree.
+    const restorable = restorableAgentSnapshot(restoring, implementations, { agentId: agentOptions.agentId });
     plan = restorable.plan;
     const snapshot = { ...restorable.snapshot, context: { ...restorable.snapshot.context, parentEvents } };
     return machine.restoreSnapshot(snapshot as never, scope) as AgentSnapshot;

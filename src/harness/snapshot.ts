@@ -22,8 +22,9 @@ export interface PersistedHarness {
   compaction?: { instructions?: string };
   queues: { steering: AgentMessage[]; followUp: AgentMessage[]; nextTurn: AgentMessage[] };
   /**
-   * The agent itself (`agent.persist()`), kept only when a sub-agent was running: its session cannot
-   * tell where a child stood, so a restore goes on from this snapshot at every depth.
+   * The agent itself (`agent.persist()`), kept when a turn was running a sub-agent or a call waited for
+   * approval: its session cannot tell where a child stood or which call waits, so a restore goes on
+   * from this snapshot at every depth, its waiting calls listed in `awaitingApproval` at once.
    */
   agent?: PersistedAgent;
   /** The sub-agents that were running and their sessions, reopened by a restore (with `agent`). */

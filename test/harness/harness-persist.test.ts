@@ -138,3 +138,37 @@ describe("harness persist and restore", () => {
     expect(model.calls).toHaveLength(1);
   });
 });
+
+describe("harness persist and restore mid-run", () => {
+  it("keeps a follow-up and a steer queued during the run: the restored run delivers both", async () => {
+    const repo = new MemorySessionRepo();
+    const session = await repo.create({ cwd: "/work" });
+    const gate = deferred();
+    const first = scriptedModel([{ text: "a1" }]);
+    const harness = new AgentHarness({ session, model: testModel, streamFn: heldAt(first, 1, gate.promise) });
+    const running = harness.prompt("q1");
+    await phaseReached(harness, "turn");
+    harness.steer("steered");
+    harness.followUp("later");
+    const saved = harness.persist();
+    expect(saved.queues).toMatchObject({
+      steering: [{ role: "user", content: "steered" }],
+      followUp: [{ role: "user", content: "later" }],
+    });
+    // The process "dies" here: the session as it is now is what another process reopens.
+    await session.flush();
+    const copy = await repo.fork(session.id, { entryId: session.leafId!, position: "at" });
+    const model = scriptedModel([{ text: "a1" }, { text: "a2" }, { text: "a3" }]);
+    const { harness: restored, resumed } = AgentHarness.restore(
+      JSON.stringify({ ...saved, sessionId: copy.id }),
+      { session: copy, model: testModel, streamFn: model },
+    );
+    await resumed;
+    await restored.waitForIdle();
+    const users = texts(copy.buildContext().messages.filter((message) => message.role === "user"));
+    expect(users).toEqual(["q1", "steered", "later"]);
+    expect(restored.agent.queued).toEqual({ steering: [], followUp: [] });
+    gate.resolve();
+    await running;
+  });
+});
