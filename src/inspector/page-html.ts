@@ -17,9 +17,6 @@ export const inspectorPageHtml = `<!doctype html>
   header select { font: inherit; }
   #connection[data-state="open"] { color: #7ee2a8; }
   #connection[data-state="closed"] { color: #ff9b9b; }
-  header button, section h2 button { font: inherit; font-size: 12px; padding: 1px 8px; border-radius: 4px; cursor: pointer; }
-  header button { background: #2c3650; color: #fff; border: 1px solid #4a5570; }
-  header button[hidden] { display: none; }
   main { display: grid; grid-template-columns: 340px minmax(0, 1fr) 420px;
     grid-template-rows: minmax(0, 3fr) minmax(0, 2fr); gap: 10px; padding: 10px; min-height: 0; }
   section { background: #fff; border: 1px solid #d8dce3; border-radius: 6px; overflow: auto; min-height: 0; }
@@ -28,7 +25,8 @@ export const inspectorPageHtml = `<!doctype html>
     display: flex; gap: 8px; align-items: center; }
   section h2 .tools { margin-left: auto; display: flex; gap: 4px; align-items: center; text-transform: none;
     letter-spacing: normal; font-weight: normal; }
-  section h2 button { background: #fff; color: #1d2433; border: 1px solid #c9ced8; }
+  section h2 button { font: inherit; font-size: 12px; padding: 1px 8px; border-radius: 4px; cursor: pointer;
+    background: #fff; color: #1d2433; border: 1px solid #c9ced8; }
   #diagram-panel { grid-column: 1 / -1; grid-row: 1; display: flex; flex-direction: column; overflow: hidden; }
   #actors-panel { grid-column: 1; grid-row: 2; }
   #events-panel { grid-column: 2; grid-row: 2; }
@@ -67,7 +65,6 @@ export const inspectorPageHtml = `<!doctype html>
 <header>
   <h1>agentchart inspector</h1>
   <label>system <select data-testid="system-select" id="system-select"></select></label>
-  <button type="button" id="companion" data-testid="companion" hidden></button>
   <span id="connection" data-testid="connection" data-state="connecting">connecting…</span>
 </header>
 <main>

@@ -3,7 +3,6 @@ import { createInspectionProjector } from "../../src/inspector/inspection-projec
 import type { InspectionRecord } from "../../src/inspector/inspection-record.js";
 import {
   actorName,
-  companionSystem,
   isInternalActor,
   preferredSystem,
   systemName,
@@ -40,7 +39,6 @@ describe("readable names of inspected systems and actors", () => {
     ]);
     const [, second] = model.roots as [string, string];
     expect(preferredSystem(model)).toBe(second);
-    expect(companionSystem(model, second)).toBeUndefined();
 
     const actors = [...model.actors.values()].filter((actor) => actor.rootId === second);
     const names = actors.map((actor) => ({
@@ -86,6 +84,5 @@ describe("readable names of inspected systems and actors", () => {
     });
     expect(preferredSystem(model)).toBe("i1/x:1");
     expect(systemName(model, "i1/x:0")).toBe("m i1/x:0");
-    expect(companionSystem(model, "i1/x:1")).toBeUndefined();
   });
 });

@@ -241,7 +241,7 @@ describe("inspector page in headless Chromium", () => {
 });
 
 describe("an inspector a person can read", () => {
-  it("opens on the newest agent's machine, names systems and actors, and hides internal actors", async () => {
+  it("opens on the newest harness, one system holding its agent, session and tool call, and hides internal actors", async () => {
     const server = await startServer();
     const turns = (callId: string) => [
       { toolCalls: [{ name: "echo", arguments: { text: "hi" }, id: callId }] },
@@ -256,12 +256,14 @@ describe("an inspector a person can read", () => {
     await second.harness.prompt("two");
     // A harness's agent id is its session's id; the page shows its first eight characters.
     const agentName = (harness: typeof first.harness) => `agent ${harness.session.id.slice(0, 8)}`;
+    const harnessName = (harness: typeof first.harness) => `harness of ${agentName(harness)}`;
 
     const page = await openPage(server.url);
     const diagram = '[data-testid="state-diagram"][data-layout="done"][data-scale]';
-    await page.waitForSelector(`${diagram}[data-machine^="agent#"]`);
+    await page.waitForSelector(`${diagram}[data-machine^="harness#"]`);
     const callSecond = actorItem(sessionIdOf(server, "call_second"));
     await page.waitForSelector(callSecond);
+    // One system per harness: the harness machine is its root, the agent an actor inside it.
     const systems = await page.$$eval('[data-testid="system-select"] option', (options) =>
       options.map((option) => ({
         text: option.textContent,
@@ -269,30 +271,57 @@ describe("an inspector a person can read", () => {
       })),
     );
     expect(systems).toEqual([
-      { text: agentName(first.harness), selected: false },
-      { text: `harness of ${agentName(first.harness)}`, selected: false },
-      { text: agentName(second.harness), selected: true },
-      { text: `harness of ${agentName(second.harness)}`, selected: false },
+      { text: harnessName(first.harness), selected: false },
+      { text: harnessName(second.harness), selected: true },
     ]);
     expect(await page.textContent("#diagram-title")).toBe(
-      `Machine agent — ${agentName(second.harness)} (active)`,
+      `Machine harness — ${harnessName(second.harness)} (active)`,
     );
-    // Tool call children by tool name and call id; XState's generated invoke ids stay out of sight.
-    const actorNames = () => page.$$eval(".actor .name", (names) => names.map((name) => name.textContent));
-    // Every actor of the agent is invoked with an id of its own (the model call `stream`, a call's
-    // `executeTool`); the harness sets no between-turn callbacks, so its agent decides between turns
-    // without an actor.
-    const named = [agentName(second.harness), "stream", "echo · call_second", "executeTool", "stream"];
-    expect(await actorNames()).toEqual(named);
+    // The actor tree, each actor with its depth: the harness's agent and session, the agent's model
+    // calls (`stream`) and its tool call (by tool name and call id) with the call's `executeTool`, the
+    // harness's `turn`. The harness sets no between-turn callbacks, so its agent decides between
+    // turns without an actor.
+    const actorTree = () =>
+      page.$$eval(".actor", (items) =>
+        items.map((item) => ({
+          name: item.querySelector(".name")?.textContent,
+          depth: Number((item as HTMLElement).style.getPropertyValue("--depth")),
+        })),
+      );
+    const tree = [
+      { name: harnessName(second.harness), depth: 0 },
+      { name: "session", depth: 1 },
+      { name: agentName(second.harness), depth: 1 },
+      { name: "stream", depth: 2 },
+      { name: "echo · call_second", depth: 2 },
+      { name: "executeTool", depth: 3 },
+      { name: "stream", depth: 2 },
+      { name: "turn", depth: 1 },
+    ];
+    expect(await actorTree()).toEqual(tree);
     expect(await page.$(`${callSecond} .internal-count`)).toBeNull();
     const log = await page.textContent('[data-testid="event-log"]');
     expect(log).not.toContain("0.toolCall");
-    await page.screenshot({ path: screenshotPath("inspector-readable-agent.png") });
+    await page.screenshot({ path: screenshotPath("inspector-readable-harness.png") });
 
-    // No actor of the agent is internal (an XState-generated id): showing internal actors adds none.
+    // No actor of the system is internal (an XState-generated id): showing internal actors adds none.
     await page.check('[data-testid="show-internal"]');
-    expect(await actorNames()).toEqual(named);
+    expect(await actorTree()).toEqual(tree);
     await page.uncheck('[data-testid="show-internal"]');
+
+    // Clicking the agent in the tree draws the agent machine; the system stays the harness's.
+    await page.click(`.actor .name:text-is("${agentName(second.harness)}")`);
+    await page.waitForSelector(`${diagram}[data-machine^="agent#"]`);
+    expect(await page.textContent("#diagram-title")).toBe(
+      `Machine agent — ${agentName(second.harness)} (active)`,
+    );
+    expect(
+      await page.$eval(
+        '[data-testid="system-select"]',
+        (select) => (select as HTMLSelectElement).selectedOptions[0]?.text,
+      ),
+    ).toBe(harnessName(second.harness));
+    await page.screenshot({ path: screenshotPath("inspector-readable-agent.png") });
 
     // Zoom and pan: the buttons scale around the centre, a drag moves the drawing with the pointer.
     const scaleNow = async () => Number(await page.getAttribute(diagram, "data-scale"));
@@ -320,19 +349,6 @@ describe("an inspector a person can read", () => {
     await page.click('[data-testid="zoom-fit"]');
     expect(await scaleNow()).toBe(defaultScale);
 
-    // The harness's machine is one click away, and back.
-    await page.click(
-      `[data-testid="companion"]:text-is("switch to harness of ${agentName(second.harness)}")`,
-    );
-    await page.waitForSelector(`${diagram}[data-machine^="harness#"]`);
-    expect(await page.textContent("#diagram-title")).toBe(
-      `Machine harness — harness of ${agentName(second.harness)} (active)`,
-    );
-    // The harness's turn is its invoked actor `turn` (one owner per run).
-    expect(await actorNames()).toEqual([`harness of ${agentName(second.harness)}`, "turn"]);
-    await page.screenshot({ path: screenshotPath("inspector-readable-harness.png") });
-    await page.click(`[data-testid="companion"]:text-is("switch to ${agentName(second.harness)}")`);
-    await page.waitForSelector(`${diagram}[data-machine^="agent#"]`);
     await page.close();
   });
 });

@@ -8,8 +8,8 @@ import { type ActorView, type InspectorModel, isRootActor } from "./inspector-mo
  * some other machine invokes (an app's) by its own actor id (`agent`, `support`), the actors XState
  * invokes inside a machine without an id (`0.toolCall.preparing.checkingHook`) are *internal* and
  * named after their parent and state (`call_1 › preparing.checkingHook`). A root that is not an
- * agent is named by its machine, and the harness that drives an agent after that agent
- * (`harness of agent 0b05ba77`).
+ * agent is named by its machine; a harness root after the agent it runs as its child `agent`
+ * (`harness of agent 0b05ba77`), that child like a root agent (`agent 0b05ba77`).
  */
 
 /** Machine id of the harness machine: its child `agent` is the harness's agent. */
@@ -29,10 +29,9 @@ export function isInternalActor(actor: ActorView): boolean {
 
 /**
  * The readable name of an actor: `agent 0b05ba77`, `echo · call_1`, `call_1 › executing`, the child
- * agent an agent tool's call runs `sub-agent research` (after its tool); for the
- * root that drives an agent (see {@link companionSystem}) `harness of agent 0b05ba77`, for another
- * root its machine id with its session id (`harness x:3`); else (an agent an app machine invokes
- * included) the actor's own id.
+ * agent an agent tool's call runs `sub-agent research` (after its tool); for a harness root that
+ * runs an agent `harness of agent 0b05ba77`, for another root its machine id with its session id
+ * (`m x:3`); else (an agent an app machine invokes included) the actor's own id.
  */
 export function actorName(model: InspectorModel, actor: ActorView): string {
   const agentId = agentIdOf(model, actor);
@@ -50,10 +49,6 @@ export function actorName(model: InspectorModel, actor: ActorView): string {
     const machine = machineIdOf(model, actor) ?? actor.actorId;
     const agent = harnessAgentOf(model, actor);
     if (agent) return `${machine} of ${actorName(model, agent)}`;
-    const companion = companionSystem(model, actor.sessionId);
-    const companionAgent = companion === undefined ? undefined : model.actors.get(companion);
-    if (companionAgent && isAgentRoot(companionAgent))
-      return `${machine} of ${actorName(model, companionAgent)}`;
     if (actor.actorId === actor.sessionId) return `${machine} ${actor.sessionId}`;
   }
   return actor.actorId;
@@ -89,33 +84,6 @@ export function preferredSystem(model: InspectorModel): string | undefined {
     return root !== undefined && (isAgentRoot(root) || harnessAgentOf(model, root) !== undefined);
   });
   return agents.at(-1) ?? model.roots.at(-1);
-}
-
-/**
- * The system paired with `rootId`: an `AgentHarness` starts its agent's machine and then its own
- * phase machine as two systems of the same process, so an agent's companion is the next root of the
- * same source that is not an agent (before that source's next agent), and the other way round.
- */
-export function companionSystem(model: InspectorModel, rootId: string): string | undefined {
-  const root = model.actors.get(rootId);
-  if (!root) return undefined;
-  const sameSource = model.roots.filter((id) => sourceOf(id) === sourceOf(rootId));
-  const position = sameSource.indexOf(rootId);
-  const isAgent = (id: string) => {
-    const actor = model.actors.get(id);
-    return actor !== undefined && isAgentRoot(actor);
-  };
-  if (isAgentRoot(root)) {
-    const next = sameSource[position + 1];
-    return next !== undefined && !isAgent(next) ? next : undefined;
-  }
-  const previous = sameSource[position - 1];
-  return previous !== undefined && isAgent(previous) ? previous : undefined;
-}
-
-/** The ingest prefix of a session id (`"i1/"` for `i1/x:3`; `""` for the server's own actors). */
-function sourceOf(sessionId: string): string {
-  return sessionId.slice(0, sessionId.lastIndexOf("/") + 1);
 }
 
 function machineIdOf(model: InspectorModel, actor: ActorView): string | undefined {

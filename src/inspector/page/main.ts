@@ -1,5 +1,5 @@
 import type { EventRecord, InspectorServerMessage, SnapshotRecord } from "../inspection-record.js";
-import { actorName, companionSystem, isInternalActor, preferredSystem, systemName } from "./actor-names.js";
+import { actorName, isInternalActor, preferredSystem, systemName } from "./actor-names.js";
 import { actorTestId } from "./actor-test-id.js";
 import { readableEventType } from "./diagram-layout.js";
 import { createDiagramViewport } from "./diagram-viewport.js";
@@ -43,15 +43,10 @@ const view = {
 
 const byId = <TElement extends HTMLElement>(id: string) => document.getElementById(id) as TElement;
 const rootSelect = byId<HTMLSelectElement>("system-select");
-const companionButton = byId<HTMLButtonElement>("companion");
 const connection = byId<HTMLElement>("connection");
 const viewport = createDiagramViewport(byId("diagram"), MIN_TEXT_PX / SMALLEST_FONT_SIZE);
 
 rootSelect.addEventListener("change", () => pickSystem(rootSelect.value));
-companionButton.addEventListener("click", () => {
-  const companion = view.rootId === undefined ? undefined : companionSystem(model, view.rootId);
-  if (companion !== undefined) pickSystem(companion);
-});
 byId<HTMLInputElement>("show-internal").addEventListener("change", (event) => {
   view.showInternal = (event.target as HTMLInputElement).checked;
   scheduleRender();
@@ -121,9 +116,6 @@ function renderRootSelect(): void {
     rootSelect.replaceChildren(...options.map(({ rootId, name }) => new Option(name, rootId)));
   }
   rootSelect.value = view.rootId ?? "";
-  const companion = view.rootId === undefined ? undefined : companionSystem(model, view.rootId);
-  companionButton.hidden = companion === undefined;
-  if (companion !== undefined) companionButton.textContent = `switch to ${systemName(model, companion)}`;
 }
 
 /** The actor whose machine is drawn: the selected actor when it runs a machine, else the root. */
