@@ -1,6 +1,11 @@
 import type { AnyActorLogic, AnyActorScope } from "xstate";
 import { type Agent, type AgentOptions, agentInputOf, agentOver } from "../agent/agent.js";
-import { type AgentActor, type PersistedAgent, restorableAgentSnapshot } from "../agent/agent-snapshot.js";
+import {
+  type AgentActor,
+  type PersistedAgent,
+  type RestorePlan,
+  restorableAgentSnapshot,
+} from "../agent/agent-snapshot.js";
 import { activeHandoffOf } from "../loop/handoff-steps.js";
 import {
   type AgentImplementations,
@@ -71,12 +76,10 @@ export interface HarnessFacadeHooks {
   settle?: (operation: HarnessOperation | undefined) => void;
 }
 
-/** A harness's parts and its machine (for `AgentHarness`: `restoring` is the agent it goes on from). */
+/** A harness's parts and its machine. */
 export interface ComposedHarness {
   machine: HarnessMachine;
   parts: HarnessParts;
-  /** The agent's options as the harness builds them (its callbacks follow the harness's hooks). */
-  agentOptions: AgentOptions;
 }
 
 /**
@@ -176,7 +179,7 @@ export function composeHarness(
     agentTools,
     onError,
   };
-  const attach = (actor: AgentActor, plan: Parameters<typeof agentOver>[3]) => {
+  const attach = (actor: AgentActor, plan: RestorePlan | undefined) => {
     if (agent)
       throw new AgentHarnessError(
         "invalid_state",
@@ -200,7 +203,7 @@ export function composeHarness(
     overflowRecovery: parts.budget.enabled,
   };
   machine.getInitialSnapshot = (scope, given) => initial(scope, given ?? input);
-  return { machine, parts, agentOptions };
+  return { machine, parts };
 }
 
 /**
@@ -212,11 +215,11 @@ function harnessAgentLogic(
   implementations: AgentImplementations,
   agentOptions: AgentOptions,
   restoring: PersistedAgent | undefined,
-  attach: (actor: AgentActor, plan: Parameters<typeof agentOver>[3]) => void,
+  attach: (actor: AgentActor, plan: RestorePlan | undefined) => void,
 ): AgentMachine {
   const machine = agentMachineOf(implementations);
   const logic = Object.create(machine) as AgentMachine;
-  let plan: Parameters<typeof agentOver>[3];
+  let plan: RestorePlan | undefined;
   logic.getInitialSnapshot = (scope) => {
     const parentEvents = [...RECORDED_AGENT_EVENTS];
     if (!restoring)
