@@ -7,7 +7,7 @@ import type {
 import type { Model } from "../../types/model.js";
 import type { LlmContext, OutputRequest, StreamOptions } from "../../types/stream.js";
 import { toResponsesInput, toResponsesTools } from "./convert-responses-input.js";
-import type { PartialMessageBuilder } from "./partial-message.js";
+import type { PartialMessageBuilder } from "../partial-message.js";
 import {
   effectiveOutputMode,
   type StructuredOutputMode,
