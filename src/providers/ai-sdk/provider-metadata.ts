@@ -18,24 +18,32 @@ function signatureKey(family: string): "signature" | "thoughtSignature" {
  * The signature to keep on a block (`thinkingSignature`, `textSignature`, `thoughtSignature`) from
  * the provider metadata a stream part carried: the bare string when the metadata is just the
  * family's signature (Anthropic's `signature`, Gemini's `thoughtSignature`), so that transcripts
- * stay readable and match other providers'; else the whole metadata as JSON, sent back as provider
- * options the way the `ai` package does.
+ * stay readable and match other providers'. With `whole` (reasoning blocks), other metadata is kept
+ * entire, as JSON, and sent back as provider options the way the `ai` package does (OpenAI's
+ * encrypted reasoning items); without it, metadata that holds no signature is not kept.
  *
  * Contract: pure, never throws; `undefined` for absent or empty metadata.
  */
 export function signatureFrom(
   metadata: SharedV3ProviderMetadata | undefined,
   family: string,
+  whole = false,
 ): string | undefined {
   if (metadata === undefined) return undefined;
   const keys = Object.keys(metadata);
   if (keys.length === 0) return undefined;
   const own = metadata[family] as Record<string, unknown> | undefined;
-  if (keys.length === 1 && own !== undefined && Object.keys(own).length === 1) {
-    const value = own[signatureKey(family)];
-    if (typeof value === "string") return value;
+  const signature = own?.[signatureKey(family)];
+  if (
+    keys.length === 1 &&
+    own !== undefined &&
+    Object.keys(own).length === 1 &&
+    typeof signature === "string"
+  ) {
+    return signature;
   }
-  return JSON.stringify(metadata);
+  if (whole) return JSON.stringify(metadata);
+  return typeof signature === "string" ? signature : undefined;
 }
 
 /**

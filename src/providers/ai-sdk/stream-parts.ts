@@ -61,7 +61,7 @@ export class StreamPartHandler {
         }
         const delta = part.type === "reasoning-delta" ? part.delta : "";
         if (delta !== "") builder.appendThinking(delta, part.id);
-        const signature = signatureFrom(part.providerMetadata, this.family);
+        const signature = signatureFrom(part.providerMetadata, this.family, true);
         if (signature !== undefined) builder.sign("thinking", part.id, signature);
         return undefined;
       }
