@@ -168,7 +168,13 @@ describe("a transcript continued on another provider, through the real provider 
       role: "model",
       parts: [
         { text: "Paris, then." },
-        { functionCall: { name: "get_weather", args: { location: "Paris" } } },
+        {
+          functionCall: {
+            id: "toolu_01A09q90qw90lq917835lq9",
+            name: "get_weather",
+            args: { location: "Paris" },
+          },
+        },
       ],
     });
     expect(JSON.stringify(body)).not.toContain("EqQBCkYIBxgCKkBsig");
