@@ -17,6 +17,7 @@ export {
   type AiSdkModelOptions,
   type AiSdkProviderName,
   aiSdkModel,
+  loadAiSdkProvider,
 } from "./providers/ai-sdk/provider-packages.js";
 export { THINKING_BUDGETS } from "./providers/ai-sdk/reasoning-options.js";
 export {

@@ -65,6 +65,22 @@ export interface AiSdkModelOptions extends FromAiSdkOptions {
  * ```
  */
 export async function aiSdkModel(options: AiSdkModelOptions): Promise<AiSdkModel> {
+  const modelFor = await loadAiSdkProvider(options);
+  return modelFor(
+    options.modelId ?? (AI_SDK_PROVIDERS as Record<string, KnownProvider>)[options.provider]!.defaultModel,
+  );
+}
+
+/**
+ * Like `aiSdkModel`, but returns a function that makes the provider's model of any id (memoised),
+ * for apps that switch models within one provider (the CLI's `/model`). `options.modelId` is ignored.
+ *
+ * Contract: async; rejects as `aiSdkModel` does; the returned function is synchronous and throws
+ * nothing for an id the provider does not know (its server will say).
+ */
+export async function loadAiSdkProvider(
+  options: AiSdkModelOptions,
+): Promise<(modelId: string) => AiSdkModel> {
   const known = (AI_SDK_PROVIDERS as Record<string, KnownProvider>)[options.provider];
   if (known === undefined) {
     throw new AiSdkSetupError(
@@ -88,7 +104,15 @@ export async function aiSdkModel(options: AiSdkModelOptions): Promise<AiSdkModel
     baseURL?: string;
   }) => (id: string) => LanguageModelV3;
   const provider = create(options.baseURL === undefined ? { apiKey } : { apiKey, baseURL: options.baseURL });
-  return fromAiSdk(provider(options.modelId ?? known.defaultModel), options);
+  const models = new Map<string, AiSdkModel>();
+  return (modelId) => {
+    let model = models.get(modelId);
+    if (model === undefined) {
+      model = fromAiSdk(provider(modelId), options);
+      models.set(modelId, model);
+    }
+    return model;
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
