@@ -119,6 +119,7 @@ describe("a core install (`npm i agentchart zod`)", () => {
       ]),
     ).toEqual([]);
     expect(await missingExports(app, "agentchart/openai", ["openai"])).toEqual([]);
+    expect(await missingExports(app, "agentchart/ai-sdk", ["fromAiSdk", "aiSdkModel"])).toEqual([]);
     expect(
       await missingExports(app, "agentchart/testing", ["scriptedModel", "sessionRepoConformance"]),
     ).toEqual([]);
@@ -155,6 +156,12 @@ describe("a core install (`npm i agentchart zod`)", () => {
     expectMissing(postgres, "pg");
     expect(postgres.message).toMatch(/^agentchart\/postgres needs the package "pg", which is not installed/);
     expectMissing(await failureOf(app, `import("agentchart/mcp")`), "@modelcontextprotocol/sdk");
+    const anthropic = await failureOf(
+      app,
+      `import("agentchart/ai-sdk").then((m) => m.aiSdkModel({ provider: "anthropic", apiKey: "k" }))`,
+    );
+    expectMissing(anthropic, "@ai-sdk/anthropic");
+    expect(anthropic.message).toMatch(/^agentchart\/ai-sdk needs the package "@ai-sdk\/anthropic"/);
     expectMissing(
       await failureOf(app, `import("agentchart/node").then((m) => m.createInspectorServer({ port: 0 }))`),
       "ws",
@@ -192,6 +199,15 @@ describe("an install with the optional peers", () => {
 
   it("exports the MCP tool source from `agentchart/mcp`", async () => {
     expect(await missingExports(app, "agentchart/mcp", ["connectMcpServers", "parseMcpConfig"])).toEqual([]);
+  });
+
+  it("runs an agent on an AI SDK provider model through `agentchart/ai-sdk`", async () => {
+    const script = `
+      import { createAnthropic } from "@ai-sdk/anthropic";
+      import { fromAiSdk } from "agentchart/ai-sdk";
+      const { model } = fromAiSdk(createAnthropic({ apiKey: "k" })("claude-sonnet-4-5"));
+      console.log(model.provider, model.contextWindow, model.cost.cacheWrite);`;
+    expect((await runScript(app, script)).trim()).toBe("anthropic 200000 3.75");
   });
 
   it("exports tracing from `agentchart/otel`", async () => {
