@@ -201,7 +201,7 @@ describe("an install with the optional peers", () => {
     expect(await missingExports(app, "agentchart/mcp", ["connectMcpServers", "parseMcpConfig"])).toEqual([]);
   });
 
-  it("runs an agent on an AI SDK provider model through `agentchart/ai-sdk`", async () => {
+  it("makes an agentchart model of an AI SDK provider model through `agentchart/ai-sdk`", async () => {
     const script = `
       import { createAnthropic } from "@ai-sdk/anthropic";
       import { fromAiSdk } from "agentchart/ai-sdk";
