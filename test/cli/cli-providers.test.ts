@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../../src/cli/cli-error.js";
 import { chooseModel, withModelId } from "../../src/cli/model-choice.js";
 import { askContext } from "../support/ai-sdk-models.js";
-import { type CliSandbox, createCliSandbox, runTs } from "../support/cli-process.js";
 import { collectEvents } from "../support/collect-events.js";
 import { OpenAITestServer } from "../support/openai-server.js";
 import { recordedReply } from "../support/provider-streams.js";
@@ -60,39 +59,5 @@ describe("--provider: choosing the model's provider by name", () => {
     expect(server.requests.at(-1)!.body.model).toBe("claude-sonnet-4-5");
     await collectEvents(choice.streamFn(withModelId(choice.model, "claude-haiku-4-5"), askContext(), {}));
     expect(server.requests.at(-1)!.body.model).toBe("claude-haiku-4-5");
-  });
-});
-
-describe("the agentchart command with --provider anthropic", () => {
-  // The CLI runs as a child process (tsx transpiles on start): generous timeouts under load.
-  vi.setConfig({ testTimeout: 90_000 });
-  let sandbox: CliSandbox;
-  beforeEach(() => {
-    sandbox = createCliSandbox();
-  });
-  afterEach(() => sandbox.cleanup());
-
-  it("answers a prompt through @ai-sdk/anthropic with ANTHROPIC_API_KEY set", async () => {
-    server.enqueue(recordedReply("anthropic-text.sse", "whole"));
-    const result = await runTs(
-      "src/cli/main.ts",
-      ["--provider", "anthropic", "--base-url", server.baseURL, "--no-session", "hello"],
-      { cwd: sandbox.cwd, env: { ...sandbox.env, ANTHROPIC_API_KEY: "test-key-not-real" } },
-    );
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain("model claude-sonnet-4-5 via anthropic (AI SDK)");
-    expect(result.stdout).toContain("Hello! I'm doing well, thank you for asking.");
-    expect(server.requests.at(-1)!.headers["x-api-key"]).toBe("test-key-not-real");
-  });
-
-  it("exits 2 naming the variable when the key is not set", async () => {
-    const env = { ...sandbox.env };
-    delete env.ANTHROPIC_API_KEY;
-    const result = await runTs("src/cli/main.ts", ["--provider", "anthropic", "--no-session", "hello"], {
-      cwd: sandbox.cwd,
-      env,
-    });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("No API key for anthropic: set ANTHROPIC_API_KEY");
   });
 });
