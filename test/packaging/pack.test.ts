@@ -16,8 +16,12 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")
 /** `name@version` as pinned in our devDependencies, so that npm usually finds it in its cache. */
 const pinned = (name: string) => `${name}@${manifest.devDependencies[name]}`;
 
-/** The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 50 MiB. */
-const CORE_INSTALL_LIMIT_KIB = 50 * 1024;
+/**
+ * The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 51 MiB.
+ * (50 MiB until issue 32: the core app took 51,164 KiB before it, and `agentchart/ai-sdk`'s own
+ * files, no dependency, add ~180 KiB.)
+ */
+const CORE_INSTALL_LIMIT_KIB = 51 * 1024;
 
 /**
  * Packs the package as it would be published (`npm pack` builds it through `prepack`), installs the
@@ -87,7 +91,7 @@ describe("a core install (`npm i agentchart zod`)", () => {
     app = await createApp("core-app", [tarball, pinned("zod")]);
   }, 300_000);
 
-  it("installs none of the optional peers and takes at most 50 MiB on disk", async () => {
+  it("installs none of the optional peers and takes at most 51 MiB on disk", async () => {
     const installed = [
       ...readdirSync(join(app, "node_modules")),
       ...readdirSync(join(app, "node_modules"))
