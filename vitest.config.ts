@@ -10,6 +10,7 @@ const SLOW = [
   "test/cli/cli-otel.test.ts", // the CLI exporting to an OTLP receiver
   "test/cli/cli-approvals.test.ts", // the CLI in a pseudo-terminal, answering approval prompts
   "test/cli/cli-invalid-session.test.ts", // the CLI on malformed session files
+  "test/cli/cli-provider-process.test.ts", // the CLI with --provider anthropic, as a child process
   "test/cli/subagent-cli.test.ts", // the CLI running sub-agents from agent files, in a pseudo-terminal too
   "test/storage/jsonl-lock.test.ts", // lock races: rounds of 8 processes taking over a stale lock
   "test/examples/**", // every example as its own process

@@ -1,5 +1,5 @@
 // `npm run bench`: runs every existing bench/*.bench.ts file in its own
-// `node --expose-gc --import tsx` process (loop, persist, session, session-list, openai, harness,
+// `node --expose-gc --import tsx` process (loop, persist, session, session-list, openai, ai-sdk, harness,
 // postgres, workers, mcp, otel, read-tool, ag-ui), skipping absent ones.
 // Extra arguments are passed to every bench.
 import { spawnSync } from "node:child_process";
@@ -12,6 +12,7 @@ const BENCHES = [
   "session",
   "session-list",
   "openai",
+  "ai-sdk",
   "harness",
   "postgres",
   "workers",

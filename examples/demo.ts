@@ -1,7 +1,9 @@
 /**
  * `npm run demo`: an agent that explores this project with two real tools (ls, read), printing the
  * streamed reply, the tool calls and every state transition of the loop statechart.
- * Offline on the scripted model by default; with OPENAI_API_KEY set it uses the OpenAI provider.
+ * Offline on the scripted model by default; with OPENAI_API_KEY set it uses the OpenAI provider, with
+ * ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY Claude or Gemini through `agentchart/ai-sdk`
+ * (AGENTCHART_PROVIDER chooses when several keys are set).
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,8 +22,24 @@ const dim = color(2);
 const cyan = color(36);
 const yellow = color(33);
 
+/** The provider whose key is set: `AGENTCHART_PROVIDER`, else the first of OpenAI, Anthropic, Google. */
+function chosenProvider(): string | undefined {
+  const env = process.env;
+  if (env.AGENTCHART_PROVIDER) return env.AGENTCHART_PROVIDER;
+  if (env.OPENAI_API_KEY) return "openai";
+  if (env.ANTHROPIC_API_KEY) return "anthropic";
+  if (env.GOOGLE_GENERATIVE_AI_API_KEY) return "google";
+  return undefined;
+}
+
 async function chooseModel(): Promise<{ model: Model; streamFn: StreamFn; banner: string }> {
-  if (process.env.OPENAI_API_KEY) {
+  const provider = chosenProvider();
+  if (provider !== undefined && provider !== "openai") {
+    const { aiSdkModel } = await import("../src/ai-sdk.js");
+    const { model, streamFn } = await aiSdkModel({ provider, modelId: process.env.AGENTCHART_MODEL });
+    return { model, streamFn, banner: `model ${model.id} via ${provider} (AI SDK)` };
+  }
+  if (provider === "openai") {
     const { openai } = await import("../src/openai.js");
     const id = process.env.AGENTCHART_MODEL ?? "gpt-4o-mini";
     const baseUrl = process.env.OPENAI_BASE_URL;
@@ -48,7 +66,8 @@ async function chooseModel(): Promise<{ model: Model; streamFn: StreamFn; banner
     },
     // On a terminal the script streams at a readable pace (15 ms per event).
     streamFn: scriptedModel(process.stdout.isTTY ? demoScript.map(paced) : demoScript),
-    banner: "offline scripted model (set OPENAI_API_KEY to use a real one)",
+    banner:
+      "offline scripted model (set OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY to use a real one)",
   };
 }
 

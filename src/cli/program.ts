@@ -67,7 +67,14 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
       writeErr: (text) => io.stderr.write(text),
     })
     .argument("[prompt]", "run this prompt and exit; without it, start the interactive REPL")
-    .option("-m, --model <id>", "model id (default: $AGENTCHART_MODEL, else gpt-4o-mini online)")
+    .option(
+      "--provider <name>",
+      "openai (also any OpenAI-compatible server), anthropic or google (default: $AGENTCHART_PROVIDER, else openai)",
+    )
+    .option(
+      "-m, --model <id>",
+      "model id (default: $AGENTCHART_MODEL, else the provider's: gpt-4o-mini online)",
+    )
     .option("--base-url <url>", "OpenAI-compatible server URL (default: $OPENAI_BASE_URL)")
     .addOption(new Option("--thinking <level>", "thinking level").choices(THINKING_LEVELS))
     .option("-s, --session <id>", "continue the session with this id (or a unique prefix)")
@@ -189,13 +196,21 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     .option("--database-url <url>", "the database (required)")
     .option("--concurrency <n>", "sessions served at once", parseConcurrency, 4)
     .action(async (options: { databaseUrl?: string; concurrency: number }) => {
-      const top = program.opts<{ databaseUrl?: string; model?: string; baseUrl?: string }>();
+      const top = program.opts<{
+        databaseUrl?: string;
+        model?: string;
+        baseUrl?: string;
+        provider?: string;
+      }>();
       const databaseUrl = options.databaseUrl ?? top.databaseUrl;
       if (databaseUrl === undefined) throw new CliError("worker needs --database-url <url>", 2);
       const model = top.model === undefined ? {} : { model: top.model };
       const baseUrl = top.baseUrl === undefined ? {} : { baseUrl: top.baseUrl };
       setExitCode(
-        await runWorkerCommand({ databaseUrl, concurrency: options.concurrency, ...model, ...baseUrl }, io),
+        await runWorkerCommand(
+          { databaseUrl, concurrency: options.concurrency, ...model, ...baseUrl, provider: top.provider },
+          io,
+        ),
       );
     });
 

@@ -26,6 +26,8 @@ import { askForToolApprovals, lineAsker } from "./tool-approvals.js";
 
 /** The flags of the default command (`agentchart [prompt]`). */
 export interface RunOptions {
+  /** `--provider`: see `ModelChoiceOptions.provider`. */
+  provider?: string;
   model?: string;
   baseUrl?: string;
   thinking?: ThinkingLevel;
@@ -85,7 +87,12 @@ export async function runAgentCommand(
   const home = io.env.HOME ?? homedir();
   const config = await loadCliConfig(home);
   const mcpConfig = await loadCliMcpConfig(io.cwd, home, options.mcpConfig);
-  const choice = await chooseModel({ modelId: options.model, baseUrl: options.baseUrl, env: io.env });
+  const choice = await chooseModel({
+    provider: options.provider,
+    modelId: options.model,
+    baseUrl: options.baseUrl,
+    env: io.env,
+  });
   const { session, resumed } = await openSession(options, repo, io);
   let model = choice.model;
   let thinkingLevel: ThinkingLevel = options.thinking ?? "off";

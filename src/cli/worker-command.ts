@@ -11,6 +11,8 @@ export interface WorkerCommandOptions {
   concurrency: number;
   model?: string;
   baseUrl?: string;
+  /** `--provider`: see `ModelChoiceOptions.provider`. */
+  provider?: string;
 }
 
 /**
@@ -20,7 +22,12 @@ export interface WorkerCommandOptions {
  * only here.
  */
 export async function runWorkerCommand(options: WorkerCommandOptions, io: RunIo): Promise<number> {
-  const choice = await chooseModel({ modelId: options.model, baseUrl: options.baseUrl, env: io.env });
+  const choice = await chooseModel({
+    provider: options.provider,
+    modelId: options.model,
+    baseUrl: options.baseUrl,
+    env: io.env,
+  });
   const { createWorker } = await import("../postgres/worker.js");
   const worker = await createWorker({
     connectionString: options.databaseUrl,

@@ -28,8 +28,9 @@ const UNREACHABLE =
 // Throttling (DashScope's `Throttling.*` codes, providers' "(throttled: …)") clears on its own, even
 // when the server's wording mentions a quota.
 const THROTTLED = /\bthrottl(ed|ing)\b/i;
+// Gemini: "The input token count (1100000) exceeds the maximum number of tokens allowed (1048576)."
 const CONTEXT_OVERFLOW =
-  /context.{0,20}(length|window|overflow)|too many tokens|maximum context|prompt is too long/i;
+  /context.{0,20}(length|window|overflow)|too many tokens|maximum context|prompt is too long|input token count.{0,40}exceeds the maximum/i;
 
 /** True when an assistant error message says the request did not fit the model's context window. */
 export function isContextOverflow(message: AssistantMessage): boolean {

@@ -14,6 +14,19 @@ export interface CatalogueModel extends Model {
  * tier, not Batch or Flex), as known in August 2025 and checked on 2026-12-01 against third-party
  * listings that mirror them (models.dev-based model pages). Prices change: pass `cost` to override.
  *
+ * Anthropic models (api "anthropic-messages"): context window, max output tokens and prices (USD per
+ * 1M tokens: input, output, cache hits, 5-minute cache writes; the 1-hour lifetime costs twice the
+ * input price to write) as Anthropic publishes them on docs.anthropic.com (models overview and
+ * pricing pages), as listed there and on third-party price lists in 2026 (deploybase.ai, March
+ * 2026). The window is the standard 200k; the 4.6 models have 1M at standard prices (same sources).
+ * Dated ids are aliases.
+ *
+ * Google models (api "google-generative-ai"): the Gemini API's published window (1,048,576) and
+ * output cap (65,536), and standard-tier prices for prompts up to 200k tokens (input, output, cached
+ * input at a tenth of the input price; implicit caching writes nothing, explicit cache storage is
+ * billed per hour and not modelled), as ai.google.dev/pricing lists them and price lists mirror them
+ * (morphllm.com, 2026). Longer prompts cost more on Pro models: pass `cost` to override.
+ *
  * Open-weight models: context window from each model card on huggingface.co/<id> (the native
  * window, without YaRN extension), as of 2025-08. They have no price of their own — it depends on
  * who serves them (a local server is free) — so they carry no `cost`. `maxTokens` is the
@@ -28,6 +41,7 @@ const OPENAI: CatalogueModel[] = [
   openaiModel("gpt-5", "GPT-5", 400_000, 128_000, [1.25, 0.125, 10], { reasoning: true }),
   openaiModel("gpt-5-mini", "GPT-5 mini", 400_000, 128_000, [0.25, 0.025, 2], { reasoning: true }),
   openaiModel("gpt-5-nano", "GPT-5 nano", 400_000, 128_000, [0.05, 0.005, 0.4], { reasoning: true }),
+  openaiModel("gpt-5.1", "GPT-5.1", 400_000, 128_000, [1.25, 0.125, 10], { reasoning: true }),
   openaiModel("gpt-4.1", "GPT-4.1", 1_047_576, 32_768, [2, 0.5, 8]),
   openaiModel("gpt-4.1-mini", "GPT-4.1 mini", 1_047_576, 32_768, [0.4, 0.1, 1.6]),
   openaiModel("gpt-4.1-nano", "GPT-4.1 nano", 1_047_576, 32_768, [0.1, 0.025, 0.4]),
@@ -36,6 +50,48 @@ const OPENAI: CatalogueModel[] = [
   openaiModel("o3", "o3", 200_000, 100_000, [2, 0.5, 8], { reasoning: true }),
   openaiModel("o4-mini", "o4-mini", 200_000, 100_000, [1.1, 0.275, 4.4], { reasoning: true }),
   openaiModel("o3-mini", "o3-mini", 200_000, 100_000, [1.1, 0.55, 4.4], { reasoning: true, input: ["text"] }),
+];
+
+const ANTHROPIC: CatalogueModel[] = [
+  claudeModel("claude-opus-4-6", "Claude Opus 4.6", 128_000, [5, 25, 0.5, 6.25], [], 1_000_000),
+  claudeModel("claude-sonnet-4-6", "Claude Sonnet 4.6", 64_000, [3, 15, 0.3, 3.75], [], 1_000_000),
+  claudeModel("claude-opus-4-5", "Claude Opus 4.5", 64_000, [5, 25, 0.5, 6.25], ["claude-opus-4-5-20251101"]),
+  claudeModel(
+    "claude-sonnet-4-5",
+    "Claude Sonnet 4.5",
+    64_000,
+    [3, 15, 0.3, 3.75],
+    ["claude-sonnet-4-5-20250929"],
+  ),
+  claudeModel(
+    "claude-haiku-4-5",
+    "Claude Haiku 4.5",
+    64_000,
+    [1, 5, 0.1, 1.25],
+    ["claude-haiku-4-5-20251001"],
+  ),
+  claudeModel(
+    "claude-opus-4-1",
+    "Claude Opus 4.1",
+    32_000,
+    [15, 75, 1.5, 18.75],
+    ["claude-opus-4-1-20250805"],
+  ),
+  claudeModel(
+    "claude-sonnet-4-0",
+    "Claude Sonnet 4",
+    64_000,
+    [3, 15, 0.3, 3.75],
+    ["claude-sonnet-4-20250514"],
+  ),
+];
+
+const GOOGLE: CatalogueModel[] = [
+  geminiModel("gemini-3-pro-preview", "Gemini 3 Pro (preview)", [2, 12]),
+  geminiModel("gemini-3-flash-preview", "Gemini 3 Flash (preview)", [0.5, 3]),
+  geminiModel("gemini-2.5-pro", "Gemini 2.5 Pro", [1.25, 10]),
+  geminiModel("gemini-2.5-flash", "Gemini 2.5 Flash", [0.3, 2.5]),
+  geminiModel("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite", [0.1, 0.4]),
 ];
 
 const OPEN_WEIGHTS: CatalogueModel[] = [
@@ -72,8 +128,16 @@ const OPEN_WEIGHTS: CatalogueModel[] = [
   openModel("deepseek-ai/DeepSeek-R1", "DeepSeek-R1", 131_072, 32_768, ["deepseek-r1:671b"], true),
 ];
 
-/** The built-in catalogue: common OpenAI models and open-weight models served by OpenAI-compatible servers. */
-export const MODEL_CATALOGUE: readonly CatalogueModel[] = [...OPENAI, ...OPEN_WEIGHTS];
+/**
+ * The built-in catalogue: common OpenAI, Anthropic and Google models, and open-weight models served
+ * by OpenAI-compatible servers.
+ */
+export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
+  ...OPENAI,
+  ...ANTHROPIC,
+  ...GOOGLE,
+  ...OPEN_WEIGHTS,
+];
 
 const byId = new Map<string, CatalogueModel>(
   MODEL_CATALOGUE.flatMap((entry) =>
@@ -145,6 +209,44 @@ function openaiModel(
     maxTokens,
     cost: { input, output, cacheRead, cacheWrite: 0 },
     ...extra,
+  };
+}
+
+/** A Claude model: 200k window unless given, text and images, extended thinking; `[input, output, cacheRead, cacheWrite]`. */
+function claudeModel(
+  id: string,
+  name: string,
+  maxTokens: number,
+  [input, output, cacheRead, cacheWrite]: [number, number, number, number],
+  aliases: readonly string[] = [],
+  contextWindow = 200_000,
+): CatalogueModel {
+  return {
+    id,
+    name,
+    api: "anthropic-messages",
+    provider: "anthropic",
+    reasoning: true,
+    input: ["text", "image"],
+    contextWindow,
+    maxTokens,
+    cost: { input, output, cacheRead, cacheWrite },
+    aliases,
+  };
+}
+
+/** A Gemini model: 1M window, 65,536 output tokens, thinking; cached input at a tenth of `input`. */
+function geminiModel(id: string, name: string, [input, output]: [number, number]): CatalogueModel {
+  return {
+    id,
+    name,
+    api: "google-generative-ai",
+    provider: "google",
+    reasoning: true,
+    input: ["text", "image"],
+    contextWindow: 1_048_576,
+    maxTokens: 65_536,
+    cost: { input, output, cacheRead: Math.round(input * 100) / 1000, cacheWrite: 0 },
   };
 }
 

@@ -20,7 +20,7 @@ export interface Model {
    * Wire protocol. For the `openai()` provider: "openai-chat" (Chat Completions) or
    * "openai-responses" (the Responses API) pin one; "openai" (the default) leaves the choice to
    * `openai({ api })`, which uses Chat Completions unless told otherwise. Other providers have their
-   * own values ("scripted").
+   * own values ("scripted"; `agentchart/ai-sdk` uses the AI SDK provider id, "anthropic.messages").
    */
   api: string;
   provider: string;

@@ -6,6 +6,10 @@ import { createRequire } from "node:module";
  * for JSONL sessions and tools, `agentchart/openai`) needs none of them.
  */
 export const OPTIONAL_PEERS = {
+  "@ai-sdk/anthropic": "^3.0.140",
+  "@ai-sdk/google": "^3.0.141",
+  "@ai-sdk/openai": "^3.0.141",
+  "@ai-sdk/provider": "^3.0.19",
   "@modelcontextprotocol/sdk": "^1.32.2",
   "@opentelemetry/api": "^1.9.0",
   "@xstate/store-react": "^2.0.0",

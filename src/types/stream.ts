@@ -65,6 +65,12 @@ export interface StreamOptions {
   metadata?: Record<string, unknown>;
   maxTokens?: number;
   temperature?: number;
+  /**
+   * Prompt caching, for providers that cache on request (Anthropic through `agentchart/ai-sdk`):
+   * "none" sets no cache points, "short" the provider's default lifetime (5 minutes), "long" its
+   * longest (1 hour). Absent: the provider's default ("short" for Anthropic models).
+   */
+  cacheRetention?: "none" | "short" | "long";
   timeoutMs?: number;
   maxRetries?: number;
   /** Sees (and may replace) the provider request body just before it is sent. */

@@ -4,13 +4,21 @@ import { describe, expect, it, vi } from "vitest";
 import { repoRoot, runTs } from "../support/cli-process.js";
 import { chunk, usageChunk } from "../support/openai-fixtures.js";
 import { OpenAITestServer, streamReply } from "../support/openai-server.js";
+import { recordedReply } from "../support/provider-streams.js";
 
 // Each example runs as its own process, the way a reader runs it (`npx tsx examples/<name>.ts`).
 vi.setConfig({ testTimeout: 90_000 });
 
 async function runExample(name: string): Promise<string> {
   const env = { ...process.env };
-  delete env.OPENAI_API_KEY;
+  for (const key of [
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GOOGLE_GENERATIVE_AI_API_KEY",
+    "AGENTCHART_PROVIDER",
+  ]) {
+    delete env[key];
+  }
   const result = await runTs(`examples/${name}.ts`, [], { cwd: repoRoot, env });
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
@@ -18,6 +26,53 @@ async function runExample(name: string): Promise<string> {
 }
 
 describe("examples", () => {
+  it("demo and examples/ai-sdk-anthropic.ts run on Claude when ANTHROPIC_API_KEY is set", async () => {
+    const server = await OpenAITestServer.start({ anyPath: true });
+    try {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        ANTHROPIC_API_KEY: "test-key-not-real",
+        ANTHROPIC_BASE_URL: server.baseURL,
+      };
+      for (const key of [
+        "OPENAI_API_KEY",
+        "GOOGLE_GENERATIVE_AI_API_KEY",
+        "AGENTCHART_PROVIDER",
+        "AGENTCHART_MODEL",
+      ]) {
+        delete env[key];
+      }
+      server.enqueue(recordedReply("anthropic-text.sse", "whole"));
+      const demo = await runTs("examples/demo.ts", [], { cwd: repoRoot, env });
+      expect(demo.code).toBe(0);
+      expect(demo.stdout).toContain("model claude-sonnet-4-5 via anthropic (AI SDK)");
+      expect(demo.stdout).toContain("Hello! I'm doing well");
+
+      server.enqueue(
+        recordedReply("anthropic-tool-use.sse", "whole"),
+        recordedReply("anthropic-text.sse", "whole"),
+      );
+      const example = await runTs("examples/ai-sdk-anthropic.ts", [], { cwd: repoRoot, env });
+      expect(example.stderr).toBe("");
+      expect(example.stdout).toContain('⚙ get_weather({"location":"Paris"})');
+      expect(example.stdout).toContain("stop: 12 in, 0 cache read, 0 cache write, 30 out");
+      const second = server.requests.at(-1)!.body as {
+        messages: { role: string; content: Record<string, unknown>[] }[];
+      };
+      expect(second.messages.at(-1)!.content[0]).toMatchObject({
+        type: "tool_result",
+        tool_use_id: "toolu_01NRLabsLyVHZPKxbKvkfSMn",
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the Google and OpenAI AI SDK examples say which key to set when it is missing", async () => {
+    expect(await runExample("ai-sdk-google")).toBe("Set GOOGLE_GENERATIVE_AI_API_KEY to run this example.\n");
+    expect(await runExample("ai-sdk-openai")).toBe("Set OPENAI_API_KEY to run this example.\n");
+  });
+
   it("demo (npm run demo) talks to an OpenAI-compatible server when OPENAI_API_KEY is set", async () => {
     const server = await OpenAITestServer.start();
     try {

@@ -54,6 +54,13 @@ describe("retry policy", () => {
     expect(isRetryableError(failed("429 rate limited", "aborted"))).toBe(false);
     expect(isContextOverflow(failed("prompt is too long: context_length_exceeded"))).toBe(true);
     expect(isContextOverflow(failed("Too many tokens in the request"))).toBe(true);
+    expect(
+      isContextOverflow(
+        failed(
+          "google API error 400 The input token count (1100000) exceeds the maximum number of tokens allowed (1048576).",
+        ),
+      ),
+    ).toBe(true);
     expect(isContextOverflow(failed("429 rate limited"))).toBe(false);
   });
 

@@ -64,9 +64,29 @@ describe("the model catalogue", () => {
       expect(entry.maxTokens, entry.id).toBeGreaterThan(0);
       expect(entry.maxTokens, entry.id).toBeLessThanOrEqual(entry.contextWindow);
       if (entry.cost) expect(entry.cost.cacheRead, entry.id).toBeLessThan(entry.cost.input);
-      // Priced exactly when OpenAI serves it; open-weight models cost what their host charges.
-      expect(entry.cost !== undefined, entry.id).toBe(entry.provider === "openai" && !entry.id.includes("/"));
+      // Priced exactly when its maker serves it; open-weight models cost what their host charges.
+      expect(entry.cost !== undefined, entry.id).toBe(!entry.id.includes("/"));
+      // Anthropic charges for cache writes (1.25× input), OpenAI and Gemini's implicit caching do not.
+      if (entry.cost) expect(entry.cost.cacheWrite > 0, entry.id).toBe(entry.provider === "anthropic");
     }
+  });
+
+  it("knows current Claude and Gemini models by id and dated alias, with their cache prices", () => {
+    const sonnet = getModel("claude-sonnet-4-5-20250929");
+    expect(sonnet).toMatchObject({
+      id: "claude-sonnet-4-5-20250929",
+      provider: "anthropic",
+      contextWindow: 200_000,
+    });
+    expect(sonnet.cost).toEqual({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
+    expect(getModel("gemini-2.5-flash")).toMatchObject({ provider: "google", contextWindow: 1_048_576 });
+    expect(getModel("gemini-2.5-flash").cost).toEqual({
+      input: 0.3,
+      output: 2.5,
+      cacheRead: 0.03,
+      cacheWrite: 0,
+    });
+    expect(resolveModel("claude-haiku-4-5").maxTokens).toBe(64_000);
   });
 });
 

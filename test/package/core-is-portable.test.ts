@@ -46,9 +46,9 @@ describe("the core entry point", () => {
     expect(otel.filter((s) => s.startsWith("node:") || s.startsWith("@opentelemetry/sdk"))).toEqual([]);
   });
 
-  it("imports no optional peer, nor do `agentchart/node` and `agentchart/openai` (they load them on use)", () => {
+  it("imports no optional peer, nor do `agentchart/node`, `agentchart/openai` and `agentchart/ai-sdk` (they load them on use)", () => {
     const peers = Object.keys(OPTIONAL_PEERS);
-    const offenders = ["index.ts", "node.ts", "openai.ts", "testing.ts"].flatMap((entry) =>
+    const offenders = ["index.ts", "node.ts", "openai.ts", "ai-sdk.ts", "testing.ts"].flatMap((entry) =>
       [...importGraph(entry)].flatMap(([file, bare]) =>
         bare
           .filter((s) => peers.some((peer) => s === peer || s.startsWith(`${peer}/`)))

@@ -13,6 +13,7 @@ const ENTRIES = {
   agentchart: "index.ts",
   "agentchart/node": "node.ts",
   "agentchart/openai": "openai.ts",
+  "agentchart/ai-sdk": "ai-sdk.ts",
   "agentchart/testing": "testing.ts",
   "agentchart/postgres": "postgres.ts",
   "agentchart/mcp": "mcp.ts",

@@ -16,8 +16,12 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")
 /** `name@version` as pinned in our devDependencies, so that npm usually finds it in its cache. */
 const pinned = (name: string) => `${name}@${manifest.devDependencies[name]}`;
 
-/** The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 50 MiB. */
-const CORE_INSTALL_LIMIT_KIB = 50 * 1024;
+/**
+ * The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 51 MiB.
+ * (50 MiB until issue 32: the core app took 51,164 KiB before it, and `agentchart/ai-sdk`'s own
+ * files, no dependency, add ~180 KiB.)
+ */
+const CORE_INSTALL_LIMIT_KIB = 51 * 1024;
 
 /**
  * Packs the package as it would be published (`npm pack` builds it through `prepack`), installs the
@@ -87,7 +91,7 @@ describe("a core install (`npm i agentchart zod`)", () => {
     app = await createApp("core-app", [tarball, pinned("zod")]);
   }, 300_000);
 
-  it("installs none of the optional peers and takes at most 50 MiB on disk", async () => {
+  it("installs none of the optional peers and takes at most 51 MiB on disk", async () => {
     const installed = [
       ...readdirSync(join(app, "node_modules")),
       ...readdirSync(join(app, "node_modules"))
@@ -119,6 +123,7 @@ describe("a core install (`npm i agentchart zod`)", () => {
       ]),
     ).toEqual([]);
     expect(await missingExports(app, "agentchart/openai", ["openai"])).toEqual([]);
+    expect(await missingExports(app, "agentchart/ai-sdk", ["fromAiSdk", "aiSdkModel"])).toEqual([]);
     expect(
       await missingExports(app, "agentchart/testing", ["scriptedModel", "sessionRepoConformance"]),
     ).toEqual([]);
@@ -155,6 +160,12 @@ describe("a core install (`npm i agentchart zod`)", () => {
     expectMissing(postgres, "pg");
     expect(postgres.message).toMatch(/^agentchart\/postgres needs the package "pg", which is not installed/);
     expectMissing(await failureOf(app, `import("agentchart/mcp")`), "@modelcontextprotocol/sdk");
+    const anthropic = await failureOf(
+      app,
+      `import("agentchart/ai-sdk").then((m) => m.aiSdkModel({ provider: "anthropic", apiKey: "k" }))`,
+    );
+    expectMissing(anthropic, "@ai-sdk/anthropic");
+    expect(anthropic.message).toMatch(/^agentchart\/ai-sdk needs the package "@ai-sdk\/anthropic"/);
     expectMissing(
       await failureOf(app, `import("agentchart/node").then((m) => m.createInspectorServer({ port: 0 }))`),
       "ws",
@@ -192,6 +203,15 @@ describe("an install with the optional peers", () => {
 
   it("exports the MCP tool source from `agentchart/mcp`", async () => {
     expect(await missingExports(app, "agentchart/mcp", ["connectMcpServers", "parseMcpConfig"])).toEqual([]);
+  });
+
+  it("makes an agentchart model of an AI SDK provider model through `agentchart/ai-sdk`", async () => {
+    const script = `
+      import { createAnthropic } from "@ai-sdk/anthropic";
+      import { fromAiSdk } from "agentchart/ai-sdk";
+      const { model } = fromAiSdk(createAnthropic({ apiKey: "k" })("claude-sonnet-4-5"));
+      console.log(model.provider, model.contextWindow, model.cost.cacheWrite);`;
+    expect((await runScript(app, script)).trim()).toBe("anthropic 200000 3.75");
   });
 
   it("exports tracing from `agentchart/otel`", async () => {

@@ -30,7 +30,9 @@ export interface RecordedRequest {
 /**
  * A small OpenAI-compatible HTTP server on 127.0.0.1 (random port) for tests and benchmarks. It
  * records every request and answers `/v1/chat/completions` and `/v1/responses` with the scripted
- * replies queued by `enqueue`, in order. With an empty queue it answers 500.
+ * replies queued by `enqueue`, in order. With an empty queue it answers 500. Started with
+ * `{ anyPath: true }` it answers every path alike, for other providers' APIs (Anthropic's
+ * `/v1/messages`, Gemini's `…:streamGenerateContent`).
  */
 export class OpenAITestServer {
   readonly requests: RecordedRequest[] = [];
@@ -40,17 +42,18 @@ export class OpenAITestServer {
   private constructor(
     private readonly server: Server,
     readonly baseURL: string,
+    private readonly anyPath: boolean,
   ) {}
 
   /** Starts a server on a random loopback port. */
-  static async start(): Promise<OpenAITestServer> {
+  static async start(options: { anyPath?: boolean } = {}): Promise<OpenAITestServer> {
     let instance: OpenAITestServer | undefined;
     const server = createServer((req, res) => {
       void instance?.handle(req.method ?? "GET", req.url ?? "/", req.headers, req, res);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    instance = new OpenAITestServer(server, `http://127.0.0.1:${port}/v1`);
+    instance = new OpenAITestServer(server, `http://127.0.0.1:${port}/v1`, options.anyPath === true);
     return instance;
   }
 
@@ -107,7 +110,7 @@ export class OpenAITestServer {
     this.requests.push(request);
     for (const waiter of this.waiters.splice(0)) waiter(request);
 
-    const known = path === "/v1/chat/completions" || path === "/v1/responses";
+    const known = this.anyPath || path === "/v1/chat/completions" || path === "/v1/responses";
     const reply = known ? this.queue.shift() : undefined;
     if (reply === undefined) {
       sendJson(res, known ? 500 : 404, { error: { message: `no scripted reply for ${method} ${path}` } });

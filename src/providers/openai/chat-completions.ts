@@ -6,10 +6,10 @@ import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from "openai/
 import type { StopReason } from "../../types/messages.js";
 import type { Model } from "../../types/model.js";
 import type { LlmContext, OutputRequest, StreamOptions } from "../../types/stream.js";
+import type { PartialMessageBuilder } from "../partial-message.js";
+import { ServerStreamError } from "../provider-errors.js";
 import { toChatMessages, toChatTools } from "./convert-messages.js";
-import { ServerStreamError } from "./errors.js";
 import { quoteTruncated } from "./event-stream.js";
-import type { PartialMessageBuilder } from "./partial-message.js";
 import {
   effectiveOutputMode,
   type StructuredOutputMode,

@@ -4,39 +4,17 @@ import type {
   ChatCompletionMessageToolCall,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import type {
-  AssistantMessage,
-  ImageContent,
-  Message,
-  TextContent,
-  UserMessage,
-} from "../../types/messages.js";
+import type { AssistantMessage, ImageContent, Message, UserMessage } from "../../types/messages.js";
 import type { Model } from "../../types/model.js";
 import type { LlmContext, ToolSpec } from "../../types/stream.js";
+import { acceptsImages, IMAGE_OMITTED, toolResultText } from "../message-content.js";
 
-/** Text sent in place of an image when `model.input` says the model cannot see images. */
-export const IMAGE_OMITTED = "(image omitted: this model does not accept images)";
 /** Text of the user message that carries images returned by tools (Chat Completions only). */
 export const TOOL_IMAGES_NOTE = "Images returned by the tool calls above:";
-
-/** True unless the model declares its inputs and images are not among them. */
-export function acceptsImages(model: Model): boolean {
-  return model.input === undefined || model.input.includes("image");
-}
 
 /** A base64 image as a `data:` URL, the form both OpenAI APIs accept. */
 export function imageDataUrl(image: ImageContent): string {
   return `data:${image.mimeType};base64,${image.data}`;
-}
-
-/** The text of a tool result; a result made only of images gets a short placeholder. */
-export function toolResultText(content: (TextContent | ImageContent)[]): string {
-  const text = content
-    .filter((part): part is TextContent => part.type === "text")
-    .map((part) => part.text)
-    .join("\n");
-  if (text !== "") return text;
-  return content.some((part) => part.type === "image") ? "(see attached image)" : "";
 }
 
 /**

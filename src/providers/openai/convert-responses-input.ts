@@ -7,7 +7,8 @@ import type {
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "../../types/messages.js";
 import type { Model } from "../../types/model.js";
 import type { ToolSpec } from "../../types/stream.js";
-import { acceptsImages, IMAGE_OMITTED, imageDataUrl, toolResultText } from "./convert-messages.js";
+import { acceptsImages, IMAGE_OMITTED, toolResultText } from "../message-content.js";
+import { imageDataUrl } from "./convert-messages.js";
 
 /**
  * Converts agent messages to Responses API input items. The system prompt is sent separately as

@@ -1,4 +1,4 @@
-import { ServerStreamError } from "./errors.js";
+import { ServerStreamError } from "../provider-errors.js";
 
 /** How much of a body that held no events is quoted in the error (characters). */
 const EXCERPT_LENGTH = 300;

@@ -1,11 +1,10 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { abortableDelay } from "../abortable-delay.js";
-import { ServerUnreachableError } from "./errors.js";
+import { hasUnreachableCause, ServerUnreachableError } from "../provider-errors.js";
+import { retryDelayMs } from "../retry-delay.js";
 
 /** Wait before the single retry of a server that could not be reached at all. */
 export const UNREACHABLE_RETRY_MS = 250;
-/** System error codes of "nobody listens there": connection refused, unknown or unreachable host. */
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /**
  * Sends a request (`send` makes one attempt) and retries transient failures the way the openai SDK
@@ -38,7 +37,9 @@ export async function sendWithRetries<TResult>(
         throw new ServerUnreachableError(url, error as Error);
       }
       if (!unreachable && (attempt >= maxRetries || !isRetryable(error))) throw error;
-      await abortableDelay(unreachable ? UNREACHABLE_RETRY_MS : retryDelayMs(error, attempt), signal);
+      const headers = error instanceof APIError ? error.headers : undefined;
+      const delay = unreachable ? UNREACHABLE_RETRY_MS : retryDelayMs((name) => headers?.get(name), attempt);
+      await abortableDelay(delay, signal);
       if (signal.aborted) throw new APIUserAbortError();
     }
   }
@@ -47,13 +48,7 @@ export async function sendWithRetries<TResult>(
 /** True for a connection that failed because nothing listens at the address or the host is unknown. */
 function isUnreachable(error: unknown): boolean {
   if (!(error instanceof APIConnectionError) || error instanceof APIConnectionTimeoutError) return false;
-  let cause: unknown = error.cause;
-  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;
-    cause = cause.cause;
-  }
-  return false;
+  return hasUnreachableCause(error);
 }
 
 function isRetryable(error: unknown): boolean {
@@ -64,18 +59,4 @@ function isRetryable(error: unknown): boolean {
   if (verdict === "true") return true;
   if (verdict === "false") return false;
   return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
-}
-
-function retryDelayMs(error: unknown, attempt: number): number {
-  const headers = error instanceof APIError ? error.headers : undefined;
-  const retryAfterMs = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(retryAfterMs)) return Math.max(0, retryAfterMs);
-  const retryAfter = headers?.get("retry-after");
-  if (retryAfter) {
-    const seconds = Number.parseFloat(retryAfter);
-    const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - Date.now();
-    if (Number.isFinite(ms)) return Math.max(0, ms);
-  }
-  const backoffSeconds = Math.min(0.5 * 2 ** attempt, 8);
-  return backoffSeconds * (1 - Math.random() * 0.25) * 1000;
 }

@@ -6,8 +6,8 @@ import type {
 } from "openai/resources/responses/responses";
 import type { Model } from "../../types/model.js";
 import type { LlmContext, OutputRequest, StreamOptions } from "../../types/stream.js";
+import type { PartialMessageBuilder } from "../partial-message.js";
 import { toResponsesInput, toResponsesTools } from "./convert-responses-input.js";
-import type { PartialMessageBuilder } from "./partial-message.js";
 import {
   effectiveOutputMode,
   type StructuredOutputMode,

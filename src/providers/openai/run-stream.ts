@@ -1,9 +1,10 @@
 import type OpenAI from "openai";
 import type { Model } from "../../types/model.js";
 import type { AssistantMessageEvent, LlmContext, StreamOptions } from "../../types/stream.js";
-import { describeError, ServerStreamError } from "./errors.js";
+import { PartialMessageBuilder } from "../partial-message.js";
+import { ServerStreamError } from "../provider-errors.js";
+import { describeError } from "./errors.js";
 import { decodeEventStream } from "./event-stream.js";
-import { PartialMessageBuilder } from "./partial-message.js";
 import { sendWithRetries } from "./request-retry.js";
 import {
   isOutputFormatRejection,

@@ -1,6 +1,7 @@
 import type { Usage } from "../../types/messages.js";
 import { emptyUsage } from "../../types/messages.js";
 import type { Model } from "../../types/model.js";
+import { priceUsage } from "../usage-cost.js";
 
 /** Token counts as both OpenAI APIs report them, normalised. */
 export interface ReportedTokens {
@@ -42,13 +43,5 @@ export function usageFromTokens(tokens: ReportedTokens, model: Model): Usage {
   usage.input = tokens.promptTokens - cacheRead;
   usage.cacheRead = cacheRead;
   usage.output = impliedOutputTokens(tokens);
-  usage.totalTokens = usage.input + usage.cacheRead + usage.output;
-  const price = model.cost;
-  if (price !== undefined) {
-    usage.cost.input = (usage.input * price.input) / 1_000_000;
-    usage.cost.cacheRead = (usage.cacheRead * price.cacheRead) / 1_000_000;
-    usage.cost.output = (usage.output * price.output) / 1_000_000;
-    usage.cost.total = usage.cost.input + usage.cost.cacheRead + usage.cost.output;
-  }
-  return usage;
+  return priceUsage(usage, model);
 }

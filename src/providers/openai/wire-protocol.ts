@@ -2,7 +2,7 @@ import type OpenAI from "openai";
 import type { APIPromise } from "openai";
 import type { Model } from "../../types/model.js";
 import type { LlmContext, StreamOptions } from "../../types/stream.js";
-import type { PartialMessageBuilder } from "./partial-message.js";
+import type { PartialMessageBuilder } from "../partial-message.js";
 import type { StructuredOutputMode } from "./structured-output.js";
 
 /** The per-request SDK options this provider sets (a subset of the SDK's `RequestOptions`). */

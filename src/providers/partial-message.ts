@@ -1,8 +1,8 @@
-import type { AssistantMessage, StopReason, ToolCall } from "../../types/messages.js";
-import { emptyUsage } from "../../types/messages.js";
-import type { Model } from "../../types/model.js";
-import type { AssistantMessageEvent } from "../../types/stream.js";
-import { StreamingArguments } from "../tool-call-arguments.js";
+import type { AssistantMessage, StopReason, ThinkingContent, ToolCall } from "../types/messages.js";
+import { emptyUsage } from "../types/messages.js";
+import type { Model } from "../types/model.js";
+import type { AssistantMessageEvent } from "../types/stream.js";
+import { StreamingArguments } from "./tool-call-arguments.js";
 
 /** `textSignature` of a text block that holds the model's refusal. */
 export const REFUSAL_SIGNATURE = "refusal";
@@ -23,8 +23,8 @@ interface OpenSequentialBlock {
 
 /**
  * Builds one assistant message from provider deltas and queues the matching
- * `AssistantMessageEvent`s. Both OpenAI wire protocols (Chat Completions, Responses) drive it, so the
- * event rules live in one place:
+ * `AssistantMessageEvent`s. Both OpenAI wire protocols (Chat Completions, Responses) and the AI SDK
+ * adapter (`agentchart/ai-sdk`) drive it, so the event rules live in one place:
  *
  * - text and thinking are sequential: a delta of another kind (or another `key`) closes the open
  *   block (`*_end`) and opens a new one (`*_start`);
@@ -98,6 +98,40 @@ export class PartialMessageBuilder {
     const block = this.message.content[index] as { thinking: string };
     block.thinking += delta;
     this.events.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.message });
+  }
+
+  /**
+   * Sets the signature of the text or thinking block for `key` (opening an empty one when none is
+   * open: Anthropic may sign a thinking block whose text it withholds): `textSignature` /
+   * `thinkingSignature`, which the next request sends back.
+   */
+  sign(kind: "text" | "thinking", key: string, signature: string): void {
+    const block = this.message.content[this.openSequential(kind, key)];
+    if (block?.type === "text") block.textSignature = signature;
+    else if (block?.type === "thinking") block.thinkingSignature = signature;
+  }
+
+  /**
+   * Adds a redacted thinking block: no readable text, only the provider's encrypted `data` (kept as
+   * `thinkingSignature`, with `redacted: true`) to be sent back unchanged.
+   */
+  addRedactedThinking(data: string, key = ""): void {
+    const contentIndex = this.openSequential("thinking", `redacted:${key}`);
+    const block = this.message.content[contentIndex] as ThinkingContent;
+    block.thinkingSignature = data;
+    block.redacted = true;
+    this.closeSequential();
+  }
+
+  /** Sets the signature a provider attached to a tool call (Gemini's `thoughtSignature`). */
+  signToolCall(key: string | number, signature: string): void {
+    const open = this.toolCalls.get(key);
+    if (open !== undefined) open.block.thoughtSignature = signature;
+  }
+
+  /** Closes the text or thinking block for `key` if it is the open one (a provider's `*-end`). */
+  closeBlock(kind: "text" | "thinking", key: string): void {
+    if (this.sequential?.kind === kind && this.sequential.key === key) this.closeSequential();
   }
 
   /** Closes the open text or thinking block, if any (`text_end` / `thinking_end`). */
