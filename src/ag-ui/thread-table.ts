@@ -1,0 +1,88 @@
+import { AgUiError } from "./ag-ui-error.js";
+
+/**
+ * The threads an endpoint serves from memory, bounded: a thread not `busy` (no run going on) and not
+ * used for `threadIdleMs` is evicted, and opening a thread when `maxThreads` are open evicts the one
+ * idle longest. Eviction only forgets the thread here; whoever made it restores it on its next request.
+ * Expired threads are swept on each access (no timer keeps the process alive).
+ *
+ * ```ts
+ * const table = new ThreadTable<Thread>({ maxThreads: 1000, threadIdleMs: 1_800_000 }, (thread) => thread.live);
+ * const thread = table.open("t1", () => newThread());
+ * ```
+ */
+export class ThreadTable<TThread> {
+  /** By least recently used first (a use moves a thread to the end). */
+  readonly #entries = new Map<string, { thread: TThread; usedAt: number }>();
+  readonly #limits: { maxThreads: number; threadIdleMs: number };
+  readonly #busy: (thread: TThread) => boolean;
+
+  constructor(limits: { maxThreads: number; threadIdleMs: number }, busy: (thread: TThread) => boolean) {
+    this.#limits = limits;
+    this.#busy = busy;
+  }
+
+  /** How many threads are open. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The open thread of that id (marked used now), or `undefined`. */
+  get(threadId: string): TThread | undefined {
+    this.#sweep();
+    const entry = this.#entries.get(threadId);
+    if (entry) this.#use(threadId, entry.thread);
+    return entry?.thread;
+  }
+
+  /**
+   * The thread of that id, made by `create` when it is not open. Throws `AgUiError` `too_many_threads`
+   * when `maxThreads` are open and all are busy.
+   */
+  open(threadId: string, create: () => TThread): TThread {
+    const open = this.get(threadId);
+    if (open !== undefined) return open;
+    if (this.#entries.size >= this.#limits.maxThreads && !this.#evictOne())
+      throw new AgUiError(
+        "too_many_threads",
+        `The endpoint serves maxThreads (${this.#limits.maxThreads}) threads with runs going on: try again later`,
+      );
+    const thread = create();
+    this.#use(threadId, thread);
+    return thread;
+  }
+
+  /** Marks the thread used now (a run of it ended), if it is still the open one. */
+  touch(threadId: string, thread: TThread): void {
+    if (this.#entries.get(threadId)?.thread === thread) this.#use(threadId, thread);
+  }
+
+  /** Forgets the thread, if it is still the open one. */
+  delete(threadId: string, thread: TThread): void {
+    if (this.#entries.get(threadId)?.thread === thread) this.#entries.delete(threadId);
+  }
+
+  #use(threadId: string, thread: TThread): void {
+    this.#entries.delete(threadId);
+    this.#entries.set(threadId, { thread, usedAt: Date.now() });
+  }
+
+  /** Evicts the threads idle for `threadIdleMs` (the oldest uses come first: stops at a recent one). */
+  #sweep(): void {
+    const before = Date.now() - this.#limits.threadIdleMs;
+    for (const [threadId, entry] of this.#entries) {
+      if (entry.usedAt > before) return;
+      if (!this.#busy(entry.thread)) this.#entries.delete(threadId);
+    }
+  }
+
+  /** Evicts the least recently used thread that is not busy; false when every one is. */
+  #evictOne(): boolean {
+    for (const [threadId, entry] of this.#entries)
+      if (!this.#busy(entry.thread)) {
+        this.#entries.delete(threadId);
+        return true;
+      }
+    return false;
+  }
+}
