@@ -155,6 +155,12 @@ describe("a core install (`npm i agentchart zod`)", () => {
     expectMissing(postgres, "pg");
     expect(postgres.message).toMatch(/^agentchart\/postgres needs the package "pg", which is not installed/);
     expectMissing(await failureOf(app, `import("agentchart/mcp")`), "@modelcontextprotocol/sdk");
+    const otel = await failureOf(app, `import("agentchart/otel")`);
+    expectMissing(otel, "@opentelemetry/api");
+    expect(otel.message).toMatch(/^agentchart\/otel needs the package "@opentelemetry\/api"/);
+    const react = await failureOf(app, `import("agentchart/react")`);
+    expectMissing(react, "react");
+    expect(react.message).toMatch(/^agentchart\/react needs the package "react"/);
     expectMissing(
       await failureOf(app, `import("agentchart/node").then((m) => m.createInspectorServer({ port: 0 }))`),
       "ws",
