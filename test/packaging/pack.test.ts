@@ -16,8 +16,11 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")
 /** `name@version` as pinned in our devDependencies, so that npm usually finds it in its cache. */
 const pinned = (name: string) => `${name}@${manifest.devDependencies[name]}`;
 
-/** The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 50 MiB. */
-const CORE_INSTALL_LIMIT_KIB = 50 * 1024;
+/**
+ * The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 52 MiB
+ * (50 MiB until re2js, the linear-time regex engine of page-declared tool schemas, added 0.9 MiB).
+ */
+const CORE_INSTALL_LIMIT_KIB = 52 * 1024;
 
 /**
  * Packs the package as it would be published (`npm pack` builds it through `prepack`), installs the
