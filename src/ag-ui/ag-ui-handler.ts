@@ -78,6 +78,12 @@ export type AgUiHandlerOptions = (
   /** Request size limits and the threads kept in memory (see {@link AgUiLimits} for the defaults). */
   limits?: AgUiLimits;
   /**
+   * Called when an idle thread is evicted (see `limits`), with what `agentFor` / `harnessFor` gave
+   * for it: release what you opened for it (`await harness.close(); await harness.session?.close()`),
+   * so that the thread's next request can open it again. A rejection goes to `onError`.
+   */
+  onThreadEvicted?: (threadId: string, evicted: Agent | AgentHarness) => void | Promise<void>;
+  /**
    * Told of internal errors (a failing `agentFor`, harness or store, a bug) with the correlation id
    * the client gets in their place (default: logged with `console.error`). Must not throw.
    */
@@ -86,6 +92,8 @@ export type AgUiHandlerOptions = (
 
 /** A thread served by the handler: its agent and its runs, from memory. */
 interface Thread {
+  /** What `agentFor` / `harnessFor` gave. */
+  made: Promise<Agent | AgentHarness>;
   target: Promise<RunTarget>;
   runs: Map<string, AgUiRun>;
   current: AgUiRun | undefined;
@@ -148,16 +156,39 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
   const threads = new ThreadTable<Thread>(
     limits,
     (thread) => thread.current !== undefined && !thread.current.ended,
+    (threadId, thread) => {
+      const release = options.onThreadEvicted;
+      if (!release) return;
+      const released = thread.made
+        .then(
+          (made) => release(threadId, made),
+          () => {}, // A thread whose factory failed was never served: nothing to release.
+        )
+        .catch((error: unknown) => void reportInternalError(error, onError))
+        .finally(() => {
+          if (releasing.get(threadId) === released) releasing.delete(threadId);
+        });
+      releasing.set(threadId, released);
+    },
   );
+  /** Evicted threads being released: the thread's next agent is made once that is done. */
+  const releasing = new Map<string, Promise<void>>();
+  const make = (
+    threadId: string,
+    opening: ThreadOpening,
+  ): Agent | AgentHarness | Promise<Agent | AgentHarness> =>
+    options.agentFor ? options.agentFor(threadId, opening) : options.harnessFor!(threadId, opening);
   const stored = options.sessions ? sessionRuns(options.sessions) : undefined;
 
   const threadFor = (threadId: string, opening: ThreadOpening): Thread =>
     threads.open(threadId, () => {
-      const target = Promise.resolve(
-        options.agentFor ? options.agentFor(threadId, opening) : options.harnessFor!(threadId, opening),
-      ).then(runTargetOf);
+      const released = releasing.get(threadId);
+      const made = released
+        ? released.then(() => make(threadId, opening))
+        : Promise.resolve<Agent | AgentHarness>(make(threadId, opening));
       const thread: Thread = {
-        target,
+        made,
+        target: made.then(runTargetOf),
         runs: new Map(),
         current: undefined,
         seenMessageIds: new Set(),

@@ -7,7 +7,7 @@ import { AgUiError } from "./ag-ui-error.js";
  * Expired threads are swept on each access (no timer keeps the process alive).
  *
  * ```ts
- * const table = new ThreadTable<Thread>({ maxThreads: 1000, threadIdleMs: 1_800_000 }, (thread) => thread.live);
+ * const table = new ThreadTable<Thread>(limits, (thread) => thread.live, (threadId) => log(threadId));
  * const thread = table.open("t1", () => newThread());
  * ```
  */
@@ -16,10 +16,16 @@ export class ThreadTable<TThread> {
   readonly #entries = new Map<string, { thread: TThread; usedAt: number }>();
   readonly #limits: { maxThreads: number; threadIdleMs: number };
   readonly #busy: (thread: TThread) => boolean;
+  readonly #evicted: (threadId: string, thread: TThread) => void;
 
-  constructor(limits: { maxThreads: number; threadIdleMs: number }, busy: (thread: TThread) => boolean) {
+  constructor(
+    limits: { maxThreads: number; threadIdleMs: number },
+    busy: (thread: TThread) => boolean,
+    evicted: (threadId: string, thread: TThread) => void,
+  ) {
     this.#limits = limits;
     this.#busy = busy;
+    this.#evicted = evicted;
   }
 
   /** How many threads are open. */
@@ -72,7 +78,7 @@ export class ThreadTable<TThread> {
     const before = Date.now() - this.#limits.threadIdleMs;
     for (const [threadId, entry] of this.#entries) {
       if (entry.usedAt > before) return;
-      if (!this.#busy(entry.thread)) this.#entries.delete(threadId);
+      if (!this.#busy(entry.thread)) this.#evict(threadId, entry.thread);
     }
   }
 
@@ -80,9 +86,14 @@ export class ThreadTable<TThread> {
   #evictOne(): boolean {
     for (const [threadId, entry] of this.#entries)
       if (!this.#busy(entry.thread)) {
-        this.#entries.delete(threadId);
+        this.#evict(threadId, entry.thread);
         return true;
       }
     return false;
+  }
+
+  #evict(threadId: string, thread: TThread): void {
+    this.#entries.delete(threadId);
+    this.#evicted(threadId, thread);
   }
 }

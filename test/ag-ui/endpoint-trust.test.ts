@@ -197,20 +197,26 @@ describe("authorize(request, threadId)", () => {
 });
 
 describe("threads in memory", () => {
-  it("forgets a thread idle longer than threadIdleMs: its agent is asked for again", async () => {
+  it("forgets a thread idle longer than threadIdleMs, telling onThreadEvicted: its agent is asked for again", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(0);
-    const { handler, made } = countingHandler({ limits: { threadIdleMs: 60_000 } }, () => [
-      { text: "One" },
-      { text: "Two" },
-    ]);
+    const evicted: [string, unknown][] = [];
+    const { handler, made, agents } = countingHandler(
+      {
+        limits: { threadIdleMs: 60_000 },
+        onThreadEvicted: (threadId, agent) => void evicted.push([threadId, agent]),
+      },
+      () => [{ text: "One" }, { text: "Two" }],
+    );
     await readRun(await handler(post(runInput("t1", "r1", "Hello"))));
     vi.setSystemTime(59_000);
     await readRun(await handler(post(runInput("t1", "r2", "Again"))));
     expect(made).toEqual(["t1"]);
+    const first = agents.get("t1");
     vi.setSystemTime(59_000 + 60_001);
     await readRun(await handler(post(runInput("t1", "r3", "Later"))));
     expect(made).toEqual(["t1", "t1"]);
+    expect(evicted).toEqual([["t1", first]]);
   });
 
   it("keeps at most maxThreads: the longest idle goes first, and busy threads are never dropped (503)", async () => {
