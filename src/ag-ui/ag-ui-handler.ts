@@ -5,6 +5,7 @@ import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
 import { AgUiRun, type AgUiRunInput } from "./ag-ui-run.js";
 import { parseCommandRequest } from "./agent-command.js";
+import { type Authorize, checkAuthorization } from "./authorization.js";
 import { applyAnswers, clientAnswers, notAwaiting } from "./client-answers.js";
 import { clientToolsOf, sameClientTools } from "./client-tools.js";
 import {
@@ -35,12 +36,6 @@ export interface ThreadOpening {
    */
   clientTools: AgentTool[];
 }
-
-/**
- * What `authorize` decides for a request: `"allow"` serves it; `"unauthenticated"` refuses it with 401
- * (no or bad credentials), `"forbidden"` with 403 (the caller may not use this thread).
- */
-export type AuthorizationVerdict = "allow" | "unauthenticated" | "forbidden";
 
 /**
  * Options of {@link createAgUiHandler}: where each thread's agent comes from — an agent or harness
@@ -74,7 +69,7 @@ export type AgUiHandlerOptions = (
    * request, in both modes. Without it, whoever knows a thread id may read and drive the thread.
    * A throw refuses the request as an internal error (500, reported to `onError`).
    */
-  authorize?: (request: Request, threadId: string) => AuthorizationVerdict | Promise<AuthorizationVerdict>;
+  authorize?: Authorize;
   /** Request size limits and the threads kept in memory (see {@link AgUiLimits} for the defaults). */
   limits?: AgUiLimits;
   /**
@@ -156,23 +151,16 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
   const threads = new ThreadTable<Thread>(
     limits,
     (thread) => thread.current !== undefined && !thread.current.ended,
-    (threadId, thread) => {
+    async (threadId, thread) => {
       const release = options.onThreadEvicted;
-      if (!release) return;
-      const released = thread.made
-        .then(
-          (made) => release(threadId, made),
-          () => {}, // A thread whose factory failed was never served: nothing to release.
-        )
-        .catch((error: unknown) => void reportInternalError(error, onError))
-        .finally(() => {
-          if (releasing.get(threadId) === released) releasing.delete(threadId);
-        });
-      releasing.set(threadId, released);
+      // A thread whose factory failed was never served: nothing to release.
+      const made = await thread.made.catch(() => undefined);
+      if (!release || !made) return;
+      await Promise.resolve()
+        .then(() => release(threadId, made))
+        .catch((error: unknown) => void reportInternalError(error, onError));
     },
   );
-  /** Evicted threads being released: the thread's next agent is made once that is done. */
-  const releasing = new Map<string, Promise<void>>();
   const make = (
     threadId: string,
     opening: ThreadOpening,
@@ -181,8 +169,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
   const stored = options.sessions ? sessionRuns(options.sessions) : undefined;
 
   const threadFor = (threadId: string, opening: ThreadOpening): Thread =>
-    threads.open(threadId, () => {
-      const released = releasing.get(threadId);
+    threads.open(threadId, (released) => {
       const made = released
         ? released.then(() => make(threadId, opening))
         : Promise.resolve<Agent | AgentHarness>(make(threadId, opening));
@@ -199,19 +186,6 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
       thread.target.catch(() => threads.delete(threadId, thread));
       return thread;
     });
-
-  const authorized = async (request: Request, threadId: string): Promise<void> => {
-    if (!options.authorize) return;
-    const verdict = await options.authorize(request, threadId);
-    if (verdict === "allow") return;
-    if (verdict === "unauthenticated")
-      throw new AgUiError("unauthenticated", "The request has no valid credentials: sign in first");
-    if (verdict === "forbidden")
-      throw new AgUiError("forbidden", `The request's credentials do not allow thread ${threadId}`);
-    throw new TypeError(
-      `authorize returned ${JSON.stringify(verdict)}: expected "allow", "unauthenticated" or "forbidden"`,
-    );
-  };
 
   const startRun = (
     thread: Thread,
@@ -327,7 +301,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     const { threadId, command } = parseCommandRequest(body);
     if (command.type === "steer" || command.type === "followUp")
       checkTextLength(command.text, `The ${command.type} text`, limits);
-    await authorized(request, threadId);
+    await checkAuthorization(options.authorize, request, threadId);
     if (stored) {
       await stored.command(threadId, command);
       return Response.json({ ok: true });
@@ -354,7 +328,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
       if ("command" in body) return withHeaders(await command(body, request), cors);
       const input = parseRunInput(body, limits);
       const lastEventId = parseLastEventId(request.headers.get("last-event-id"));
-      await authorized(request, input.threadId);
+      await checkAuthorization(options.authorize, request, input.threadId);
       if (stored)
         return new Response(await stored.run(input, lastEventId), {
           status: 200,

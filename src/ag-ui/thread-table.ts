@@ -7,8 +7,8 @@ import { AgUiError } from "./ag-ui-error.js";
  * Expired threads are swept on each access (no timer keeps the process alive).
  *
  * ```ts
- * const table = new ThreadTable<Thread>(limits, (thread) => thread.live, (threadId) => log(threadId));
- * const thread = table.open("t1", () => newThread());
+ * const table = new ThreadTable<Thread>(limits, (thread) => thread.live, (id, thread) => thread.close());
+ * const thread = table.open("t1", (released) => newThread(released));
  * ```
  */
 export class ThreadTable<TThread> {
@@ -16,12 +16,14 @@ export class ThreadTable<TThread> {
   readonly #entries = new Map<string, { thread: TThread; usedAt: number }>();
   readonly #limits: { maxThreads: number; threadIdleMs: number };
   readonly #busy: (thread: TThread) => boolean;
-  readonly #evicted: (threadId: string, thread: TThread) => void;
+  readonly #evicted: (threadId: string, thread: TThread) => Promise<void>;
+  /** Releases of evicted threads still going on, by thread id. */
+  readonly #releasing = new Map<string, Promise<void>>();
 
   constructor(
     limits: { maxThreads: number; threadIdleMs: number },
     busy: (thread: TThread) => boolean,
-    evicted: (threadId: string, thread: TThread) => void,
+    evicted: (threadId: string, thread: TThread) => Promise<void>,
   ) {
     this.#limits = limits;
     this.#busy = busy;
@@ -42,10 +44,11 @@ export class ThreadTable<TThread> {
   }
 
   /**
-   * The thread of that id, made by `create` when it is not open. Throws `AgUiError` `too_many_threads`
-   * when `maxThreads` are open and all are busy.
+   * The thread of that id, made by `create` when it is not open — given the release of the thread
+   * evicted under that id while it goes on (the new one must wait for it). Throws `AgUiError`
+   * `too_many_threads` when `maxThreads` are open and all are busy.
    */
-  open(threadId: string, create: () => TThread): TThread {
+  open(threadId: string, create: (released: Promise<void> | undefined) => TThread): TThread {
     const open = this.get(threadId);
     if (open !== undefined) return open;
     if (this.#entries.size >= this.#limits.maxThreads && !this.#evictOne())
@@ -53,7 +56,7 @@ export class ThreadTable<TThread> {
         "too_many_threads",
         `The endpoint serves maxThreads (${this.#limits.maxThreads}) threads with runs going on: try again later`,
       );
-    const thread = create();
+    const thread = create(this.#releasing.get(threadId));
     this.#use(threadId, thread);
     return thread;
   }
@@ -94,6 +97,11 @@ export class ThreadTable<TThread> {
 
   #evict(threadId: string, thread: TThread): void {
     this.#entries.delete(threadId);
-    this.#evicted(threadId, thread);
+    const released: Promise<void> = this.#evicted(threadId, thread)
+      .catch(() => {})
+      .finally(() => {
+        if (this.#releasing.get(threadId) === released) this.#releasing.delete(threadId);
+      });
+    this.#releasing.set(threadId, released);
   }
 }
