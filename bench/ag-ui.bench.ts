@@ -3,6 +3,8 @@
 //    `createAgUiHandler` (translation, run log with ids) and the Node listener to `createAgentClient` (SSE
 //    reader, @xstate/store updates) — against a bare SSE relay of the same events: the same Agent run's
 //    events translated by `AgUiTranslator`, written straight to the response, read and JSON-parsed.
+//    The split: the endpoint read by a bare reader (SSE reader + JSON.parse, no store) gives the
+//    server's share (endpoint − relay) and the client store's share (store − bare reader).
 // 2. a reconnect replay of a finished 10,000-event run (`Last-Event-ID: 0`) read by a client — against a
 //    bare server writing the same 10,000 frames.
 // Round-robin rounds with forced GC and a quiet-machine wait; CPU time (user + system) of the whole
@@ -62,6 +64,18 @@ async function oursPerDelta(): Promise<number> {
     client.trigger.submit({ text: "Go" });
   });
   client.close();
+  return (cpuMs() - start) / DELTAS;
+}
+
+// 1''. Our endpoint, read by the bare reader of the relay (no store): the server's share alone.
+async function oursBareReaderPerDelta(): Promise<number> {
+  const start = cpuMs();
+  const body = JSON.stringify({
+    threadId: `bench-${++thread}`,
+    runId: "r",
+    messages: [{ id: "u", role: "user", content: "Go" }],
+  });
+  await readAll(oursUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
   return (cpuMs() - start) / DELTAS;
 }
 
@@ -139,6 +153,7 @@ console.log(`AG-UI bench: ${DELTAS} deltas per run, replay of ${recorded.length}
 const results = await roundRobin(
   [
     { name: "endpoint → store", measure: oursPerDelta },
+    { name: "endpoint → bare reader", measure: oursBareReaderPerDelta },
     { name: "bare relay", measure: relayPerDelta },
     { name: "replay (endpoint)", measure: oursReplay },
     { name: "replay (bare)", measure: bareReplayRun },
@@ -157,6 +172,12 @@ console.log(
         `${fmt(pairedRatio(get("endpoint → store"), get("bare relay")).median)}×`,
       ],
       [
+        "CPU ms per streamed delta, server → bare reader",
+        fmtSummary(summarize(get("endpoint → bare reader"))),
+        fmtSummary(summarize(get("bare relay"))),
+        `${fmt(pairedRatio(get("endpoint → bare reader"), get("bare relay")).median)}×`,
+      ],
+      [
         `CPU ms per replay of ${recorded.length} events`,
         fmtSummary(summarize(get("replay (endpoint)"))),
         fmtSummary(summarize(get("replay (bare)"))),
@@ -164,6 +185,15 @@ console.log(
       ],
     ],
   ),
+);
+const median = (name: string) => summarize(get(name)).median;
+const bare = median("bare relay");
+const serverShare = median("endpoint → bare reader") - bare;
+const storeShare = median("endpoint → store") - median("endpoint → bare reader");
+console.log(
+  `per delta: bare relay ${fmt(bare * 1000)} µs; the server adds ${fmt(serverShare * 1000)} µs ` +
+    `(${fmt(serverShare / bare)}× the relay), the client store adds ${fmt(storeShare * 1000)} µs ` +
+    `(${fmt(storeShare / bare)}×); whole ${fmt(median("endpoint → store") / bare)}× (target ≤ 1.3×)`,
 );
 for (const server of [ours, relay, replayServer, bareReplay]) {
   server.closeAllConnections();

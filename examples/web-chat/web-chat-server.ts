@@ -65,6 +65,11 @@ export async function startWebChat(
       harnesses.set(threadId, harness);
       return harness;
     },
+    // An idle thread is evicted after 30 minutes: its session is closed, its next request reopens it.
+    onThreadEvicted: async (threadId, harness) => {
+      harnesses.delete(threadId);
+      if (harness instanceof AgentHarness) await harness.session.close();
+    },
   });
   const vite = await createViteServer({
     root: path.dirname(fileURLToPath(import.meta.url)),

@@ -2,23 +2,39 @@
 export type AgUiErrorCode =
   | "invalid_request"
   | "method_not_allowed"
+  | "unsupported_media_type"
+  | "origin_not_allowed"
+  | "unauthenticated"
+  | "forbidden"
+  | "body_too_large"
+  | "limit_exceeded"
+  | "too_many_threads"
   | "unknown_thread"
   | "thread_busy"
   | "no_new_message"
   | "not_awaiting"
   | "awaiting_client"
-  | "invalid_state";
+  | "invalid_state"
+  | "internal";
 
 /** The HTTP status answering each {@link AgUiErrorCode}. */
 export const AG_UI_ERROR_STATUS: Readonly<Record<AgUiErrorCode, number>> = {
   invalid_request: 400,
   method_not_allowed: 405,
+  unsupported_media_type: 415,
+  origin_not_allowed: 403,
+  unauthenticated: 401,
+  forbidden: 403,
+  body_too_large: 413,
+  limit_exceeded: 413,
+  too_many_threads: 503,
   unknown_thread: 404,
   thread_busy: 409,
   no_new_message: 400,
   not_awaiting: 409,
   awaiting_client: 409,
   invalid_state: 409,
+  internal: 500,
 };
 
 /** A request the AG-UI endpoint refuses; answered as JSON `{ error: { code, message } }`. */

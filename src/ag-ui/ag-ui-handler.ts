@@ -1,15 +1,27 @@
 import type { Agent } from "../agent/agent.js";
 import type { AgentHarness } from "../harness/agent-harness.js";
 import type { AgentTool } from "../types/tool.js";
-import { AG_UI_ERROR_STATUS, AgUiError } from "./ag-ui-error.js";
+import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
 import { AgUiRun, type AgUiRunInput } from "./ag-ui-run.js";
 import { parseCommandRequest } from "./agent-command.js";
+import { type Authorize, checkAuthorization } from "./authorization.js";
 import { applyAnswers, clientAnswers, notAwaiting } from "./client-answers.js";
 import { clientToolsOf, sameClientTools } from "./client-tools.js";
+import {
+  type AgUiErrorListener,
+  errorResponse,
+  logAgUiError,
+  reportInternalError,
+} from "./error-response.js";
+import { readJsonBody } from "./request-body.js";
+import { type AgUiLimits, checkTextLength, resolveLimits } from "./request-limits.js";
+import { allowedCrossOrigin, corsHeaders, preflightResponse } from "./request-origin.js";
+import { parseRunInput } from "./run-input.js";
 import { type RunTarget, runTargetOf } from "./run-target.js";
 import type { SessionRunSource } from "./session-run-source.js";
 import { sessionRuns } from "./session-runs.js";
+import { ThreadTable } from "./thread-table.js";
 import { messageText } from "./to-ag-ui-events.js";
 
 /** A fetch-style request handler: a Web-standard `Request` in, a `Response` out. */
@@ -45,10 +57,38 @@ export type AgUiHandlerOptions = (
 ) & {
   /** Finished runs kept per thread for late joins and replays (default 16; the oldest go first). */
   keepFinishedRuns?: number;
+  /**
+   * Origins of pages served elsewhere that may use the endpoint (`["https://app.example.com"]`),
+   * answered with CORS headers (preflights included). Requests without `Origin` and from the
+   * endpoint's own host are always allowed; any other `Origin` is refused (403 `origin_not_allowed`).
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * Decides whether the request may use the thread, before anything of the thread is read, run or
+   * created (the body has been read: use its headers and cookies). Called for every run and command
+   * request, in both modes. Without it, whoever knows a thread id may read and drive the thread.
+   * A throw refuses the request as an internal error (500, reported to `onError`).
+   */
+  authorize?: Authorize;
+  /** Request size limits and the threads kept in memory (see {@link AgUiLimits} for the defaults). */
+  limits?: AgUiLimits;
+  /**
+   * Called when an idle thread is evicted (see `limits`), with what `agentFor` / `harnessFor` gave
+   * for it: release what you opened for it (`await harness.close(); await harness.session?.close()`),
+   * so that the thread's next request can open it again. A rejection goes to `onError`.
+   */
+  onThreadEvicted?: (threadId: string, evicted: Agent | AgentHarness) => void | Promise<void>;
+  /**
+   * Told of internal errors (a failing `agentFor`, harness or store, a bug) with the correlation id
+   * the client gets in their place (default: logged with `console.error`). Must not throw.
+   */
+  onError?: AgUiErrorListener;
 };
 
 /** A thread served by the handler: its agent and its runs, from memory. */
 interface Thread {
+  /** What `agentFor` / `harnessFor` gave. */
+  made: Promise<Agent | AgentHarness>;
   target: Promise<RunTarget>;
   runs: Map<string, AgUiRun>;
   current: AgUiRun | undefined;
@@ -85,8 +125,17 @@ const SSE_HEADERS = {
  * entries for those calls) answer them and its stream continues the agent's run. New user text while
  * calls wait unanswered is refused with `awaiting_client`.
  *
+ * **Trust**: only `POST` with `application/json` is served (415 otherwise), so a page of another site
+ * cannot send a request without a CORS preflight; a foreign `Origin` is refused unless listed in
+ * `allowedOrigins`; `authorize` sees every request before its thread; bodies, messages and texts are
+ * bounded (`limits`); threads idle for `limits.threadIdleMs` are forgotten (`agentFor` / `harnessFor`
+ * is asked again on the thread's next request: restore it from its session) and at most
+ * `limits.maxThreads` are kept.
+ *
  * Contract: the returned handler never rejects: refused requests are answered with a JSON
- * `{ error: { code, message } }` and the status of their {@link AgUiErrorCode}.
+ * `{ error: { code, message } }` and the status of their {@link AgUiErrorCode}; an internal error
+ * goes to `onError` and the client gets `code: "internal"`, a generic message and its
+ * `correlationId`, never the error's message.
  *
  * ```ts
  * const handler = createAgUiHandler({ agentFor: (threadId) => agents.get(threadId) ?? newAgent(threadId) });
@@ -94,30 +143,49 @@ const SSE_HEADERS = {
  * ```
  */
 export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
-  const threads = new Map<string, Thread>();
   const keep = options.keepFinishedRuns ?? 16;
+  const limits = resolveLimits(options.limits);
+  const allowedOrigins = new Set(options.allowedOrigins ?? []);
+  const onError = options.onError ?? logAgUiError;
+  const failureText = (error: unknown) => reportInternalError(error, onError).message;
+  const threads = new ThreadTable<Thread>(
+    limits,
+    (thread) => thread.current !== undefined && !thread.current.ended,
+    async (threadId, thread) => {
+      const release = options.onThreadEvicted;
+      // A thread whose factory failed was never served: nothing to release.
+      const made = await thread.made.catch(() => undefined);
+      if (!release || !made) return;
+      await Promise.resolve()
+        .then(() => release(threadId, made))
+        .catch((error: unknown) => void reportInternalError(error, onError));
+    },
+  );
+  const make = (
+    threadId: string,
+    opening: ThreadOpening,
+  ): Agent | AgentHarness | Promise<Agent | AgentHarness> =>
+    options.agentFor ? options.agentFor(threadId, opening) : options.harnessFor!(threadId, opening);
   const stored = options.sessions ? sessionRuns(options.sessions) : undefined;
 
-  const threadFor = (threadId: string, opening: ThreadOpening): Thread => {
-    let thread = threads.get(threadId);
-    if (!thread) {
-      const target = Promise.resolve(
-        options.agentFor ? options.agentFor(threadId, opening) : options.harnessFor!(threadId, opening),
-      ).then(runTargetOf);
-      thread = {
-        target,
+  const threadFor = (threadId: string, opening: ThreadOpening): Thread =>
+    threads.open(threadId, (released) => {
+      const made = released
+        ? released.then(() => make(threadId, opening))
+        : Promise.resolve<Agent | AgentHarness>(make(threadId, opening));
+      const thread: Thread = {
+        made,
+        target: made.then(runTargetOf),
         runs: new Map(),
         current: undefined,
         seenMessageIds: new Set(),
         answeredToolCallIds: new Set(),
         operation: undefined,
       };
-      threads.set(threadId, thread);
       // A factory that fails leaves no thread behind: the next request tries again.
-      target.catch(() => threads.delete(threadId));
-    }
-    return thread;
-  };
+      thread.target.catch(() => threads.delete(threadId, thread));
+      return thread;
+    });
 
   const startRun = (
     thread: Thread,
@@ -126,10 +194,18 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     run: Omit<AgUiRunInput, "threadId" | "runId">,
   ): AgUiRun => {
     for (const message of input.messages) thread.seenMessageIds.add(message.id);
-    const started = new AgUiRun(target, { threadId: input.threadId, runId: input.runId, ...run });
+    const started = new AgUiRun(target, {
+      threadId: input.threadId,
+      runId: input.runId,
+      failureText,
+      ...run,
+    });
     thread.current = started;
     thread.runs.set(input.runId, started);
-    void started.finished.then(() => forgetOldRuns(thread, keep));
+    void started.finished.then(() => {
+      forgetOldRuns(thread, keep);
+      threads.touch(input.threadId, thread);
+    });
     return started;
   };
 
@@ -171,7 +247,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     const current = thread.current;
     if (current && !current.ended) {
       if (prompt === undefined && (input.resume?.length || answers.length > 0)) {
-        applyAnswers(target, answers, thread.answeredToolCallIds);
+        applyAnswers(target, answers, thread.answeredToolCallIds, input.threadId);
         for (const message of input.messages) thread.seenMessageIds.add(message.id);
         return streamOf(current, lastEventId);
       }
@@ -197,7 +273,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
           // New text with every waiting call answered: queued first, so that the batch's end
           // delivers it right after the results, before the model is asked again.
           if (prompt !== undefined) target.steer(prompt);
-          applyAnswers(target, answers, thread.answeredToolCallIds);
+          applyAnswers(target, answers, thread.answeredToolCallIds, input.threadId);
           return thread.operation ?? target.idle();
         },
       });
@@ -221,33 +297,55 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     return streamOf(started, lastEventId);
   };
 
+  const command = async (body: Record<string, unknown>, request: Request): Promise<Response> => {
+    const { threadId, command } = parseCommandRequest(body);
+    if (command.type === "steer" || command.type === "followUp")
+      checkTextLength(command.text, `The ${command.type} text`, limits);
+    await checkAuthorization(options.authorize, request, threadId);
+    if (stored) {
+      await stored.command(threadId, command);
+      return Response.json({ ok: true });
+    }
+    const thread = threads.get(threadId);
+    if (!thread) throw new AgUiError("unknown_thread", `No thread ${threadId} is served here`);
+    await thread.target;
+    if (!thread.current) throw new AgUiError("invalid_state", `Thread ${threadId} has no run`);
+    thread.current.command(command);
+    return Response.json({ ok: true, runId: thread.current.runId });
+  };
+
   return async (request) => {
+    let cors: Record<string, string> | undefined;
     try {
+      const origin = allowedCrossOrigin(request, allowedOrigins);
+      if (origin !== undefined) {
+        if (request.method === "OPTIONS") return preflightResponse(origin);
+        cors = corsHeaders(origin);
+      }
       if (request.method !== "POST")
         throw new AgUiError("method_not_allowed", "Send runs and commands with POST");
-      const body = await jsonBody(request);
-      if ("command" in body) {
-        const { threadId, command } = parseCommandRequest(body);
-        if (stored) {
-          await stored.command(threadId, command);
-          return Response.json({ ok: true });
-        }
-        const thread = threads.get(threadId);
-        if (!thread) throw new AgUiError("unknown_thread", `No thread ${threadId} is served here`);
-        await thread.target;
-        if (!thread.current) throw new AgUiError("invalid_state", `Thread ${threadId} has no run`);
-        thread.current.command(command);
-        return Response.json({ ok: true, runId: thread.current.runId });
-      }
-      const input = parseRunInput(body);
+      const body = await readJsonBody(request, limits.maxBodyBytes);
+      if ("command" in body) return withHeaders(await command(body, request), cors);
+      const input = parseRunInput(body, limits);
       const lastEventId = parseLastEventId(request.headers.get("last-event-id"));
+      await checkAuthorization(options.authorize, request, input.threadId);
       if (stored)
-        return new Response(await stored.run(input, lastEventId), { status: 200, headers: SSE_HEADERS });
-      return await run(input, lastEventId);
+        return new Response(await stored.run(input, lastEventId), {
+          status: 200,
+          headers: { ...SSE_HEADERS, ...cors },
+        });
+      return withHeaders(await run(input, lastEventId), cors);
     } catch (error) {
-      return errorResponse(error);
+      return errorResponse(error, onError, cors);
     }
   };
+}
+
+/** The response with `headers` added (CORS headers for an allowed cross origin). */
+function withHeaders(response: Response, headers: Record<string, string> | undefined): Response {
+  if (!headers) return response;
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
 }
 
 /** The SSE response of a run from the event after `lastEventId`; cancelling it only stops reading. */
@@ -268,12 +366,6 @@ function streamOf(run: AgUiRun, lastEventId: number): Response {
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
 
-/**
- * The text of the input's new user messages, or `undefined` when there is none: those after the last
- * message the thread knows (an id it has seen or gave, or a tool message answering a call of the
- * transcript), with an id it has not seen. Messages before a known one are old even with unknown ids
- * (a client that kept its own ids, a server restarted since it saw them).
- */
 /** The `agentPath` an approval's resume payload names (`{ approved, agentPath }`), if it is one. */
 function resumePath(payload: unknown): string[] | undefined {
   const agentPath = (payload as { agentPath?: unknown } | undefined)?.agentPath;
@@ -282,6 +374,12 @@ function resumePath(payload: unknown): string[] | undefined {
     : undefined;
 }
 
+/**
+ * The text of the input's new user messages, or `undefined` when there is none: those after the last
+ * message the thread knows (an id it has seen or gave, or a tool message answering a call of the
+ * transcript), with an id it has not seen. Messages before a known one are old even with unknown ids
+ * (a client that kept its own ids, a server restarted since it saw them).
+ */
 function newUserText(thread: Thread, target: RunTarget, messages: AgUiMessage[]): string | undefined {
   const transcriptCalls = new Set(
     target
@@ -327,58 +425,8 @@ function forgetOldRuns(thread: Thread, keep: number): void {
   for (const run of finished.slice(0, Math.max(0, finished.length - keep))) thread.runs.delete(run.runId);
 }
 
-async function jsonBody(request: Request): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = await request.json();
-  } catch (error) {
-    throw new AgUiError("invalid_request", "The request body is not JSON", { cause: error });
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    throw new AgUiError("invalid_request", "The request body must be a JSON object");
-  return body as Record<string, unknown>;
-}
-
-/** Checks the fields of `RunAgentInput` the endpoint reads; throws `invalid_request` naming the first bad one. */
-function parseRunInput(body: Record<string, unknown>): RunAgentInput {
-  for (const name of ["threadId", "runId"] as const)
-    if (typeof body[name] !== "string" || body[name] === "")
-      throw new AgUiError("invalid_request", `RunAgentInput.${name} must be a non-empty string`);
-  if (!Array.isArray(body.messages))
-    throw new AgUiError("invalid_request", "RunAgentInput.messages must be an array");
-  for (const message of body.messages as unknown[]) {
-    const { id, role } = (message ?? {}) as { id?: unknown; role?: unknown };
-    if (typeof id !== "string" || typeof role !== "string")
-      throw new AgUiError(
-        "invalid_request",
-        "Every message of RunAgentInput.messages needs an id and a role",
-      );
-    const { toolCallId } = message as { toolCallId?: unknown };
-    if (role === "tool" && (typeof toolCallId !== "string" || toolCallId === ""))
-      throw new AgUiError("invalid_request", `Tool message ${id} needs a toolCallId (the call it answers)`);
-  }
-  if (body.resume !== undefined && !Array.isArray(body.resume))
-    throw new AgUiError("invalid_request", "RunAgentInput.resume must be an array");
-  // A sub-agent's messages (with `subagentRunId`, as a client keeps the subagent events it was sent)
-  // are the server's own output, never a prompt nor an answer of the client: left out.
-  const messages = (body.messages as { subagentRunId?: unknown }[]).filter(
-    (message) => message.subagentRunId === undefined || message.subagentRunId === null,
-  );
-  return { ...body, messages } as unknown as RunAgentInput;
-}
-
 function parseLastEventId(header: string | null): number {
   if (header === null) return 0;
   const id = Number(header.trim());
   return Number.isSafeInteger(id) && id > 0 ? id : 0;
-}
-
-function errorResponse(error: unknown): Response {
-  if (error instanceof AgUiError)
-    return Response.json(
-      { error: { code: error.code, message: error.message } },
-      { status: AG_UI_ERROR_STATUS[error.code] },
-    );
-  const message = error instanceof Error ? error.message : String(error);
-  return Response.json({ error: { code: "internal", message } }, { status: 500 });
 }

@@ -40,6 +40,11 @@ export interface AgUiRunInput {
    * and returns the promise that settles when the agent's run ends.
    */
   start: () => Promise<unknown>;
+  /**
+   * The text a client sees in `RUN_ERROR` when the agent's work fails (default: the error's message).
+   * The endpoint reports the error and shows a correlation id instead; an `AgUiError` is shown as is.
+   */
+  failureText?: (error: unknown) => string;
 }
 
 /**
@@ -72,11 +77,13 @@ export class AgUiRun {
   /** The run ended because the target's run waits for the client. */
   #parked = false;
   #finish!: () => void;
+  readonly #failureText: ((error: unknown) => string) | undefined;
 
   constructor(target: RunTarget, input: AgUiRunInput) {
     this.#target = target;
     this.threadId = input.threadId;
     this.runId = input.runId;
+    this.#failureText = input.failureText;
     this.finished = new Promise((resolve) => {
       this.#finish = resolve;
     });
@@ -251,9 +258,18 @@ export class AgUiRun {
         ? { pendingToolCallIds: this.#target.state().awaitingClient.map((call) => call.toolCallId) }
         : {}),
     };
-    this.log.append(runOutcomeEvent(error === undefined ? outcome : { ...outcome, error }));
+    this.log.append(
+      runOutcomeEvent(error === undefined ? outcome : { ...outcome, error: this.#shown(error) }),
+    );
     this.log.end();
     this.#finish();
+  }
+
+  /** The error as the client may see it: its code, and the text `failureText` gives for it. */
+  #shown(error: unknown): unknown {
+    if (!this.#failureText || error instanceof AgUiError) return error;
+    const code = (error as { code?: unknown } | null)?.code;
+    return Object.assign(new Error(this.#failureText(error)), typeof code === "string" ? { code } : {});
   }
 }
 

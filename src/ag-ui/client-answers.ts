@@ -93,14 +93,26 @@ export async function clientAnswers(
   return answers;
 }
 
-/** Gives the answers to their calls, remembering them in `answered`. Throws when a call no longer waits. */
+/**
+ * Gives the answers to their calls, remembering them in `answered`. An answer to a call answered
+ * already or no longer waiting (another request answered it first) is `AgUiError` `not_awaiting`
+ * (409), and the answers after it are not given.
+ *
+ * Contract: synchronous; throws only `AgUiError` `not_awaiting`.
+ */
 export function applyAnswers(
   target: RunTarget,
   answers: readonly ClientAnswer[],
   answered: Set<string>,
+  threadId: string,
 ): void {
   for (const answer of answers) {
-    target.answer(answer.toolCallId, answer.result, answer.isError);
+    if (answered.has(answer.toolCallId)) throw notAwaiting(threadId, answer.toolCallId);
+    try {
+      target.answer(answer.toolCallId, answer.result, answer.isError);
+    } catch (error) {
+      throw new AgUiError("not_awaiting", notAwaiting(threadId, answer.toolCallId).message, { cause: error });
+    }
     answered.add(answer.toolCallId);
   }
 }

@@ -1,9 +1,25 @@
-import { defineJsonSchemaTool, InvalidToolSchemaError } from "../tools/define-json-schema-tool.js";
+import {
+  compileArgumentsSchema,
+  InvalidToolSchemaError,
+  jsonSchemaToolWith,
+  validatorsWith,
+} from "../tools/define-json-schema-tool.js";
+import { assertToolName } from "../tools/define-tool.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import { AgUiError } from "./ag-ui-error.js";
+import { safeRegExp } from "./safe-regexp.js";
 
 /** The declaration of each client tool this module made, by tool (to compare what a client declares again). */
 const declarations = new WeakMap<AgentTool, string>();
+
+/** How many distinct client tools are kept compiled (the least recently declared go first). */
+export const CLIENT_TOOL_CACHE_SIZE = 256;
+
+/** The client tools made, by declaration (JSON text): a page declares the same tools on every run. */
+const made = new Map<string, AgentTool>();
+
+/** Validators for schemas a client sends: `pattern` runs on RE2 (see {@link safeRegExp}). */
+const clientValidators = validatorsWith({ code: { regExp: safeRegExp } }, CLIENT_TOOL_CACHE_SIZE);
 
 /** Arguments schema of a declared tool without `parameters`: an object with any properties. */
 const NO_PARAMETERS = { type: "object", properties: {} } as const;
@@ -13,6 +29,11 @@ const NO_PARAMETERS = { type: "object", properties: {} } as const;
  * description, JSON-Schema `parameters`) becomes a tool without `execute` on the server, whose
  * arguments are validated against its schema like a `defineJsonSchemaTool` tool's; its calls wait
  * for the client's answer (`awaitingClient`). An absent list is no tools.
+ *
+ * A declaration is compiled once: the same declaration (name, description and schema) gives the same
+ * tool while it is among the last {@link CLIENT_TOOL_CACHE_SIZE} distinct ones declared. The schema's
+ * `pattern`s run on a linear-time engine (no backreferences or lookaround: refused); `format` is an
+ * annotation and is not checked.
  *
  * Contract: synchronous, pure; throws `AgUiError` `invalid_request` naming the first bad declaration
  * (not an array, no name or description, an invalid name, a duplicate, a schema that is not a JSON
@@ -36,10 +57,9 @@ export function clientToolsOf(declared: unknown): AgentTool[] {
     if (names.has(name)) throw new AgUiError("invalid_request", `${where}: tool "${name}" is declared twice`);
     names.add(name);
     const schema = argumentsSchema(parameters);
+    const key = JSON.stringify([name, description, schema]);
     try {
-      const tool = clientTool(name, description, schema as Record<string, unknown>);
-      declarations.set(tool, JSON.stringify([name, description, schema]));
-      return tool;
+      return cachedClientTool(key, () => clientTool(name, description, schema as Record<string, unknown>));
     } catch (error) {
       if (!(error instanceof InvalidToolSchemaError || error instanceof TypeError)) throw error;
       throw new AgUiError("invalid_request", `${where}: ${error.message}`, { cause: error });
@@ -69,13 +89,26 @@ function argumentsSchema(parameters: unknown): unknown {
   return "type" in parameters ? parameters : { ...NO_PARAMETERS, ...parameters };
 }
 
+/** The tool made for `declaration`, made by `make` when it is not among the cached ones. */
+function cachedClientTool(declaration: string, make: () => AgentTool): AgentTool {
+  const cached = made.get(declaration);
+  made.delete(declaration);
+  const tool = cached ?? make();
+  made.set(declaration, tool);
+  declarations.set(tool, declaration);
+  if (made.size > CLIENT_TOOL_CACHE_SIZE) made.delete(made.keys().next().value!);
+  return tool;
+}
+
 function clientTool(name: string, description: string, parameters: Record<string, unknown>): AgentTool {
-  const tool = defineJsonSchemaTool({
+  assertToolName(name);
+  const definition = {
     name,
     description,
     parameters,
     execute: (): Promise<ToolResult> =>
       Promise.reject(new Error(`Tool ${name} was declared by the client: the client answers its calls`)),
-  });
+  };
+  const tool = jsonSchemaToolWith(definition, compileArgumentsSchema(name, parameters, clientValidators));
   return { ...tool, client: true } as AgentTool;
 }

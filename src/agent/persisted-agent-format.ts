@@ -54,25 +54,27 @@ const stateValue = (values: readonly StateValue[]) =>
 
 const message = z
   .object({ role: z.string() })
-  .loose()
+  .passthrough()
   .refine((m) => m.role !== "assistant" || Array.isArray((m as { content?: unknown }).content), {
     message: "an assistant message needs a content array",
   });
 
-const toolCall = z.object({ type: z.literal("toolCall"), id: z.string(), name: z.string() }).loose();
+const toolCall = z.object({ type: z.literal("toolCall"), id: z.string(), name: z.string() }).passthrough();
 
 const toolCallContext = z
   .object({
     toolCall,
     assistantMessage: message,
     idempotencyKey: z.string(),
-    agent: z.object({ agentId: z.string(), systemPrompt: z.string(), path: z.array(z.string()) }).loose(),
+    agent: z
+      .object({ agentId: z.string(), systemPrompt: z.string(), path: z.array(z.string()) })
+      .passthrough(),
     approved: z.boolean().optional(),
     needsApproval: z.boolean(),
     client: z.boolean(),
     afterHook: z.boolean(),
   })
-  .loose();
+  .passthrough();
 
 const toolBatch = z
   .object({
@@ -85,12 +87,12 @@ const toolBatch = z
     pollingSteering: z.boolean(),
     approved: z.array(z.string()),
   })
-  .loose();
+  .passthrough();
 
 const runState = z
   .object({
     newMessages: z.array(message),
-    inbox: z.array(z.object({ message }).loose()),
+    inbox: z.array(z.object({ message }).passthrough()),
     turns: z.number(),
     turnOpen: z.boolean(),
     batch: toolBatch.optional(),
@@ -109,24 +111,24 @@ const runState = z
         repairs: z.number(),
         accepted: z.boolean(),
       })
-      .loose()
+      .passthrough()
       .optional(),
     inputCheck: z.enum(["blocking", "parallel"]).optional(),
     heldReply: z.object({ message, sequential: z.boolean(), events: z.array(z.unknown()) }).optional(),
   })
-  .loose();
+  .passthrough();
 
 const agentContext = z
   .object({
     agentId: z.string(),
     systemPrompt: z.string(),
-    model: z.object({ id: z.string() }).loose(),
+    model: z.object({ id: z.string() }).passthrough(),
     thinkingLevel: z.string(),
     toolNames: z.array(z.string()),
     messages: z.array(message),
     steering: z.array(message),
     followUp: z.array(message),
-    settings: z.object({ toolExecution: z.string(), steering: z.string() }).loose(),
+    settings: z.object({ toolExecution: z.string(), steering: z.string() }).passthrough(),
     streamOptions: z.record(z.string(), z.unknown()),
     guardrails: z.object({
       input: z.array(z.object({ name: z.string(), mode: z.enum(["blocking", "parallel"]) })),
@@ -134,7 +136,7 @@ const agentContext = z
     }),
     run: runState.optional(),
   })
-  .loose();
+  .passthrough();
 
 const child = z
   .object({
@@ -149,9 +151,9 @@ const child = z
           return z.object({ agent: subAgent.optional() }).optional();
         },
       })
-      .loose(),
+      .passthrough(),
   })
-  .loose();
+  .passthrough();
 
 const subAgent = z
   .object({
@@ -160,7 +162,7 @@ const subAgent = z
       return persistedAgentMachineSchema;
     },
   })
-  .loose();
+  .passthrough();
 
 /** The schema of a version-5 persisted agent's `snapshot` (XState's persisted snapshot, step actors left out). */
 export const persistedAgentMachineSchema = z
@@ -170,7 +172,7 @@ export const persistedAgentMachineSchema = z
     context: agentContext,
     children: z.record(z.string(), child),
   })
-  .loose();
+  .passthrough();
 
 /** A readable list of what a zod check found: `path: message` per issue. */
 export function issuesText(issues: readonly { path: PropertyKey[]; message: string }[]): string {

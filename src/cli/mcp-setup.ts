@@ -9,26 +9,50 @@ import { CliError } from "./cli-error.js";
 /** The MCP configuration file the CLI reads in `.agentchart/` of the home folder and of the project. */
 export const MCP_CONFIG_FILE = "mcp.json";
 
+/** The MCP servers the CLI is configured with, and which of them the project's own file added. */
+export interface CliMcpConfig extends McpConfig {
+  /** Names of the servers `<cwd>/.agentchart/mcp.json` added (the project you run in, not you). */
+  fromProject: ReadonlySet<string>;
+}
+
 /**
  * The MCP servers the CLI connects to: `<home>/.agentchart/mcp.json`, then `<cwd>/.agentchart/mcp.json`,
  * then `configFile` (`--mcp-config`, relative to `cwd`); a later file's server replaces an earlier one
- * of the same name. Absent default files are skipped; an absent `--mcp-config` file, unreadable JSON
- * or a malformed configuration is a `CliError` naming the file.
+ * of the same name. The project's file (the one in `cwd`, unless `cwd` is the home folder) comes with
+ * the code you run the agent on: it can add servers but never trust them (its `trust` and
+ * `requiresApproval` are dropped: their tools ask), and its servers are listed in `fromProject` (its
+ * commands start only with your consent, see `consentToProjectServers`). Absent default files are
+ * skipped; an absent `--mcp-config` file, unreadable JSON or a malformed configuration is a
+ * `CliError` naming the file.
  */
-export async function loadCliMcpConfig(cwd: string, home: string, configFile?: string): Promise<McpConfig> {
-  const defaults = [
-    ...new Set([join(home, ".agentchart", MCP_CONFIG_FILE), join(cwd, ".agentchart", MCP_CONFIG_FILE)]),
-  ];
+export async function loadCliMcpConfig(
+  cwd: string,
+  home: string,
+  configFile?: string,
+): Promise<CliMcpConfig> {
+  const userFile = join(home, ".agentchart", MCP_CONFIG_FILE);
+  const projectFile = join(cwd, ".agentchart", MCP_CONFIG_FILE);
   const files = [
-    ...defaults.map((path) => ({ path, required: false })),
-    ...(configFile === undefined ? [] : [{ path: resolve(cwd, configFile), required: true }]),
+    { path: userFile, required: false, project: false },
+    ...(projectFile === userFile ? [] : [{ path: projectFile, required: false, project: true }]),
+    ...(configFile === undefined ? [] : [{ path: resolve(cwd, configFile), required: true, project: false }]),
   ];
-  const merged: McpConfig = { mcpServers: {} };
+  const mcpServers: McpConfig["mcpServers"] = {};
+  const fromProject = new Set<string>();
   for (const file of files) {
     const config = await readConfigFile(file.path, file.required);
-    if (config) Object.assign(merged.mcpServers, config.mcpServers);
+    for (const [name, entry] of Object.entries(config?.mcpServers ?? {})) {
+      if (file.project) {
+        const { trust: _trust, requiresApproval: _requiresApproval, ...untrusted } = entry;
+        mcpServers[name] = untrusted as McpServerConfig;
+        fromProject.add(name);
+      } else {
+        mcpServers[name] = entry;
+        fromProject.delete(name);
+      }
+    }
   }
-  return merged;
+  return { mcpServers, fromProject };
 }
 
 async function readConfigFile(path: string, required: boolean): Promise<McpConfig | undefined> {

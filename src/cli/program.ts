@@ -92,7 +92,7 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     )
     .option(
       "-y, --yes",
-      "run bash, write, edit and MCP tools without asking (or list tools in trust of ~/.agentchart/config.json)",
+      "run bash, write, edit and MCP tools without asking, and start the MCP servers of the project's .agentchart/mcp.json (or list tools in trust of ~/.agentchart/config.json)",
     )
     .option("--json", "print AgentEvents and harness events as JSON lines on stdout (needs a prompt)")
     .option(

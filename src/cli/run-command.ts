@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { resolve } from "node:path";
 import type { AgentHarness } from "../harness/agent-harness.js";
 import { agentFileTools } from "../harness/resources/agent-files.js";
 import { createInspectorClient, type InspectorClient } from "../inspector/inspector-client.js";
@@ -14,6 +15,7 @@ import { CliError } from "./cli-error.js";
 import { EventRenderer } from "./event-renderer.js";
 import { createHarnessRunner } from "./harness-runner.js";
 import { DEFAULT_INSPECTOR_PORT } from "./inspect-command.js";
+import { consentToProjectServers } from "./mcp-consent.js";
 import { connectCliMcp, loadCliMcpConfig, mcpBanner } from "./mcp-setup.js";
 import { chooseModel, withModelId } from "./model-choice.js";
 import { startOtlpTracing, wantsOtel } from "./otel-export.js";
@@ -22,7 +24,7 @@ import { type CliResources, loadCliResources } from "./resources.js";
 import type { AgentRunner } from "./runner.js";
 import { resolveSessionInfo } from "./sessions-command.js";
 import { terminalStyle } from "./terminal-style.js";
-import { askForToolApprovals, lineAsker } from "./tool-approvals.js";
+import { type AskLine, askForToolApprovals, lineAsker } from "./tool-approvals.js";
 
 /** The flags of the default command (`agentchart [prompt]`). */
 export interface RunOptions {
@@ -106,11 +108,17 @@ export async function runAgentCommand(
   }
 
   const resources = await loadCliResources(io.cwd, home, options.skills);
-  const mcp = await connectCliMcp(mcpConfig, {
-    cwd: io.cwd,
-    yes: options.yes === true,
-    warn: (line) => io.stderr.write(`${terminalStyle(io.stderr).yellow(line)}\n`),
-  });
+  const warn = (line: string) => io.stderr.write(`${terminalStyle(io.stderr).yellow(line)}\n`);
+  const allowedMcp = await askingOnTerminal(io, (ask) =>
+    consentToProjectServers(mcpConfig, {
+      home,
+      project: resolve(io.cwd),
+      yes: options.yes === true,
+      ask,
+      warn,
+    }),
+  );
+  const mcp = await connectCliMcp(allowedMcp, { cwd: io.cwd, yes: options.yes === true, warn });
   try {
     const trust = config.trust;
     const setup = { choice, session, resumed, model, thinkingLevel, resources, mcp, inspect, trust };
@@ -219,6 +227,20 @@ async function withLineApprovals(
     return await work();
   } finally {
     approvals.unsubscribe();
+    asker.close();
+  }
+}
+
+/** Runs `work` with a way to ask on the terminal (stderr, answered on stdin), or none without a terminal. */
+async function askingOnTerminal<TResult>(
+  io: RunIo,
+  work: (ask: AskLine | undefined) => Promise<TResult>,
+): Promise<TResult> {
+  if (!io.stdin.isTTY) return work(undefined);
+  const asker = lineAsker(io.stdin, io.stderr);
+  try {
+    return await work(asker.ask);
+  } finally {
     asker.close();
   }
 }

@@ -107,7 +107,8 @@ export function initialClientContext(threadId: string): AgentClientContext {
  * text delta replaces only the streaming message (the message list is not copied). `id` is the event's
  * SSE id when it had one.
  *
- * Contract: pure and synchronous; never throws; events it does not know leave the context as it is.
+ * Contract: pure and synchronous; never throws; events it does not know, and malformed ones (a
+ * missing field, a wrong type), leave the context as it is.
  *
  * ```ts
  * const next = applyAgUiEvent(context, { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Hi" }, 7);
@@ -118,7 +119,13 @@ export function applyAgUiEvent(
   event: AgUiEvent,
   id?: number,
 ): AgentClientContext {
-  const next = reduce(context, event);
+  let next: AgentClientContext;
+  try {
+    next = reduce(context, event);
+  } catch {
+    // An event of another server, or a broken one: the reducers read its fields as the protocol says.
+    next = context;
+  }
   return id === undefined ? next : { ...next, lastEventId: id };
 }
 

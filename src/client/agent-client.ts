@@ -43,6 +43,12 @@ export interface AgentClientOptions {
   resume?: boolean;
   /** Longest wait between reconnection attempts (default 5000 ms; the first waits 250 ms). */
   maxRetryDelayMs?: number;
+  /**
+   * Reconnection attempts in a row without a readable event (a broken connection, a frame that is not
+   * an AG-UI event such as a proxy's error page) before the store gives up with `status: "error"`
+   * (default 8; the waits double from 250 ms up to `maxRetryDelayMs`).
+   */
+  maxReconnectAttempts?: number;
   /** The page's tools the model may call (see {@link FrontendTool}). */
   tools?: FrontendTool[];
 }
@@ -94,7 +100,9 @@ export const NOT_ANSWERED_TEXT = "Not answered: the user sent a new message inst
  * breaks (sending `Last-Event-ID`, so it ends in the state it would have had without the cut) and, with
  * `memory`, joins the thread's run again after a page reload. Runs in browsers and Node.
  *
- * Contract: never throws; failed requests end in `status: "error"` with `error` set.
+ * Contract: never throws; failed requests end in `status: "error"` with `error` set, and so does a
+ * stream that stays unreadable for `maxReconnectAttempts` attempts in a row; a remembered run that
+ * cannot be read (corrupt, `null`, another thread's) is ignored and forgotten.
  *
  * ```ts
  * const client = createAgentClient({ url: "/agent", threadId: "t1" });
@@ -107,6 +115,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   const memory = options.memory === undefined ? defaultMemory() : options.memory;
   const memoryKey = `agentchart.run:${options.threadId}`;
   const maxDelay = options.maxRetryDelayMs ?? 5000;
+  const maxAttempts = options.maxReconnectAttempts ?? 8;
   const declared: AgUiTool[] = (options.tools ?? []).map(({ execute: _execute, ...tool }) => tool);
   const declaredNames = new Set(declared.map((tool) => tool.name));
   const executors = new Map(
@@ -262,10 +271,15 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     following?.abort();
     const controller = new AbortController();
     following = controller;
-    memory?.setItem(memoryKey, JSON.stringify(input));
+    try {
+      memory?.setItem(memoryKey, JSON.stringify(input));
+    } catch {
+      // A full or refusing storage: the run is followed, only not remembered.
+    }
     let failures = 0;
     while (!controller.signal.aborted) {
       const { runId, lastEventId } = store.getSnapshot().context;
+      let problem: string;
       try {
         const response = await fetchFn(options.url, {
           method: "POST",
@@ -282,9 +296,14 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
           store.trigger.failed({ message: await errorMessage(response) });
           return;
         }
+        problem = "The stream ended before the run did";
         for await (const message of readSse(response.body)) {
+          const event = agUiEventOf(message.data);
+          if (!event) {
+            problem = `The server sent a frame that is not an AG-UI event: ${abbreviated(message.data)}`;
+            break;
+          }
           failures = 0;
-          const event = JSON.parse(message.data) as AgUiEvent;
           const id = message.id === undefined ? undefined : Number(message.id);
           store.trigger.received(Number.isFinite(id) ? { event, id: id as number } : { event });
           if (TERMINAL.has(event.type)) {
@@ -295,10 +314,16 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
             return;
           }
         }
-      } catch {
+      } catch (error) {
         if (controller.signal.aborted) return;
+        problem = `The connection to the server failed: ${error instanceof Error ? error.message : String(error)}`;
       }
       failures++;
+      if (failures > maxAttempts) {
+        memory?.removeItem(memoryKey);
+        store.trigger.failed({ message: `${problem} (gave up after ${maxAttempts} reconnection attempts)` });
+        return;
+      }
       await wait(Math.min(maxDelay, 250 * 2 ** (failures - 1)), controller.signal);
     }
   }
@@ -316,9 +341,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     }
   }
 
-  if (options.resume !== false) {
-    const remembered = memory?.getItem(memoryKey);
-    if (remembered) void follow(JSON.parse(remembered) as RunAgentInput);
+  if (options.resume !== false && memory) {
+    const remembered = rememberedRun(memory, memoryKey, options.threadId);
+    if (remembered) void follow(remembered);
   }
 
   return Object.assign(store, {
@@ -327,6 +352,51 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       following = undefined;
     },
   });
+}
+
+/**
+ * The run remembered for the thread, or `undefined` when there is none or it cannot be read (not
+ * JSON, `null`, not a run of this thread): then it is forgotten, so that the page loads clean.
+ */
+function rememberedRun(memory: RunMemory, key: string, threadId: string): RunAgentInput | undefined {
+  try {
+    const text = memory.getItem(key);
+    if (text === null) return undefined;
+    const run = JSON.parse(text) as Partial<RunAgentInput> | null;
+    if (
+      typeof run === "object" &&
+      run !== null &&
+      run.threadId === threadId &&
+      typeof run.runId === "string" &&
+      Array.isArray(run.messages)
+    )
+      return run as RunAgentInput;
+    memory.removeItem(key);
+  } catch {
+    try {
+      memory.removeItem(key);
+    } catch {
+      // A storage that refuses even this: nothing is remembered.
+    }
+  }
+  return undefined;
+}
+
+/** The AG-UI event of a frame's data, or `undefined` when it is not one (not JSON, no `type`). */
+function agUiEventOf(data: string): AgUiEvent | undefined {
+  try {
+    const event = JSON.parse(data) as { type?: unknown } | null;
+    return typeof event === "object" && event !== null && typeof event.type === "string"
+      ? (event as AgUiEvent)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function abbreviated(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 
 function defaultMemory(): RunMemory | null {

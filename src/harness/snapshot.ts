@@ -31,7 +31,9 @@ export interface PersistedHarness {
   subAgents?: PersistedSubAgent[];
 }
 
-const queuedMessage = z.object({ role: z.string() }).loose();
+// `.passthrough()` (zod 4's `.loose()`) exists in zod 3 too: an app with zod 3 (npm's
+// --legacy-peer-deps) must be able to import agentchart and be told by defineTool what to install.
+const queuedMessage = z.object({ role: z.string() }).passthrough();
 
 /** The schema of a persisted harness (version 1); its phases are listed one by one. */
 const persistedHarnessSchema = z
@@ -46,12 +48,12 @@ const persistedHarnessSchema = z
       followUp: z.array(queuedMessage),
       nextTurn: z.array(queuedMessage),
     }),
-    agent: z.object({}).loose().optional(),
+    agent: z.object({}).passthrough().optional(),
     subAgents: z
       .array(z.object({ agentPath: z.array(z.string()).min(1), sessionId: z.string().min(1).optional() }))
       .optional(),
   })
-  .loose();
+  .passthrough();
 
 /** What a restored harness does first, by the phase it was persisted in. */
 export type HarnessResumeStep = "none" | "compact" | "resume" | "restoreAgent";

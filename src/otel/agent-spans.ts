@@ -1,17 +1,10 @@
-import {
-  type Attributes,
-  type Context,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
+import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import { errorText } from "../types/error-text.js";
 import type { AgentMessage, AssistantMessage, StopReason } from "../types/messages.js";
 import type { Model } from "../types/model.js";
 import { recordChoice, recordInputMessage, recordSystemPrompt } from "./content-events.js";
 import { AGENTCHART, ERROR_TYPE, ERROR_TYPE_VALUE, GEN_AI, GEN_AI_OPERATION } from "./gen-ai-attributes.js";
+import { SpanKind, SpanStatusCode, trace } from "./otel-api.js";
 
 /** What the spans of one agent need from the tracer that owns them. */
 export interface AgentSpansSettings {

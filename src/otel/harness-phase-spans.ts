@@ -1,7 +1,8 @@
-import { type Attributes, context, type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import type { Attributes, Span, Tracer } from "@opentelemetry/api";
 import type { HarnessEvent } from "../harness/hooks.js";
 import type { HarnessPhase } from "../machines/harness/harness.machine.js";
 import { AGENTCHART, ERROR_TYPE, ERROR_TYPE_VALUE } from "./gen-ai-attributes.js";
+import { context, SpanStatusCode } from "./otel-api.js";
 import type { RunTracer } from "./run-tracer.js";
 
 /**

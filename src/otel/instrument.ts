@@ -1,6 +1,7 @@
-import { type Tracer, trace } from "@opentelemetry/api";
+import type { Tracer } from "@opentelemetry/api";
 import type { Subscription } from "rxjs";
 import type { AnyActorRef, InspectionEvent } from "xstate";
+import { trace } from "./otel-api.js";
 
 type AnyActorSystem = AnyActorRef["system"];
 

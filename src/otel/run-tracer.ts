@@ -1,4 +1,4 @@
-import { type Attributes, type Context, context, type Span, type Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { agentMachine } from "../machines/agent/agent.machine.js";
 import { toolCallMachine } from "../machines/tool-call/tool-call.machine.js";
@@ -6,6 +6,7 @@ import type { AgentEvent } from "../types/events.js";
 import type { Model } from "../types/model.js";
 import { AgentSpans, type ToolSpan } from "./agent-spans.js";
 import { AGENTCHART, GEN_AI, GEN_AI_OPERATION } from "./gen-ai-attributes.js";
+import { context } from "./otel-api.js";
 import { stateValueText } from "./state-value-text.js";
 
 /** Options shared by every way of tracing agentchart (`instrument`, `tracedAgentLoop`). */

@@ -1,4 +1,5 @@
-import { type Context, context, propagation } from "@opentelemetry/api";
+import type { Context } from "@opentelemetry/api";
+import { context, propagation } from "./otel-api.js";
 
 /** W3C trace context as plain, JSON-serialisable data (`traceparent`, optionally `tracestate`). */
 export type TraceContextCarrier = Record<string, string>;

@@ -1,5 +1,5 @@
-import { context } from "@opentelemetry/api";
 import type { AgentTool } from "../types/tool.js";
+import { context } from "./otel-api.js";
 import type { RunTracer } from "./run-tracer.js";
 
 /**

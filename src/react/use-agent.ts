@@ -1,6 +1,6 @@
-import { useSelector } from "@xstate/store-react";
 import type { AgentClient } from "../client/agent-client.js";
 import type { AgentClientContext } from "../client/agent-client-state.js";
+import { useSelector } from "./store-react-peer.js";
 
 /**
  * Reads a slice of an agent client's context in a React component, re-rendering only when that slice

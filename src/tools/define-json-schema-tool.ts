@@ -35,24 +35,53 @@ export class InvalidToolSchemaError extends TypeError {
 // `format` is an annotation (as JSON Schema 2020-12 says by default); unknown keywords are tolerated
 // because tool sources add their own (`title`, vendor extensions).
 const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, logger: false } as const;
-let draft2020: Ajv2020 | undefined;
-let draft07: Ajv | undefined;
 
-function validatorFor(schema: JsonSchemaObject): Ajv {
-  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (/draft-0[4-7]/.test(declared)) {
-    draft07 ??= new Ajv(AJV_OPTIONS);
-    return draft07;
-  }
-  draft2020 ??= new Ajv2020(AJV_OPTIONS);
-  return draft2020;
-}
+/** The validators of one kind (draft 2020-12 and draft-07), made on first use. */
+export type ValidatorFor = (schema: JsonSchemaObject) => Ajv;
 
 /**
- * Compiles `schema` once. Throws {@link InvalidToolSchemaError} when it is not a usable JSON Schema
- * for tool arguments (not an object schema, or rejected by the validator).
+ * A {@link ValidatorFor} over validators made with `options` added to agentchart's (e.g. another
+ * regular-expression engine for `pattern`): draft-07 when the schema's `$schema` says so, else 2020-12.
+ * A validator keeps the patterns of every schema it compiled; with `renewAfter`, new validators are
+ * made after that many compilations, so that schemas from untrusted requests cannot grow memory
+ * without bound (a compiled schema keeps its own validator alive as long as it is used).
  */
-function compileArgumentsSchema(toolName: string, schema: JsonSchemaObject): ValidateFunction {
+export function validatorsWith(
+  options: Partial<ConstructorParameters<typeof Ajv>[0]> = {},
+  renewAfter = Number.POSITIVE_INFINITY,
+): ValidatorFor {
+  let draft2020: Ajv2020 | undefined;
+  let draft07: Ajv | undefined;
+  let compiled = 0;
+  return (schema) => {
+    if (++compiled > renewAfter) {
+      compiled = 1;
+      draft2020 = undefined;
+      draft07 = undefined;
+    }
+    const declared = typeof schema.$schema === "string" ? schema.$schema : "";
+    if (/draft-0[4-7]/.test(declared)) {
+      draft07 ??= new Ajv({ ...AJV_OPTIONS, ...options });
+      return draft07;
+    }
+    draft2020 ??= new Ajv2020({ ...AJV_OPTIONS, ...options });
+    return draft2020;
+  };
+}
+
+const serverValidators = validatorsWith();
+
+/**
+ * Compiles `schema` once with `validatorFor`'s validator, which keeps nothing of it (a long-lived
+ * process compiling schemas of many requests does not grow). Throws {@link InvalidToolSchemaError}
+ * when it is not a usable JSON Schema for tool arguments (not an object schema, or rejected by the
+ * validator).
+ */
+export function compileArgumentsSchema(
+  toolName: string,
+  schema: JsonSchemaObject,
+  validatorFor: ValidatorFor = serverValidators,
+): ValidateFunction {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     throw new InvalidToolSchemaError(toolName, "the schema must be an object");
   }
@@ -61,7 +90,10 @@ function compileArgumentsSchema(toolName: string, schema: JsonSchemaObject): Val
   }
   try {
     const { $schema: _declared, $id: _id, ...body } = schema;
-    return validatorFor(schema).compile(body);
+    const validator = validatorFor(schema);
+    const validate = validator.compile(body);
+    validator.removeSchema(body);
+    return validate;
   } catch (error) {
     // ajv throws Errors; tools/ depends on types/ only, so no `errorText` here.
     throw new InvalidToolSchemaError(toolName, String((error as { message?: unknown }).message ?? error));
@@ -102,7 +134,19 @@ export function defineJsonSchemaTool<TArgs = Record<string, unknown>, TDetails =
   definition: JsonSchemaToolDefinition<TArgs, TDetails, TContext>,
 ): AgentTool<TArgs, TDetails, TContext> {
   assertToolName(definition.name);
-  const validate = compileArgumentsSchema(definition.name, definition.parameters);
+  return jsonSchemaToolWith(definition, compileArgumentsSchema(definition.name, definition.parameters));
+}
+
+/**
+ * The tool of `definition` whose arguments `validate` checks (compiled from `definition.parameters`
+ * by {@link compileArgumentsSchema}); `defineJsonSchemaTool` with the validation compiled elsewhere.
+ *
+ * Contract: synchronous, pure; throws nothing (the name and schema were checked when compiling).
+ */
+export function jsonSchemaToolWith<TArgs, TDetails, TContext>(
+  definition: JsonSchemaToolDefinition<TArgs, TDetails, TContext>,
+  validate: ValidateFunction,
+): AgentTool<TArgs, TDetails, TContext> {
   const parameters = z.unknown().check((ctx) => {
     if (validate(ctx.value)) return;
     for (const issue of (validate.errors ?? []).map(toIssue)) {

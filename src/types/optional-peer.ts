@@ -1,46 +1,11 @@
 import { createRequire } from "node:module";
+import { missingPeerOf, type OptionalPeer } from "./missing-peer-dependency-error.js";
 
-/**
- * The optional peer dependencies and the versions agentchart is tested with (the same ranges as
- * `peerDependencies` in package.json, which a test holds). The core (`agentchart`, `agentchart/node`
- * for JSONL sessions and tools, `agentchart/openai`) needs none of them.
- */
-export const OPTIONAL_PEERS = {
-  "@ai-sdk/anthropic": "^3.0.140",
-  "@ai-sdk/google": "^3.0.141",
-  "@ai-sdk/openai": "^3.0.141",
-  "@ai-sdk/provider": "^3.0.19",
-  "@modelcontextprotocol/sdk": "^1.32.2",
-  "@opentelemetry/api": "^1.9.0",
-  "@xstate/store-react": "^2.0.0",
-  commander: "^14.0.3",
-  elkjs: "^0.12.1",
-  pg: "^8.23.1",
-  "pg-boss": "^10.4.2",
-  react: "^18.0.0 || ^19.0.0",
-  ws: "^8.23.0",
-} as const;
-
-/** A package name of {@link OPTIONAL_PEERS}. */
-export type OptionalPeer = keyof typeof OPTIONAL_PEERS;
-
-/** Thrown when an entry point or feature needs an optional peer dependency that is not installed. */
-export class MissingPeerDependencyError extends Error {
-  readonly code = "missing_peer_dependency";
-  constructor(
-    readonly packageName: OptionalPeer,
-    /** What needs it, e.g. "agentchart/postgres". */
-    readonly neededBy: string,
-    options?: ErrorOptions,
-  ) {
-    super(
-      `${neededBy} needs the package "${packageName}", which is not installed: ` +
-        `npm install ${packageName}@"${OPTIONAL_PEERS[packageName]}"`,
-      options,
-    );
-    this.name = "MissingPeerDependencyError";
-  }
-}
+export {
+  MissingPeerDependencyError,
+  OPTIONAL_PEERS,
+  type OptionalPeer,
+} from "./missing-peer-dependency-error.js";
 
 const require = createRequire(import.meta.url);
 
@@ -65,7 +30,7 @@ export function requireOptionalPeer<TModule>(
   try {
     return require(specifier) as TModule;
   } catch (error) {
-    throw asMissingPeer(error, packageName, neededBy);
+    throw missingPeerOf(error, packageName, neededBy);
   }
 }
 
@@ -82,7 +47,7 @@ export function resolveOptionalPeer(packageName: OptionalPeer, neededBy: string,
   try {
     return require.resolve(specifier);
   } catch (error) {
-    throw asMissingPeer(error, packageName, neededBy);
+    throw missingPeerOf(error, packageName, neededBy);
   }
 }
 
@@ -105,20 +70,6 @@ export async function importOptionalPeer<TModule>(
   try {
     return (await import(specifier)) as TModule;
   } catch (error) {
-    throw asMissingPeer(error, packageName, neededBy);
+    throw missingPeerOf(error, packageName, neededBy);
   }
-}
-
-/**
- * `error` as a MissingPeerDependencyError when it says that `packageName` itself cannot be found (not
- * a module that the package imports), else `error` unchanged.
- */
-function asMissingPeer(error: unknown, packageName: OptionalPeer, neededBy: string): unknown {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  const notFound = code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND";
-  const names = (text: string) => text.includes(`'${packageName}'`) || text.includes(`'${packageName}/`);
-  if (notFound && typeof message === "string" && names(message)) {
-    return new MissingPeerDependencyError(packageName, neededBy, { cause: error });
-  }
-  return error;
 }

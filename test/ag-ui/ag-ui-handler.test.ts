@@ -214,7 +214,11 @@ describe("the AG-UI endpoint", () => {
     const second = await postRun(url, runInput("t7", "r2", "Two"));
     expect(second.status).toBe(409);
     expect(await second.json()).toMatchObject({ error: { code: "thread_busy" } });
-    const bad = await fetch(url, { method: "POST", body: JSON.stringify({ threadId: "t7" }) });
+    const bad = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ threadId: "t7" }),
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: "invalid_request" } });
     const get = await fetch(url);

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MCP_CONSENT_FILE, mcpCommandLine } from "../../src/cli/mcp-consent.js";
 import { REPL_PROMPT } from "../../src/cli/repl.js";
 import { type CliSandbox, createCliSandbox, ProcessDriver, runTs, spawnTs } from "../support/cli-process.js";
 import { packageServerEntry, testServerEntry } from "../support/mcp-support.js";
@@ -57,19 +58,19 @@ describe("the CLI with MCP servers", () => {
     expect(denied.stdout).toContain("Not approved: nobody could answer (run with --yes");
   });
 
-  it("reads .agentchart/mcp.json, trusts servers marked trust, warns about a server that fails, and lists them with /mcp", async () => {
+  it("reads .agentchart/mcp.json: starts its commands you allowed, never trusts them, warns about a server that fails, and lists them with /mcp", async () => {
     mkdirSync(join(sandbox.cwd, ".agentchart"));
+    const fs = packageServerEntry("@modelcontextprotocol/server-filesystem", "dist/index.js", ".");
+    const broken = { command: "/nonexistent/agentchart-mcp-server" };
     writeFileSync(
       join(sandbox.cwd, ".agentchart", "mcp.json"),
-      JSON.stringify({
-        mcpServers: {
-          fs: {
-            ...packageServerEntry("@modelcontextprotocol/server-filesystem", "dist/index.js", "."),
-            trust: true,
-          },
-          broken: { command: "/nonexistent/agentchart-mcp-server" },
-        },
-      }),
+      JSON.stringify({ mcpServers: { fs: { ...fs, trust: true }, broken } }),
+    );
+    // Allowed earlier (as a yes at the terminal remembers it), in the home folder.
+    mkdirSync(join(sandbox.home, ".agentchart"), { recursive: true });
+    writeFileSync(
+      join(sandbox.home, ".agentchart", MCP_CONSENT_FILE),
+      JSON.stringify({ [sandbox.cwd]: [mcpCommandLine(fs), mcpCommandLine(broken)] }),
     );
     const repl = new ProcessDriver(spawnTs(MAIN, cliArgs(), { cwd: sandbox.cwd, env: sandbox.env }));
     const bannerEnd = await repl.waitFor(REPL_PROMPT);
@@ -82,11 +83,27 @@ describe("the CLI with MCP servers", () => {
     expect(listing).toContain("  fs__read_text_file");
     expect(listing).toContain("broken: failed");
 
-    const answer = await repl.send('call fs__read_text_file {"path":"notes.txt"}', REPL_PROMPT);
+    // The project's "trust": true is ignored: the call asks.
+    const question = await repl.send('call fs__read_text_file {"path":"notes.txt"}', "[y/N] ");
+    expect(question).toContain("allow fs__read_text_file");
+    const answer = await repl.send("y", REPL_PROMPT);
     expect(answer).toContain("✓ fs__read_text_file");
     expect(answer).toContain("alpha\nbeta");
     repl.child.stdin.end();
     expect(await repl.exited).toBe(0);
+  });
+
+  it("does not start a command of .agentchart/mcp.json nobody allowed, and says how to allow it", async () => {
+    mkdirSync(join(sandbox.cwd, ".agentchart"));
+    writeFileSync(
+      join(sandbox.cwd, ".agentchart", "mcp.json"),
+      JSON.stringify({ mcpServers: { t: { ...testServerEntry(), trust: true } } }),
+    );
+    const result = await cli('call t__echo {"text":"never"}');
+    expect(result.stderr).toContain('MCP server "t" of this project was not started');
+    expect(result.stderr).toContain("pass --yes");
+    expect(result.stderr).not.toMatch(/mcp: t/);
+    expect(result.stdout).not.toContain("✓ t__echo");
   });
 
   it("asks for approval in the REPL: the next line answers, n denies and y allows", async () => {

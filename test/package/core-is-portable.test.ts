@@ -5,8 +5,11 @@ import { OPTIONAL_PEERS } from "../../src/types/optional-peer.js";
 
 const srcRoot = path.resolve(import.meta.dirname, "../../src");
 
-/** Every module reachable from `entry` through relative imports, with the bare imports each makes. */
-function importGraph(entry: string): Map<string, string[]> {
+/**
+ * Every module reachable from `entry` through relative imports, with the bare imports each makes;
+ * with `dynamic`, literal `import("…")`s count too (an entry that loads its peer when imported).
+ */
+function importGraph(entry: string, { dynamic = false } = {}): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   const pending = [path.join(srcRoot, entry)];
   while (pending.length > 0) {
@@ -16,6 +19,7 @@ function importGraph(entry: string): Map<string, string[]> {
     // Type-only imports vanish at run time, so they do not count.
     const specifiers = [
       ...source.matchAll(/(?:^|\n)\s*(?:import|export)(?!\s+type\s)[^'"]*?from\s+["']([^"']+)["']/g),
+      ...(dynamic ? source.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g) : []),
     ].map((match) => match[1]!);
     const bare: string[] = [];
     for (const specifier of specifiers) {
@@ -41,7 +45,7 @@ describe("the core entry point", () => {
   it("does not import OpenTelemetry (only `agentchart/otel` does, and that imports no node: module)", () => {
     const core = [...importGraph("index.ts").values()].flat();
     expect(core.filter((s) => s.startsWith("@opentelemetry/"))).toEqual([]);
-    const otel = [...importGraph("otel.ts").values()].flat();
+    const otel = [...importGraph("otel.ts", { dynamic: true }).values()].flat();
     expect(otel).toContain("@opentelemetry/api");
     expect(otel.filter((s) => s.startsWith("node:") || s.startsWith("@opentelemetry/sdk"))).toEqual([]);
   });
@@ -74,14 +78,21 @@ describe("the core entry point", () => {
 
   it("`agentchart/client` and `agentchart/react` import no node: module and none of the agent core", () => {
     for (const entry of ["client.ts", "react.ts"]) {
-      const graph = importGraph(entry);
+      const graph = importGraph(entry, { dynamic: true });
       const bare = [...graph.values()].flat();
       expect(bare.filter((s) => s.startsWith("node:"))).toEqual([]);
-      const files = [...graph.keys()].map((file) => path.relative(srcRoot, file).split(path.sep)[0]);
-      expect(new Set(files.filter((folder) => folder?.endsWith(".ts") === false))).toEqual(
+      // Besides its own folder, only the error that names a missing peer.
+      const files = [...graph.keys()]
+        .map((file) => path.relative(srcRoot, file))
+        .filter((file) => file !== path.join("types", "missing-peer-dependency-error.ts"));
+      const folders = files.map((file) => file.split(path.sep)[0]);
+      expect(new Set(folders.filter((folder) => folder?.endsWith(".ts") === false))).toEqual(
         new Set([entry.replace(".ts", "")]),
       );
     }
+    expect([...importGraph("react.ts", { dynamic: true }).values()].flat()).toEqual(
+      expect.arrayContaining(["react", "@xstate/store-react"]),
+    );
   });
 
   it("reaches the loop, the agent and the memory session repo", () => {

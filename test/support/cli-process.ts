@@ -113,6 +113,8 @@ export class ProcessDriver {
 /** A temp folder to run the CLI in (with a few files), a sessions folder and a HOME of its own. */
 export interface CliSandbox {
   cwd: string;
+  /** The HOME of the CLI's runs (`~/.agentchart` lives here). */
+  home: string;
   sessionsDir: string;
   env: NodeJS.ProcessEnv;
   cleanup(): void;
@@ -134,6 +136,7 @@ export function createCliSandbox(): CliSandbox {
   for (const name of Object.keys(env)) if (name.startsWith("OTEL_")) delete env[name];
   return {
     cwd,
+    home,
     sessionsDir: join(base, "sessions"),
     env,
     cleanup: () => rmSync(base, { recursive: true, force: true }),
