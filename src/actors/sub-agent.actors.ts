@@ -13,6 +13,7 @@ import type {
 import type { SubAgentEnd, SubAgentStart } from "../machines/tool-call/tool-call.context.js";
 import type { SubAgentReadyEvent } from "../machines/tool-call/tool-call.events.js";
 import { errorText } from "../types/error-text.js";
+import type { Guardrails } from "../types/guardrail.js";
 import type { AgentMessage } from "../types/messages.js";
 import { DEFAULT_SUB_AGENT_MAX_TURNS, type SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
@@ -38,11 +39,24 @@ export function subAgentSpecOf(parent: AgentImplementations, start: SubAgentStar
 
 /** The options of a child agent's machine: its spec, the parent's StreamFn and tool context where it has none. */
 export function subAgentOptions(parent: AgentImplementations, spec: SubAgentSpec): AgentMachineOptions {
+  const guardrails = withParentOutputGuardrails(parent, spec.guardrails);
   return {
     ...spec,
     streamFn: spec.streamFn ?? parent.callbacks.streamFn,
     toolContext: spec.toolContext ?? parent.callbacks.toolContext,
+    ...(guardrails ? { guardrails } : {}),
   };
+}
+
+/**
+ * A child's guardrails: its own, and after them its parent's output guardrails (so, down a tree, the
+ * root's). A child's replies reach the root's subscribers through its parent, so they are held and
+ * checked like the parent's own reply; a tripped one is never shown and ends the child's run.
+ */
+function withParentOutputGuardrails(parent: AgentImplementations, own: Guardrails | undefined) {
+  const inherited = parent.guardrails.output.filter((guardrail) => !own?.output?.includes(guardrail));
+  if (inherited.length === 0) return own;
+  return { ...own, output: [...(own?.output ?? []), ...inherited] };
 }
 
 // Specs computed by `prepareSubAgent`, by the start it sent: the child's machine is built from the

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { Guardrail } from "../../src/types/guardrail.js";
 import type { AssistantMessage } from "../../src/types/messages.js";
@@ -219,5 +220,68 @@ describe("output guardrails", () => {
     expect(result.stopReason).toBe("aborted");
     expect(JSON.stringify(events)).not.toContain("secret stuff");
     expect(JSON.stringify(agent.state.messages)).not.toContain("secret stuff");
+  });
+});
+
+describe("output guardrails and sub-agents", () => {
+  /**
+   * A root with a `no-secret` output guardrail whose agent tool `research` (call `c1`) replies
+   * `childText`; `log` gets each check and each child text event the root's subscribers see, in order.
+   */
+  function rootWithChild(childText: string) {
+    const log: string[] = [];
+    const noSecret: Guardrail = {
+      name: "no-secret",
+      check: ({ text }) => {
+        log.push(`check ${text}`);
+        return { tripwire: text.includes("secret"), reason: "mentions secret" };
+      },
+    };
+    const research = defineAgentTool({
+      name: "research",
+      description: "Researches",
+      agent: { systemPrompt: "You research.", streamFn: scriptedModel([{ text: childText }]) },
+    });
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([
+        { toolCalls: [{ id: "c1", name: "research", arguments: { task: "look" } }] },
+        { text: "Done." },
+      ]),
+      tools: [research],
+      guardrails: { output: [noSecret] },
+    });
+    const events = recorder(agent);
+    agent.subscribe((event) => {
+      if (event.agentPath && event.type === "message_update" && event.message.role === "assistant")
+        log.push(`shown ${textOfMessage(event.message)}`);
+    });
+    return { agent, events, log };
+  }
+
+  it("a child's reply reaches the root's subscribers only after the root's guardrails passed on it", async () => {
+    const { agent, log } = rootWithChild("the public answer");
+    await agent.prompt("go");
+    const checked = log.indexOf("check the public answer");
+    const firstShown = log.findIndex((entry) => entry.startsWith("shown"));
+    expect(checked).toBeGreaterThan(-1);
+    expect(firstShown).toBeGreaterThan(checked);
+    expect(log.at(-2)).toBe("shown the public answer");
+  });
+
+  it("a child's tripped reply is never shown to the root's subscribers", async () => {
+    const { agent, events, log } = rootWithChild("the secret plan");
+    await agent.prompt("go");
+    expect(log.filter((entry) => entry.startsWith("shown"))).toEqual([]);
+    const childText = events.flatMap((event) =>
+      event.agentPath && event.type === "message_end" && event.message.role === "assistant"
+        ? [textOfMessage(event.message)]
+        : [],
+    );
+    expect(childText.some((text) => text.includes("secret plan"))).toBe(false);
+    expect(childText.at(-1)).toContain("withheld");
+    expect(
+      events.find((event) => event.type === "guardrail_tripped" && event.agentPath?.[0] === "c1"),
+    ).toMatchObject({ guardrail: "no-secret", kind: "output" });
   });
 });
