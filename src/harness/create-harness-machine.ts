@@ -70,7 +70,7 @@ export function createHarnessMachine(options: AgentHarnessOptions): HarnessMachi
 }
 
 /** What `AgentHarness` adds to a composed harness: the agent it restores, the action that settles its calls. */
-export interface HarnessFacadeHooks {
+export interface ComposeHarnessOptions {
   /** The persisted agent the harness goes on from (`AgentHarness.restore`). */
   restoring?: PersistedAgent;
   settle?: (operation: HarnessOperation | undefined) => void;
@@ -91,7 +91,7 @@ export interface ComposedHarness {
  */
 export function composeHarness(
   options: AgentHarnessOptions,
-  { restoring, settle }: HarnessFacadeHooks = {},
+  { restoring, settle }: ComposeHarnessOptions = {},
 ): ComposedHarness {
   const session = options.session;
   const onError = options.onHandlerError ?? defaultHandlerError;

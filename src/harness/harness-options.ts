@@ -54,7 +54,7 @@ export interface AgentHarnessOptions {
   toolExecution?: "parallel" | "sequential";
   /** Receives errors thrown by observed-event handlers and listeners (default `console.error`). */
   onHandlerError?: (error: unknown, eventType: string) => void;
-  /** XState inspection observer of the phase machine and of the Agent's loop actors (and their tool-call children). */
+  /** XState inspection observer of the harness's actor system: the harness machine, its agent (and the agent's tool calls and sub-agents), its session actor. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Input and output guardrails of every run (see docs/output-and-guardrails.md). */
   guardrails?: Guardrails;
