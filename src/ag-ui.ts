@@ -8,7 +8,7 @@ export type { AuthorizationVerdict, Authorize } from "./ag-ui/authorization.js";
 export { CLIENT_TOOL_CACHE_SIZE, clientToolsOf } from "./ag-ui/client-tools.js";
 export { type AgUiErrorListener, logAgUiError } from "./ag-ui/error-response.js";
 export * from "./ag-ui/node-listener.js";
-export { type AgUiLimits, DEFAULT_AG_UI_LIMITS } from "./ag-ui/request-limits.js";
+export { type AgUiLimits, DEFAULT_AG_UI_LIMITS, type ResolvedAgUiLimits } from "./ag-ui/request-limits.js";
 export { RunLog, type RunLogReader } from "./ag-ui/run-log.js";
 export { type RunTarget, runTargetOf } from "./ag-ui/run-target.js";
 export {

@@ -18,6 +18,8 @@ export {
   type NavigateTreeOptions,
   type PromptOperation,
   promptOperationOf,
+  RECORDED_AGENT_EVENTS,
+  type RecordedAgentEvent,
   type ResumeOperation,
   type TurnInput,
   type TurnOperation,

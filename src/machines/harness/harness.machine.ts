@@ -119,7 +119,8 @@ export type HarnessAgentCommand = Extract<
 
 /** The agent's events the harness records in its session (its child `agent` sends them as `agent.<type>`). */
 export const RECORDED_AGENT_EVENTS = ["agent_start", "message_end", "turn_end", "agent_end"] as const;
-type RecordedAgentEvent = Extract<
+/** The agent's events the harness receives to record them (`agent.<type>` of `RECORDED_AGENT_EVENTS`). */
+export type RecordedAgentEvent = Extract<
   AgentParentEvent,
   { type: `agent.${(typeof RECORDED_AGENT_EVENTS)[number]}` }
 >;
