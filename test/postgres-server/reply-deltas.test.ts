@@ -49,7 +49,7 @@ async function untilDeltas(seen: ReplaySubject<SessionUpdate>, count: number): P
 }
 
 describe("resumable streams across processes (recorded reply deltas)", () => {
-  it("a schema of version 2 (sessions, entries, runs, commands in use) is upgraded to version 3 on first use", async () => {
+  it("a schema of version 2 (sessions, entries, runs, commands in use) is upgraded to the newest version (3, 4) on first use", async () => {
     const schema = fixture.server.schema();
     const pool = fixture.server.pool;
     const repo = new PostgresSessionRepo({ pool, schema });
@@ -57,14 +57,17 @@ describe("resumable streams across processes (recorded reply deltas)", () => {
     await session.appendMessage({ role: "user", content: "kept", timestamp: 1 });
     await session.close();
     // Back to version 2, as a database written by the previous release.
-    await pool.query(`DROP TABLE "${schema}".reply_deltas, "${schema}".client_runs`);
-    await pool.query(`DELETE FROM "${schema}".schema_migrations WHERE version = 3`);
+    await pool.query(
+      `DROP TABLE "${schema}".reply_deltas, "${schema}".client_runs, "${schema}".approval_requests`,
+    );
+    await pool.query(`ALTER TABLE "${schema}".commands DROP COLUMN payload_raw, DROP COLUMN request_id`);
+    await pool.query(`DELETE FROM "${schema}".schema_migrations WHERE version >= 3`);
     const client = await createClient({ connectionString: fixture.url, schema });
     try {
       const { rows } = await pool.query<{ version: number }>(
         `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
       );
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       expect(await client.run("old", "r1")).toBeUndefined();
       const { run, started } = await client.startRun("old", "r1", "again");
       expect({ run, started }).toEqual({
