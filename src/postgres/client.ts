@@ -5,9 +5,10 @@ import { assertValidSessionId } from "../storage/ids.js";
 import { SessionError } from "../types/session-error.js";
 import { type ApprovalRequest, approvalRequestOf } from "./approval-wait.js";
 import { type ClientRun, ClientRuns } from "./client-runs.js";
+import { NoticeListener } from "./notice-listener.js";
 import { pg } from "./pg-driver.js";
 import { inTransaction } from "./postgres-pool.js";
-import { quoteSchema } from "./postgres-schema.js";
+import { CHANGE_CHANNEL, quoteSchema } from "./postgres-schema.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
 import { type DecisionCommand, RunStore, type SessionCommand } from "./run-store.js";
 import { type SessionUpdate, WatchRegistry, watchSession } from "./session-watch.js";
@@ -18,8 +19,14 @@ export interface ClientOptions {
   connectionString: string;
   /** Schema of the session tables (default "agentchart"), as the workers use it. */
   schema?: string;
-  /** `watch` polls this often (ms) when LISTEN/NOTIFY is unavailable (default 500). */
+  /** `watch` polls this often (ms) while LISTEN/NOTIFY is unavailable (default 500). */
   pollMs?: number;
+  /**
+   * The watches' shared LISTEN connection is proven alive this often, and dropped and made again
+   * when a round trip takes longer than this (ms, default 5 000): a silent connection stalls watches
+   * (they poll meanwhile) for at most about twice this.
+   */
+  heartbeatMs?: number;
 }
 
 /** What `watch` reports without `deltas`: entries and run-state changes. */
@@ -68,7 +75,8 @@ export interface AgentClient {
   deny(sessionId: string, toolCallId: string, reason?: string, options?: AgentPathOption): Promise<void>;
   /**
    * New entries (after `afterSeq`, default: those stored when the watch starts) and run-state changes
-   * of the session; LISTEN/NOTIFY, falling back to polling.
+   * of the session; LISTEN/NOTIFY on one connection all watches of the client share (kept alive by a
+   * heartbeat, made again when it goes silent), falling back to polling meanwhile.
    */
   watch(sessionId: string, options?: { afterSeq?: number; deltas?: false }): Observable<SessionEntryUpdate>;
   /**
@@ -140,6 +148,13 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
   const store = new RunStore(pool, s);
   const runs = new ClientRuns(pool, s);
   const watches = new WatchRegistry();
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const listener = new NoticeListener({
+    connectionString: options.connectionString,
+    channel: CHANGE_CHANNEL,
+    heartbeatMs,
+    heartbeatTimeoutMs: heartbeatMs,
+  });
   let boss: PgBoss;
   try {
     await repo.list({ cwd: "/" }); // creates or upgrades the schema
@@ -184,7 +199,7 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
 
   const watch = (sessionId: string, watchOptions: WatchOptions = {}): Observable<SessionUpdate> => {
     const source = {
-      connectionString: options.connectionString,
+      listener,
       pool,
       s,
       schema,
@@ -250,6 +265,7 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
       [...(await store.approvalRequests(sessionId)).keys()].map(approvalRequestOf),
     async close() {
       await watches.endAll();
+      await listener.close();
       await boss.stop({ graceful: false, wait: true });
       await pool.end();
     },
