@@ -67,8 +67,8 @@ export class NoticeListener {
    * Contract: never throws; after `close()` the subscriber is told `listening(false)` only.
    */
   subscribe(payload: string, subscriber: NoticeSubscriber): () => void {
-    let set = this.#subscribers.get(payload);
-    if (!set) this.#subscribers.set(payload, (set = new Set()));
+    const set = this.#subscribers.get(payload) ?? new Set<NoticeSubscriber>();
+    this.#subscribers.set(payload, set);
     set.add(subscriber);
     this.#count++;
     subscriber.listening(this.listening);
