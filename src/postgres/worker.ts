@@ -106,7 +106,13 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
   }
   const leaseMs = options.leaseMs ?? 30_000;
   const onError = options.onError ?? ((error: unknown) => console.error("agentchart worker:", error));
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: concurrency + 2 });
+  // A statement unanswered for this long is abandoned and its connection dropped (a half-open one
+  // would otherwise hold the job forever; its lease is lost well before: see SessionLease).
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: concurrency + 2,
+    query_timeout: Math.max(leaseMs, 10_000),
+  });
   pool.on("error", () => {});
   const repo = new PostgresSessionRepo({
     pool,
