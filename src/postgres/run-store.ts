@@ -255,14 +255,22 @@ export class RunStore {
   }
 
   /**
-   * Sessions whose writer's lease lapsed without being released (the writer died or stalled): a
-   * run may be unfinished there. At most `limit`, longest lapsed first.
+   * Sessions whose writer's lease lapsed without being released (the writer died, stalled, or its
+   * append path went half-open): a run may be unfinished there. At most `limit`, longest lapsed
+   * first. A session whose state says `running` is marked `queued` in the same statement (it waits
+   * for a worker now), so that watchers learn the lease lapsed before another worker resumes it.
    */
   async lapsedSessions(limit: number): Promise<string[]> {
     const { rows } = await this.db.query<{ id: string }>(
-      `SELECT id FROM ${this.s}.sessions
-        WHERE lease_owner IS NOT NULL AND lease_expires_at <= now()
-        ORDER BY lease_expires_at LIMIT $1`,
+      `WITH lapsed AS (
+         SELECT id FROM ${this.s}.sessions
+          WHERE lease_owner IS NOT NULL AND lease_expires_at <= now()
+          ORDER BY lease_expires_at LIMIT $1
+       ), marked AS (
+         UPDATE ${this.s}.runs SET state = 'queued', updated_at = now()
+          WHERE session_id IN (SELECT id FROM lapsed) AND state = 'running'
+       )
+       SELECT id FROM lapsed`,
       [limit],
     );
     return rows.map((row) => row.id);

@@ -1,3 +1,4 @@
+import { filter, firstValueFrom } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentTool, defineTool } from "../../src/index.js";
@@ -24,7 +25,7 @@ function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) => void 
 }
 
 describe("a worker whose append connection goes half-open", () => {
-  it("loses its lease within one lease length (it stops renewing), and another worker takes the session over and finishes it once", {
+  it("loses its lease within one lease length (it stops renewing), watchers are told (queued), and another worker takes the session over and finishes it once", {
     timeout: 60_000,
   }, async () => {
     const { schema, client, repo } = await fixture.setup();
@@ -71,10 +72,15 @@ describe("a worker whose append connection goes half-open", () => {
 
     await client.submit("half", "slow target", { cwd: "/w" });
     await started.promise;
+    const lapsed = firstValueFrom(
+      client.watch("half").pipe(filter((update) => update.type === "run_state" && update.state === "queued")),
+    );
     // The next append (the tool's result) goes into a connection that never answers nor closes.
     const blackholed = proxy.blackholeWhen((chunk) => chunk.includes("WITH leased AS"));
     release.resolve();
     await blackholed;
+    // Its reconciler (its other connections work) finds the lease lapsed: watchers are told.
+    await lapsed;
 
     const successor = await startWorker(fixture.url);
     cleanups.push(() => successor.stop());
