@@ -52,7 +52,7 @@ describe("a worker whose append connection goes half-open", () => {
         connectionString,
         schema,
         concurrency: 1,
-        leaseMs: 1_500,
+        leaseMs: 3_000,
         commandPollMs: 100,
         handleSignals: false,
         recordDeltas: false,
