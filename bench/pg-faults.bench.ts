@@ -9,7 +9,7 @@
 //    takeover (lease epoch + 1) and to the session idle, transcript exact.
 //  - 1,000 watchers on one client (through the proxy): connections opened, time until every watcher
 //    has the entry appended after they all subscribed.
-// Run: npx tsx bench/pg-faults.bench.ts   (PostgreSQL 15 binaries in /usr/lib/postgresql/15/bin or PG_BIN;
+// Run: npx tsx bench/pg-faults.bench.ts [outages | connections]   (one half of the matrix; PostgreSQL 15 binaries in /usr/lib/postgresql/15/bin or PG_BIN;
 // prints a markdown table)
 import { filter, firstValueFrom, scan } from "rxjs";
 import { z } from "zod";
@@ -26,6 +26,11 @@ import { table } from "./common.js";
 const SESSIONS = 30;
 const cluster = await OwnCluster.create();
 const rows: string[][] = [];
+/** Adds a row of the table (and prints it at once: a later stage may take long). */
+const report = (row: string[]) => {
+  rows.push(row);
+  process.stderr.write(`| ${row.join(" | ")} |\n`);
+};
 
 /** The message texts of a session, tool calls as "[toolCall]". */
 async function texts(repo: PostgresSessionRepo, id: string): Promise<string[]> {
@@ -104,7 +109,7 @@ async function outage(seconds: number): Promise<void> {
   const alive = workers.filter(
     (worker) => worker.child.exitCode === null && worker.child.signalCode === null,
   ).length;
-  rows.push([
+  report([
     `database stopped ${seconds} s under load (2 workers, ${SESSIONS} sessions)`,
     `${alive}/2 alive`,
     `${(recovery).toFixed(1)} s restart → all idle`,
@@ -160,13 +165,13 @@ async function halfOpen(): Promise<void> {
       onError: () => {},
     });
   const stuck = await start(proxy.url);
-  const successor = await start(cluster.url);
   await client.submit("half", "slow target", { cwd: "/bench" });
   await startedRun;
   const blackholed = proxy.blackholeWhen((chunk) => chunk.includes("WITH leased AS"));
   release();
   await blackholed;
   const t0 = performance.now();
+  const successor = await start(cluster.url); // started now: the stuck worker had the session
   const pg = (await import("pg")).default;
   const pool = new pg.Pool({ connectionString: cluster.url, max: 1 });
   let takeover = 0;
@@ -184,7 +189,7 @@ async function halfOpen(): Promise<void> {
   const exact =
     JSON.stringify(await texts(repo, "half")) ===
     JSON.stringify(["slow target", "[toolCall]", "slow done", "done: slow done"]);
-  rows.push([
+  report([
     "half-open append connection (lease 1.5 s)",
     "stuck worker fenced",
     `takeover ${(takeover / 1000).toFixed(2)} s, idle ${(idle / 1000).toFixed(2)} s after the blackhole`,
@@ -222,7 +227,7 @@ async function watchers(): Promise<void> {
   await Promise.all(sessions.map((session) => session.flush()));
   await Promise.all(seen);
   const elapsed = performance.now() - t0;
-  rows.push([
+  report([
     "1,000 watchers on one client (10 sessions)",
     `${proxy.opened} connections (${opened} before the watches)`,
     `${(elapsed).toFixed(0)} ms until every watcher had the entry`,
@@ -238,8 +243,14 @@ async function watchers(): Promise<void> {
 const only = process.argv[2];
 process.on("SIGTERM", () => void cluster.destroy().finally(() => process.exit(143)));
 try {
-  if (only === "quick") {
-    await outage(3);
+  if (only === "outages" || only === "connections") {
+    if (only === "outages") {
+      await outage(3);
+      await outage(30);
+    } else {
+      await halfOpen();
+      await watchers();
+    }
     console.log(table(["fault", "processes / connections", "time", "lost or duplicated", ""], rows));
     await cluster.destroy();
     process.exit(0);
