@@ -114,6 +114,10 @@ function migrations(s: string): string[][] {
         asked_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (session_id, request_key)
       )`,
+      // Runs parked before the upgrade wait under requests of their own, so they can be decided.
+      `INSERT INTO ${s}.approval_requests (session_id, request_key, request_id)
+       SELECT session_id, key, gen_random_uuid()::text FROM ${s}.parked_runs, unnest(awaiting) AS key
+       ON CONFLICT DO NOTHING`,
       `CREATE TRIGGER approval_requests_notify AFTER INSERT OR UPDATE ON ${s}.approval_requests
          FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
     ],
