@@ -27,9 +27,15 @@ export interface SessionRunSource {
   run(sessionId: string, runId: string): Promise<StoredRun | undefined>;
   /** Entries, recorded reply deltas and run states after `afterSeq`, in stream order, then live. */
   watch(sessionId: string, options: { afterSeq: number; deltas: true }): Observable<SessionStreamUpdate>;
-  /** The tool calls a parked run waits on for approval. */
+  /** The tool calls that wait for approval now. */
   awaitingApproval(sessionId: string): Promise<string[]>;
+  /**
+   * Approves a waiting call. Rejects with a `SessionError` "not_awaiting" when it does not wait
+   * (nothing stored), "not_found" for an unknown session, "invalid_id" for a malformed id — as the
+   * other commands do for the last two.
+   */
   approve(sessionId: string, toolCallId: string): Promise<void>;
+  /** Denies a waiting call; rejects as `approve` does. */
   deny(sessionId: string, toolCallId: string, reason?: string): Promise<void>;
   steer(sessionId: string, text: string): Promise<void>;
   followUp(sessionId: string, text: string): Promise<void>;

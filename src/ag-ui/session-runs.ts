@@ -22,8 +22,10 @@ export interface SessionRuns {
  * {@link SessionRunEvents} of the session's stream. The events depend on the store alone, so a
  * reconnect with `Last-Event-ID` on any process serving the same store resumes exactly.
  *
- * Contract: async; rejects with `AgUiError` (`no_new_message`, `thread_busy`) for refused requests and
- * with the store's errors otherwise.
+ * Contract: async; rejects with `AgUiError` for refused requests, with the codes of the in-process
+ * mode — `invalid_request` (a malformed thread id or text), `unknown_thread` (a command for a thread
+ * that has no session), `not_awaiting` (a decision for a call that does not wait), `thread_busy`,
+ * `no_new_message` — and with the store's other errors otherwise.
  *
  * ```ts
  * const runs = sessionRuns(await createClient({ connectionString }));
@@ -31,7 +33,7 @@ export interface SessionRuns {
  * ```
  */
 export function sessionRuns(source: SessionRunSource): SessionRuns {
-  return {
+  const runs: SessionRuns = {
     async run(input, lastEventId) {
       const threadId = input.threadId;
       let run = await source.run(threadId, input.runId);
@@ -39,13 +41,7 @@ export function sessionRuns(source: SessionRunSource): SessionRuns {
         const prompt = newUserText(input.messages);
         if (prompt === undefined)
           throw new AgUiError("no_new_message", "The input has no user message the thread has not seen yet");
-        try {
-          ({ run } = await source.startRun(threadId, input.runId, prompt));
-        } catch (error) {
-          if (error instanceof SessionError && error.code === "locked")
-            throw new AgUiError("thread_busy", error.message, { cause: error });
-          throw error;
-        }
+        ({ run } = await source.startRun(threadId, input.runId, prompt));
       }
       if (input.resume?.length) {
         const awaiting = new Set(await source.awaitingApproval(threadId));
@@ -80,6 +76,27 @@ export function sessionRuns(source: SessionRunSource): SessionRuns {
       }
     },
   };
+  return {
+    run: (input, lastEventId) => runs.run(input, lastEventId).catch(refusal),
+    command: (threadId, command) => runs.command(threadId, command).catch(refusal),
+  };
+}
+
+/** The store's refusal as the endpoint's `AgUiError` (the in-process mode's codes); other errors as they are. */
+function refusal(error: unknown): never {
+  if (!(error instanceof SessionError)) throw error;
+  const code =
+    error.code === "not_found"
+      ? "unknown_thread"
+      : error.code === "invalid_id" || error.code === "invalid_entry"
+        ? "invalid_request"
+        : error.code === "not_awaiting"
+          ? "not_awaiting"
+          : error.code === "locked"
+            ? "thread_busy"
+            : undefined;
+  if (code === undefined) throw error;
+  throw new AgUiError(code, error.message, { cause: error });
 }
 
 /** The SSE stream of a run, from the session's stream; cancelling it only stops reading. */

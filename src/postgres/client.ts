@@ -1,13 +1,16 @@
 import type PgBoss from "pg-boss";
 import { defer, EMPTY, type Observable, switchMap } from "rxjs";
 import type { AgentPathOption } from "../agent/agent.js";
+import { assertValidSessionId } from "../storage/ids.js";
 import { SessionError } from "../types/session-error.js";
 import { type ApprovalRequest, approvalRequestOf } from "./approval-wait.js";
 import { type ClientRun, ClientRuns } from "./client-runs.js";
+import { NoticeListener } from "./notice-listener.js";
 import { pg } from "./pg-driver.js";
-import { quoteSchema } from "./postgres-schema.js";
+import { inTransaction } from "./postgres-pool.js";
+import { CHANGE_CHANNEL, quoteSchema } from "./postgres-schema.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
-import { RunStore, type SessionCommand } from "./run-store.js";
+import { type DecisionCommand, RunStore, type SessionCommand } from "./run-store.js";
 import { type SessionUpdate, WatchRegistry, watchSession } from "./session-watch.js";
 import { startWakeQueue, wakeSession } from "./wake-queue.js";
 
@@ -16,8 +19,14 @@ export interface ClientOptions {
   connectionString: string;
   /** Schema of the session tables (default "agentchart"), as the workers use it. */
   schema?: string;
-  /** `watch` polls this often (ms) when LISTEN/NOTIFY is unavailable (default 500). */
+  /** `watch` polls this often (ms) while LISTEN/NOTIFY is unavailable (default 500). */
   pollMs?: number;
+  /**
+   * The watches' shared LISTEN connection is proven alive this often, and dropped and made again
+   * when a round trip takes longer than this (ms, default 5 000): a silent connection stalls watches
+   * (they poll meanwhile) for at most about twice this.
+   */
+  heartbeatMs?: number;
 }
 
 /** What `watch` reports without `deltas`: entries and run-state changes. */
@@ -36,8 +45,10 @@ export interface Submitted {
 /** An app's handle on sessions served by workers: every call writes a command and wakes the session. */
 export interface AgentClient {
   /**
-   * Queues a prompt for the session (created, with `cwd`, on first submit) and wakes it.
-   * @throws SessionError("invalid_id") for a malformed id, ("storage") when the database fails.
+   * Queues a prompt for the session (created, with `cwd`, on first submit) and wakes it, in one
+   * transaction: when it fails, nothing was created or queued. Any text is stored exactly (NUL and
+   * lone surrogates included).
+   * @throws SessionError("invalid_id") for a malformed id or cwd, ("storage") when the database fails.
    */
   submit(sessionId: string, prompt: string, options?: { cwd?: string }): Promise<Submitted>;
   /** Steers the running turn (a prompt when the session is idle). */
@@ -48,14 +59,24 @@ export interface AgentClient {
   abort(sessionId: string): Promise<void>;
   /**
    * Approves a tool call waiting for approval — a sub-agent's with its `agentPath` (as
-   * `approvalRequests` lists it): the run goes on, on any worker.
+   * `approvalRequests` lists it): the run goes on, on any worker. The decision is bound to that
+   * call's approval request: it can never answer a later call under the same id. Of decisions on one
+   * request sent before a worker applies them, the last one counts (an approve then a deny: denied).
+   * @throws SessionError("not_awaiting") when the call does not wait for approval now (nothing is
+   * stored), ("not_found") for an unknown session, ("invalid_id") for a malformed id.
    */
   approve(sessionId: string, toolCallId: string, options?: AgentPathOption): Promise<void>;
-  /** Denies a tool call waiting for approval (its result is the error "Tool call denied: reason"). */
+  /**
+   * Denies a tool call waiting for approval (its result is the error "Tool call denied: reason"),
+   * bound to its approval request as `approve` is.
+   * @throws SessionError("not_awaiting") when the call does not wait for approval now (nothing is
+   * stored), ("not_found") for an unknown session, ("invalid_id") for a malformed id.
+   */
   deny(sessionId: string, toolCallId: string, reason?: string, options?: AgentPathOption): Promise<void>;
   /**
    * New entries (after `afterSeq`, default: those stored when the watch starts) and run-state changes
-   * of the session; LISTEN/NOTIFY, falling back to polling.
+   * of the session; LISTEN/NOTIFY on one connection all watches of the client share (kept alive by a
+   * heartbeat, made again when it goes silent), falling back to polling meanwhile.
    */
   watch(sessionId: string, options?: { afterSeq?: number; deltas?: false }): Observable<SessionEntryUpdate>;
   /**
@@ -92,13 +113,14 @@ export interface AgentClient {
   /** The run named `runId` of the session, if one was started (`startRun`). */
   run(sessionId: string, runId: string): Promise<ClientRun | undefined>;
   /**
-   * The ids of the root agent's tool calls a parked run of the session waits on for approval (none:
-   * `[]`); `approvalRequests` lists sub-agents' calls too.
+   * The ids of the root agent's tool calls that wait for approval now — of a parked run, or of a run
+   * going on — (none: `[]`); `approvalRequests` lists sub-agents' calls too.
    */
   awaitingApproval(sessionId: string): Promise<string[]>;
   /**
-   * The tool calls a parked run of the session waits on for approval, at every depth: a sub-agent's
-   * with its `agentPath` (pass it to `approve`/`deny`). None: `[]`.
+   * The tool calls that wait for approval now (of a parked run, or of a run going on), at every
+   * depth, in the order they asked: a sub-agent's with its `agentPath` (pass it to `approve`/`deny`).
+   * None: `[]`.
    *
    * ```ts
    * for (const { toolCallId, agentPath } of await client.approvalRequests("s1"))
@@ -126,6 +148,13 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
   const store = new RunStore(pool, s);
   const runs = new ClientRuns(pool, s);
   const watches = new WatchRegistry();
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const listener = new NoticeListener({
+    connectionString: options.connectionString,
+    channel: CHANGE_CHANNEL,
+    heartbeatMs,
+    heartbeatTimeoutMs: heartbeatMs,
+  });
   let boss: PgBoss;
   try {
     await repo.list({ cwd: "/" }); // creates or upgrades the schema
@@ -142,29 +171,35 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
     );
     return rows[0]?.count;
   };
-  /** Creates the session (with `cwd`) unless it exists; resolves with its entry count. */
-  const ensureSession = async (sessionId: string, cwd: string | undefined): Promise<number> => {
+  const notFound = (sessionId: string) =>
+    new SessionError("not_found", `Session "${sessionId}" does not exist in schema "${schema}".`);
+  /** The entry count of an existing session. @throws SessionError("invalid_id"), ("not_found"). */
+  const existing = async (sessionId: string): Promise<number> => {
+    assertValidSessionId(sessionId);
     const count = await entryCount(sessionId);
-    if (count !== undefined) return count;
-    try {
-      const created = await repo.create({ id: sessionId, cwd: cwd ?? process.cwd() });
-      await created.close();
-    } catch (error) {
-      if (!(error instanceof SessionError && error.code === "already_exists")) throw error;
-    }
-    return (await entryCount(sessionId)) ?? 0;
+    if (count === undefined) throw notFound(sessionId);
+    return count;
   };
   const send = async (sessionId: string, command: SessionCommand): Promise<void> => {
-    if ((await entryCount(sessionId)) === undefined) {
-      throw new SessionError("not_found", `Session "${sessionId}" does not exist in schema "${schema}".`);
-    }
+    await existing(sessionId);
     await store.addCommand(sessionId, command);
+    await wakeSession(boss, pool, schema, sessionId);
+  };
+  const decide = async (sessionId: string, decision: DecisionCommand): Promise<void> => {
+    await existing(sessionId);
+    if ((await store.addDecision(sessionId, decision)) === undefined) {
+      const path = decision.agentPath ? ` (agent path ${decision.agentPath.join("/")})` : "";
+      throw new SessionError(
+        "not_awaiting",
+        `Tool call "${decision.toolCallId}"${path} of session "${sessionId}" does not wait for approval now; nothing was stored.`,
+      );
+    }
     await wakeSession(boss, pool, schema, sessionId);
   };
 
   const watch = (sessionId: string, watchOptions: WatchOptions = {}): Observable<SessionUpdate> => {
     const source = {
-      connectionString: options.connectionString,
+      listener,
       pool,
       s,
       schema,
@@ -192,18 +227,23 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
 
   return {
     async submit(sessionId, prompt, submitOptions = {}) {
-      const afterSeq = await ensureSession(sessionId, submitOptions.cwd);
-      await store.addCommand(sessionId, { kind: "prompt", text: prompt });
-      await wakeSession(boss, pool, schema, sessionId);
+      if (typeof prompt !== "string")
+        throw new SessionError("invalid_entry", `The prompt for session "${sessionId}" must be a string.`);
+      const afterSeq = await inTransaction(pool, async (db) => {
+        const count = await repo.ensureSession(db, sessionId, submitOptions.cwd ?? process.cwd());
+        await new RunStore(db, s).addCommand(sessionId, { kind: "prompt", text: prompt });
+        await wakeSession(boss, db, schema, sessionId);
+        return count;
+      });
       return { sessionId, afterSeq };
     },
     steer: (sessionId, text) => send(sessionId, { kind: "steer", text }),
     followUp: (sessionId, text) => send(sessionId, { kind: "followUp", text }),
     abort: (sessionId) => send(sessionId, { kind: "abort" }),
     approve: (sessionId, toolCallId, decisionOptions = {}) =>
-      send(sessionId, { kind: "approve", toolCallId, ...pathOf(decisionOptions) }),
+      decide(sessionId, { kind: "approve", toolCallId, ...pathOf(decisionOptions) }),
     deny: (sessionId, toolCallId, reason, decisionOptions = {}) =>
-      send(sessionId, {
+      decide(sessionId, {
         kind: "deny",
         toolCallId,
         ...(reason === undefined ? {} : { reason }),
@@ -211,18 +251,21 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
       }),
     watch: watch as AgentClient["watch"],
     async startRun(sessionId, runId, prompt, runOptions = {}) {
-      await ensureSession(sessionId, runOptions.cwd);
+      await repo.ensureSession(pool, sessionId, runOptions.cwd ?? process.cwd());
       const started = await runs.start(sessionId, runId, prompt);
       if (started.started) await wakeSession(boss, pool, schema, sessionId);
       return started;
     },
     run: (sessionId, runId) => runs.find(sessionId, runId),
     awaitingApproval: async (sessionId) =>
-      ((await store.parked(sessionId))?.awaiting ?? []).filter((key) => !approvalRequestOf(key).agentPath),
+      [...(await store.approvalRequests(sessionId)).keys()].filter(
+        (key) => !approvalRequestOf(key).agentPath,
+      ),
     approvalRequests: async (sessionId) =>
-      ((await store.parked(sessionId))?.awaiting ?? []).map(approvalRequestOf),
+      [...(await store.approvalRequests(sessionId)).keys()].map(approvalRequestOf),
     async close() {
       await watches.endAll();
+      await listener.close();
       await boss.stop({ graceful: false, wait: true });
       await pool.end();
     },

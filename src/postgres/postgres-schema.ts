@@ -102,6 +102,25 @@ function migrations(s: string): string[][] {
       )`,
       `CREATE INDEX client_runs_by_position ON ${s}.client_runs (session_id, after_seq)`,
     ],
+    [
+      // Version 4: faults. A command's exact payload when jsonb cannot hold it (NUL, lone surrogates)
+      // and, for a decision, the approval request it answers; the approval requests waiting now, each
+      // under an id that a decision must name.
+      `ALTER TABLE ${s}.commands ADD COLUMN payload_raw text, ADD COLUMN request_id text`,
+      `CREATE TABLE ${s}.approval_requests (
+        session_id text NOT NULL REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+        request_key text NOT NULL,
+        request_id text NOT NULL,
+        asked_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, request_key)
+      )`,
+      // Runs parked before the upgrade wait under requests of their own, so they can be decided.
+      `INSERT INTO ${s}.approval_requests (session_id, request_key, request_id)
+       SELECT session_id, key, gen_random_uuid()::text FROM ${s}.parked_runs, unnest(awaiting) AS key
+       ON CONFLICT DO NOTHING`,
+      `CREATE TRIGGER approval_requests_notify AFTER INSERT OR UPDATE ON ${s}.approval_requests
+         FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
+    ],
   ];
 }
 

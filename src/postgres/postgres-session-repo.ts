@@ -23,7 +23,7 @@ import { SessionTree } from "../storage/session-tree.js";
 import { SessionError } from "../types/session-error.js";
 import { type JsonbLines, pushLine } from "./jsonb-lines.js";
 import { pg } from "./pg-driver.js";
-import type { PostgresPool } from "./postgres-pool.js";
+import type { PostgresPool, PostgresQueryable } from "./postgres-pool.js";
 import { migrateSchema, quoteSchema } from "./postgres-schema.js";
 import { PostgresSession } from "./postgres-session.js";
 import { PostgresSink } from "./postgres-sink.js";
@@ -220,6 +220,33 @@ export class PostgresSessionRepo implements SessionRepo {
     }
   }
 
+  /**
+   * @internal The entry count of session `id`, which is created first (with `cwd`, no lease) unless
+   * it exists — on `db`, so that in a transaction it is created only if the transaction commits.
+   * @throws SessionError("invalid_id") for a malformed id or cwd, ("storage") when the database fails.
+   */
+  async ensureSession(db: PostgresQueryable, id: string, cwd: string): Promise<number> {
+    assertValidSessionId(id);
+    assertValidCwd(cwd);
+    await this.migrated();
+    const count = async () => {
+      const { rows } = await db.query<{ count: number }>(
+        `SELECT entry_count AS count FROM ${this.s}.sessions WHERE id = $1`,
+        [id],
+      );
+      return rows[0]?.count;
+    };
+    const existing = await count();
+    if (existing !== undefined) return existing;
+    try {
+      await this.insert(createSessionHeader({ id, cwd }), new SessionTree(), undefined, db);
+    } catch (error) {
+      // Created meanwhile by another caller: its row is visible once that one committed.
+      if (!(error instanceof SessionError && error.code === "already_exists")) throw error;
+    }
+    return (await count()) ?? 0;
+  }
+
   /** All stored sessions in one indexed query (one snapshot: a session modified meanwhile is not missed). */
   async list(options: { cwd?: string } = {}): Promise<SessionInfo[]> {
     const rows = await this.querySessions(options.cwd, undefined, undefined);
@@ -406,14 +433,22 @@ export class PostgresSessionRepo implements SessionRepo {
     return parseSessionValues(header, entries, options);
   }
 
-  /** Inserts a new session and its entries in one statement (atomic), leased to `owner` if given. */
-  private async insert(header: SessionHeader, tree: SessionTree, owner: string | undefined): Promise<number> {
+  /**
+   * Inserts a new session and its entries in one statement (atomic), leased to `owner` if given, on
+   * `db` (default the pool; a transaction's connection to make it part of that transaction).
+   */
+  private async insert(
+    header: SessionHeader,
+    tree: SessionTree,
+    owner: string | undefined,
+    db: PostgresQueryable = this.pool,
+  ): Promise<number> {
     await this.migrated();
     const head = headerLines(header);
     const lines = entryLines(tree.getEntries());
     let rows: { epoch: number }[];
     try {
-      ({ rows } = await this.pool.query<{ epoch: number }>(
+      ({ rows } = await db.query<{ epoch: number }>(
         `WITH inserted AS (
            INSERT INTO ${this.s}.sessions (id, cwd, header, header_raw, name, parent_session, created_at,
                                            modified_seq, entry_count, lease_owner, lease_epoch, lease_expires_at)

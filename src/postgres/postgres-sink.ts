@@ -65,16 +65,18 @@ export class PostgresSink implements SessionSink {
     if (lines.json.length === 0) return;
     const name = nameChange(text);
     const { sessionId, owner, epoch, leaseMs } = this.lease;
-    const result = await this.pool.query(this.statement, [
-      sessionId,
-      owner,
-      epoch,
-      lines.json,
-      lines.raw,
-      leaseMs,
-      name !== undefined,
-      name?.name ?? null,
-    ]);
+    const result = await this.lease.trackAppend(
+      this.pool.query(this.statement, [
+        sessionId,
+        owner,
+        epoch,
+        lines.json,
+        lines.raw,
+        leaseMs,
+        name !== undefined,
+        name?.name ?? null,
+      ]),
+    );
     if (result.rowCount !== lines.json.length) throw this.lease.markLost();
   }
 

@@ -1,18 +1,25 @@
 import type { PersistedHarness } from "../harness/snapshot.js";
 import type { SessionRunState } from "../storage/session-stream-update.js";
+import { approvalKey } from "./approval-wait.js";
+import { type JsonbLines, pushLine } from "./jsonb-lines.js";
 import type { PostgresQueryable } from "./postgres-pool.js";
+import { type StoredJson, storedValue } from "./postgres-session-repo.js";
 
 /**
  * What an app asks of a session, written by the client and consumed by the worker that holds the
- * session's lease, in `id` order.
+ * session's lease, in the order they were stored (numeric `id` order). A decision names the approval
+ * request it answers (`requestId`, filled in when it is stored: see {@link RunStore.addDecision}).
  */
 export type SessionCommand =
   | { kind: "prompt"; text: string }
   | { kind: "steer"; text: string }
   | { kind: "followUp"; text: string }
   | { kind: "abort" }
-  | { kind: "approve"; toolCallId: string; agentPath?: string[] }
-  | { kind: "deny"; toolCallId: string; reason?: string; agentPath?: string[] };
+  | { kind: "approve"; toolCallId: string; agentPath?: string[]; requestId?: string }
+  | { kind: "deny"; toolCallId: string; reason?: string; agentPath?: string[]; requestId?: string };
+
+/** An approve or deny command. */
+export type DecisionCommand = Extract<SessionCommand, { kind: "approve" | "deny" }>;
 
 /** A stored command and its id (ascending in the order the commands were written). */
 export type StoredCommand = SessionCommand & { id: string };
@@ -31,16 +38,14 @@ export interface ParkedRun {
   awaiting: string[];
 }
 
-/**
- * The SQL of a decision command's `approvalKey`: its `agentPath` and its `toolCallId` joined by "/".
- * @param alias the alias of the `commands` row.
- */
-function decisionKeySql(alias: string): string {
-  const path = `COALESCE(${alias}.payload->'agentPath', '[]'::jsonb)`;
-  return `array_to_string(ARRAY(SELECT jsonb_array_elements_text(${path})) || (${alias}.payload->>'toolCallId'), '/')`;
+/** A command's payload as the `commands` row stores it (`payload_raw`: the exact JSON when jsonb cannot hold it). */
+function payloadOf(command: SessionCommand): { json: string; raw: string | null } {
+  const lines: JsonbLines = { json: [], raw: [] };
+  pushLine(lines, JSON.stringify(command));
+  return { json: lines.json[0]!, raw: lines.raw[0]! };
 }
 
-/** The SQL of the worker/client tables (migration version 2) of one schema. */
+/** The SQL of the worker/client tables (migration versions 2 and 4) of one schema. */
 export class RunStore {
   /** @param s the quoted schema name. */
   constructor(
@@ -87,29 +92,67 @@ export class RunStore {
 
   /**
    * Stores a command and, if the session was idle, marks it `queued` — one statement, so a watcher
-   * never sees the command without the state. Resolves with the command's id.
+   * never sees the command without the state. Any text is stored exactly (NUL and lone surrogates
+   * too). Resolves with the command's id.
    */
   async addCommand(sessionId: string, command: SessionCommand): Promise<string> {
+    const id = await this.#insertCommand(sessionId, command, "");
+    return id!;
+  }
+
+  /**
+   * Stores a decision only while the call it names waits for approval (a row of
+   * `approval_requests`), bound to that request: its `requestId` is filled in from the row, in the
+   * same statement. Resolves with the command's id, or `undefined` when the call does not wait
+   * (nothing is stored).
+   */
+  addDecision(sessionId: string, decision: DecisionCommand): Promise<string | undefined> {
+    return this.#insertCommand(
+      sessionId,
+      decision,
+      `JOIN ${this.s}.approval_requests r ON r.session_id = $1 AND r.request_key = $5`,
+      approvalKey(decision),
+    );
+  }
+
+  async #insertCommand(
+    sessionId: string,
+    command: SessionCommand,
+    join: string,
+    requestKey?: string,
+  ): Promise<string | undefined> {
+    const payload = payloadOf(command);
     const { rows } = await this.db.query<{ id: string }>(
       `WITH command AS (
-         INSERT INTO ${this.s}.commands (session_id, kind, payload) VALUES ($1, $2, $3::jsonb) RETURNING id
+         INSERT INTO ${this.s}.commands (session_id, kind, payload, payload_raw, request_id)
+         SELECT $1, $2, $3::jsonb, $4, ${join === "" ? "NULL" : "r.request_id"}
+           FROM (VALUES (1)) AS one ${join}
+         RETURNING id
        ), queued AS (
-         INSERT INTO ${this.s}.runs (session_id, state) VALUES ($1, 'queued')
+         INSERT INTO ${this.s}.runs (session_id, state) SELECT $1, 'queued' FROM command
          ON CONFLICT (session_id) DO UPDATE SET state = 'queued', updated_at = now() WHERE runs.state = 'idle'
        )
        SELECT id::text FROM command`,
-      [sessionId, command.kind, JSON.stringify(command)],
+      [sessionId, command.kind, payload.json, payload.raw, ...(requestKey === undefined ? [] : [requestKey])],
     );
-    return rows[0]!.id;
+    return rows[0]?.id;
   }
 
-  /** The session's pending commands, oldest first. */
+  /**
+   * The session's pending commands in the order they were stored (by their numeric id: the column,
+   * not its text, which would put "10" before "9").
+   */
   async commands(sessionId: string): Promise<StoredCommand[]> {
-    const { rows } = await this.db.query<{ id: string; payload: SessionCommand }>(
-      `SELECT id::text, payload FROM ${this.s}.commands WHERE session_id = $1 ORDER BY id`,
+    const { rows } = await this.db.query<StoredJson & { id: string; request_id: string | null }>(
+      `SELECT c.id::text AS id, CASE WHEN c.payload_raw IS NULL THEN c.payload END AS json,
+              c.payload_raw AS raw, c.request_id
+         FROM ${this.s}.commands c WHERE c.session_id = $1 ORDER BY c.id`,
       [sessionId],
     );
-    return rows.map((row) => ({ ...row.payload, id: row.id }));
+    return rows.map((row) => {
+      const command = { ...(storedValue(row) as unknown as SessionCommand), id: row.id };
+      return row.request_id === null ? command : { ...command, requestId: row.request_id };
+    });
   }
 
   /** Removes consumed commands. */
@@ -154,11 +197,12 @@ export class RunStore {
                   THEN EXISTS (SELECT 1 FROM ${this.s}.commands c WHERE c.session_id = $1)
                 ELSE EXISTS (SELECT 1 FROM ${this.s}.commands c WHERE c.session_id = $1 AND c.kind = 'abort')
                   OR NOT EXISTS (
-                  SELECT 1 FROM unnest(p.awaiting) AS waiting (id)
+                  SELECT 1 FROM unnest(p.awaiting) AS waiting (key)
                    WHERE NOT EXISTS (
                      SELECT 1 FROM ${this.s}.commands c
-                      WHERE c.session_id = $1 AND c.kind IN ('approve', 'deny')
-                        AND ${decisionKeySql("c")} = waiting.id))
+                       JOIN ${this.s}.approval_requests r
+                         ON r.session_id = c.session_id AND r.request_id = c.request_id
+                      WHERE c.session_id = $1 AND r.request_key = waiting.key))
               END AS wake
          FROM (SELECT $1::text AS id) AS wanted
          LEFT JOIN ${this.s}.parked_runs p ON p.session_id = wanted.id`,
@@ -168,14 +212,65 @@ export class RunStore {
   }
 
   /**
-   * Sessions whose writer's lease lapsed without being released (the writer died or stalled): a
-   * run may be unfinished there. At most `limit`, longest lapsed first.
+   * Records that calls (by `approvalKey`) wait for approval. `fresh`: each is a new request, under a
+   * new id (a call asking now — perhaps under the id of an earlier call of the run, answered since);
+   * `keep`: the same wait goes on (a run parked, or found waiting after a crash), so a request
+   * already recorded keeps its id and the decisions bound to it.
+   */
+  async askApproval(sessionId: string, keys: readonly string[], mode: "fresh" | "keep"): Promise<void> {
+    if (keys.length === 0) return;
+    await this.db.query(
+      `INSERT INTO ${this.s}.approval_requests (session_id, request_key, request_id)
+       SELECT $1, key, gen_random_uuid()::text FROM unnest($2::text[]) AS key
+       ON CONFLICT (session_id, request_key) DO ${
+         mode === "fresh" ? "UPDATE SET request_id = EXCLUDED.request_id, asked_at = now()" : "NOTHING"
+       }`,
+      [sessionId, keys],
+    );
+  }
+
+  /**
+   * The approval requests waiting in the session, in the order they were asked: each request's id by
+   * the `approvalKey` of its call.
+   */
+  async approvalRequests(sessionId: string): Promise<Map<string, string>> {
+    const { rows } = await this.db.query<{ request_key: string; request_id: string }>(
+      `SELECT request_key, request_id FROM ${this.s}.approval_requests WHERE session_id = $1
+        ORDER BY asked_at, request_key`,
+      [sessionId],
+    );
+    return new Map(rows.map((row) => [row.request_key, row.request_id]));
+  }
+
+  /**
+   * Forgets approval requests that were answered (decided, or the call ended otherwise), by
+   * `approvalKey`: a decision sent for them from now on is refused.
+   */
+  async answerApproval(sessionId: string, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.db.query(
+      `DELETE FROM ${this.s}.approval_requests WHERE session_id = $1 AND request_key = ANY($2::text[])`,
+      [sessionId, keys],
+    );
+  }
+
+  /**
+   * Sessions whose writer's lease lapsed without being released (the writer died, stalled, or its
+   * append path went half-open): a run may be unfinished there. At most `limit`, longest lapsed
+   * first. A session whose state says `running` is marked `queued` in the same statement (it waits
+   * for a worker now), so that watchers learn the lease lapsed before another worker resumes it.
    */
   async lapsedSessions(limit: number): Promise<string[]> {
     const { rows } = await this.db.query<{ id: string }>(
-      `SELECT id FROM ${this.s}.sessions
-        WHERE lease_owner IS NOT NULL AND lease_expires_at <= now()
-        ORDER BY lease_expires_at LIMIT $1`,
+      `WITH lapsed AS (
+         SELECT id FROM ${this.s}.sessions
+          WHERE lease_owner IS NOT NULL AND lease_expires_at <= now()
+          ORDER BY lease_expires_at LIMIT $1
+       ), marked AS (
+         UPDATE ${this.s}.runs SET state = 'queued', updated_at = now()
+          WHERE session_id IN (SELECT id FROM lapsed) AND state = 'running'
+       )
+       SELECT id FROM lapsed`,
       [limit],
     );
     return rows.map((row) => row.id);

@@ -33,12 +33,20 @@ export function fencedError(sessionId: string): SessionError {
  * One writer's lease on a session row: (owner, epoch, expiry by the database clock). Renewed every
  * third of `leaseMs` while held; `lost` aborts when a renewal is refused (another owner took the
  * session) or when renewals failed for a whole lease length (the database was unreachable).
+ *
+ * Renewal proves the writer can still append: while an append (see `trackAppend`) has been pending
+ * for more than a third of `leaseMs` — its connection may be half-open, the statement never
+ * answered — the lease is not renewed, as if the database were unreachable; the writer loses it
+ * within one lease length and another writer can take the session over.
  */
 export class SessionLease {
   private readonly controller = new AbortController();
   private readonly timer: ReturnType<typeof setInterval>;
   private lastRenewed = performance.now();
   private released = false;
+  /** When the oldest append still pending started (`performance.now()`), if one is pending. */
+  private appendPendingSince: number | undefined;
+  private appendsPending = 0;
 
   constructor(private readonly terms: LeaseTerms) {
     this.timer = setInterval(() => void this.renew().catch(() => {}), Math.max(1, terms.leaseMs / 3));
@@ -64,7 +72,21 @@ export class SessionLease {
   }
 
   /**
-   * Extends the lease to `leaseMs` from now (database clock).
+   * Follows an append of the session: while it is pending for more than a third of `leaseMs`, the
+   * lease is not renewed. Resolves or rejects as `append` does.
+   */
+  async trackAppend<T>(append: Promise<T>): Promise<T> {
+    if (this.appendsPending++ === 0) this.appendPendingSince = performance.now();
+    try {
+      return await append;
+    } finally {
+      if (--this.appendsPending === 0) this.appendPendingSince = undefined;
+    }
+  }
+
+  /**
+   * Extends the lease to `leaseMs` from now (database clock) — unless an append has been pending for
+   * more than a third of `leaseMs` (then the renewal counts as failed).
    * @throws SessionError("fenced") if the lease is no longer this writer's (and marks it lost).
    */
   async renew(): Promise<void> {
@@ -73,6 +95,10 @@ export class SessionLease {
     const { pool, schema, sessionId, owner, epoch, leaseMs } = this.terms;
     let renewed: boolean;
     try {
+      const since = this.appendPendingSince;
+      if (since !== undefined && performance.now() - since > leaseMs / 3) {
+        throw new SessionError("storage", `An append of session "${sessionId}" has not been answered.`);
+      }
       const result = await pool.query(
         `UPDATE ${schema}.sessions SET lease_expires_at = ${leaseExpiry(4)}
           WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND lease_expires_at > now()`,

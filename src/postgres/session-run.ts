@@ -8,7 +8,7 @@ import type { AgentMessage } from "../types/messages.js";
 import { resolveModel } from "../types/resolve-model.js";
 import { type ApprovalRequest, approvalKey, approvalRequestOf, approvalWaitOf } from "./approval-wait.js";
 import type { PostgresSession } from "./postgres-session.js";
-import type { ParkedRun, RunState, RunStore, StoredCommand } from "./run-store.js";
+import type { DecisionCommand, ParkedRun, RunState, RunStore, StoredCommand } from "./run-store.js";
 import { callsAwaitingApproval, recordDecisions, storedDecisions } from "./tool-decisions.js";
 
 /** `customType` of the entry recording that a prompt command was taken into the session. */
@@ -38,9 +38,6 @@ export interface SessionRunHost {
 /** A steer or follow-up command. */
 type MessageCommand = Extract<StoredCommand, { kind: "steer" | "followUp" }>;
 
-/** An approve or deny command. */
-type DecisionCommand = Extract<StoredCommand, { kind: "approve" | "deny" }>;
-
 /** The decision a command carries. */
 function decisionOf(command: DecisionCommand): ToolCallDecision {
   if (command.kind === "approve") return { approved: true };
@@ -53,16 +50,40 @@ function requestOf(command: DecisionCommand): ApprovalRequest {
   return agentPath && agentPath.length > 0 ? { toolCallId, agentPath } : { toolCallId };
 }
 
-/** The decision commands by `approvalKey` of the call they name (the last one counts). */
+/** A decision command bound to the approval request waiting now. */
+interface BoundDecision {
+  /** The command's id. */
+  id: string;
+  requestId: string;
+  decision: ToolCallDecision;
+}
+
+/**
+ * The decision commands that answer the approval requests waiting now (`requests`: request id by
+ * `approvalKey`), by key; of several for one request, the last stored counts. A decision bound to an
+ * earlier request (answered since) answers nothing.
+ */
 function decisionsFor(
   commands: readonly StoredCommand[],
-): Map<string, { id: string; decision: ToolCallDecision }> {
-  const decisions = new Map<string, { id: string; decision: ToolCallDecision }>();
+  requests: ReadonlyMap<string, string>,
+): Map<string, BoundDecision> {
+  const decisions = new Map<string, BoundDecision>();
   for (const command of commands) {
-    if (command.kind === "approve" || command.kind === "deny")
-      decisions.set(approvalKey(requestOf(command)), { id: command.id, decision: decisionOf(command) });
+    if (command.kind !== "approve" && command.kind !== "deny") continue;
+    const key = approvalKey(requestOf(command));
+    const requestId = requests.get(key);
+    if (requestId === undefined || command.requestId !== requestId) continue;
+    decisions.set(key, { id: command.id, requestId, decision: decisionOf(command) });
   }
   return decisions;
+}
+
+/** The key of the call an event is about (a sub-agent's with its path). */
+function eventKey(event: { toolCallId: string; agentPath?: readonly string[] }): string {
+  const { toolCallId } = event;
+  return approvalKey(
+    isDescendants(event) ? { toolCallId, agentPath: [...event.agentPath!] } : { toolCallId },
+  );
 }
 
 /** Decisions by `approvalKey`, split: the root's calls by id (for the harness), the sub-agents' by key. */
@@ -110,11 +131,21 @@ export class SessionRun {
   #taken = new Set<string>();
   /** Steers and follow-ups given to the live harness whose message is not stored yet, oldest first. */
   #inFlight: MessageCommand[] = [];
+  /** The writes of `approval_requests` (asked, answered), one after the other, in event order. */
+  #requestWrites: Promise<void> = Promise.resolve();
 
   constructor(private readonly host: SessionRunHost) {}
 
   /** Serves the session; resolves with the run state to record (or "lost" when the lease was lost). */
   async serve(): Promise<RunState | "lost"> {
+    try {
+      return await this.#serve();
+    } finally {
+      await this.#requestWrites; // the approval requests are as the run left them
+    }
+  }
+
+  async #serve(): Promise<RunState | "lost"> {
     const { session, store } = this.host;
     this.#taken = takenCommands(session);
     let parked = await store.parked(session.id);
@@ -123,7 +154,10 @@ export class SessionRun {
       // A worker that died between an approval request and parking the run left calls waiting.
       harness = this.#build();
       const awaiting = callsAwaitingApproval(session, harness.tools);
-      if (awaiting.length > 0) parked = { harness: null, awaiting };
+      if (awaiting.length > 0) {
+        parked = { harness: null, awaiting };
+        await store.askApproval(session.id, awaiting, "keep"); // the same wait: decisions sent stay bound
+      }
     }
     let outcome: DriveOutcome;
     if (parked) {
@@ -133,16 +167,15 @@ export class SessionRun {
         await this.#abortParked(commands, abort);
         outcome = "idle";
       } else {
-        const decisions = decisionsFor(commands);
+        const decisions = decisionsFor(commands, await store.approvalRequests(session.id));
         if (!parked.awaiting.every((id) => decisions.has(id))) {
           if (parked.harness === null) await store.park(session.id, parked);
           return "awaiting_approval";
         }
         const { root, nested } = splitDecisions(
-          await this.#applyDecisions(
-            parked.awaiting.map((key) => [key, decisions.get(key)!.decision] as const),
-          ),
+          await this.#applyDecisions(parked.awaiting.map((key) => [key, decisions.get(key)!] as const)),
         );
+        await store.answerApproval(session.id, parked.awaiting);
         let resumed: Promise<unknown>;
         if (parked.harness === null) {
           harness ??= this.#build();
@@ -242,16 +275,39 @@ export class SessionRun {
    * (no approval passed); a stored denial stays a denial.
    */
   async #applyDecisions(
-    decisions: readonly (readonly [string, ToolCallDecision])[],
+    decisions: readonly (readonly [string, BoundDecision])[],
   ): Promise<Map<string, ToolCallDecision>> {
     const stored = storedDecisions(this.host.session);
-    const fresh = new Map<string, ToolCallDecision>();
-    for (const [key, decision] of decisions) if (!stored.has(key)) fresh.set(key, decision);
+    const fresh = new Map<string, BoundDecision>();
+    for (const [key, bound] of decisions) if (!stored.has(key)) fresh.set(key, bound);
     await recordDecisions(
       this.host.session,
-      [...fresh].map(([key, decision]) => ({ request: approvalRequestOf(key), decision })),
+      [...fresh].map(([key, { decision, requestId }]) => ({
+        request: approvalRequestOf(key),
+        decision,
+        requestId,
+      })),
     );
-    return new Map([...this.#storedDenials(), ...fresh]);
+    return new Map([
+      ...this.#storedDenials(),
+      ...[...fresh].map(([key, { decision }]) => [key, decision] as const),
+    ]);
+  }
+
+  /**
+   * Records, after the writes before it, that a call asks for approval now (a new request) or was
+   * answered (its request is forgotten). A failed write is retried by the next step that needs it
+   * (parking asks again); meanwhile a decision for the call is refused.
+   */
+  #trackRequest(key: string, change: "asked" | "answered"): void {
+    const { session, store } = this.host;
+    this.#requestWrites = this.#requestWrites
+      .then(() =>
+        change === "asked"
+          ? store.askApproval(session.id, [key], "fresh")
+          : store.answerApproval(session.id, [key]),
+      )
+      .catch(() => {});
   }
 
   /**
@@ -271,6 +327,7 @@ export class SessionRun {
     );
     await session.flush();
     await store.unpark(session.id);
+    await store.answerApproval(session.id, [...(await store.approvalRequests(session.id)).keys()]);
     const upTo = commands.indexOf(abort);
     await store.deleteCommands(
       commands.filter((command, at) => at <= upTo && command.kind !== "prompt").map((command) => command.id),
@@ -358,6 +415,8 @@ export class SessionRun {
           const wait = approvalWaitOf(harness.agent.persist());
           if (!wait.onlyApprovals) return;
           await session.renewLease(); // still ours: the parked run is the current one
+          await this.#requestWrites;
+          await store.askApproval(session.id, wait.waiting.map(approvalKey), "keep");
           // Undelivered steers and follow-ups stay in their rows (the restored run takes them from there).
           const persisted = harness.persist();
           const queues = { ...persisted.queues, steering: [], followUp: [] };
@@ -372,6 +431,8 @@ export class SessionRun {
         }
       };
       const subscription = harness.events$.subscribe((event) => {
+        if (event.type === "tool_approval_request") this.#trackRequest(eventKey(event), "asked");
+        else if (event.type === "tool_execution_end") this.#trackRequest(eventKey(event), "answered");
         // A sub-agent's request counts too; only the root's own turn starts anew.
         if (event.type === "tool_approval_request") approvalAsked = true;
         else if (event.type === "turn_start" && !isDescendants(event)) approvalAsked = false;
@@ -400,6 +461,7 @@ export class SessionRun {
   async #applyRunCommands(harness: AgentHarness): Promise<void> {
     const { session, store } = this.host;
     const applied: string[] = [];
+    let requests: Map<string, string> | undefined;
     for (const command of await store.commands(session.id)) {
       if (harness.phase === "idle") break;
       if (this.#taken.has(command.id)) {
@@ -420,17 +482,25 @@ export class SessionRun {
         applied.push(command.id, ...this.#inFlight.map((inFlight) => inFlight.id));
         this.#inFlight = [];
       } else if (command.kind === "approve" || command.kind === "deny") {
-        // A decision for a call that does not wait here (yet) is left for the parked run.
         const request = requestOf(command);
         const key = approvalKey(request);
+        requests ??= await store.approvalRequests(session.id);
+        const requestId = requests.get(key);
+        if (requestId === undefined || command.requestId !== requestId) {
+          applied.push(command.id); // bound to a request answered since: it answers nothing
+          continue;
+        }
+        // A decision for a call that does not wait here (yet) is left for the parked run.
         const { waiting } = approvalWaitOf(harness.agent.persist());
         if (!waiting.some((call) => approvalKey(call) === key)) continue;
-        await recordDecisions(session, [{ request, decision: decisionOf(command) }]);
+        await recordDecisions(session, [{ request, decision: decisionOf(command), requestId }]);
         try {
           applyDecision(harness, request, decisionOf(command));
         } catch {
           // Aborted meanwhile: the call was answered as aborted.
         }
+        requests.delete(key);
+        this.#trackRequest(key, "answered");
         applied.push(command.id);
       }
     }
@@ -455,17 +525,17 @@ function applyDecision(harness: AgentHarness, request: ApprovalRequest, decision
  * approval in the harness's next run — a restored tree asks again, a sub-agent that starts over asks
  * when it gets there. (The harness's own `approvals` serve the root's calls.)
  */
-function decideNestedWhenAsked(
-  harness: AgentHarness,
-  decisions: ReadonlyMap<string, ToolCallDecision>,
-): void {
+function decideNestedWhenAsked(harness: AgentHarness, decided: ReadonlyMap<string, ToolCallDecision>): void {
+  const decisions = new Map(decided);
   if (decisions.size === 0) return;
   const subscription = harness.events$.subscribe((event) => {
     if (event.type === "agent_end" && !isDescendants(event)) subscription.unsubscribe();
     if (event.type !== "tool_approval_request" || !isDescendants(event)) return;
     const request = { toolCallId: event.toolCallId, agentPath: [...event.agentPath!] };
-    const decision = decisions.get(approvalKey(request));
+    const key = approvalKey(request);
+    const decision = decisions.get(key);
     if (!decision) return;
+    decisions.delete(key); // it answers that request only, not a later call under the same id
     try {
       applyDecision(harness, request, decision);
     } catch {

@@ -3,9 +3,8 @@ import type { SessionEntry } from "../storage/entries.js";
 import type { ReplyDelta } from "../storage/reply-delta.js";
 import type { SessionStreamUpdate } from "../storage/session-stream-update.js";
 import { errorText } from "../types/error-text.js";
-import { pg } from "./pg-driver.js";
+import type { NoticeListener } from "./notice-listener.js";
 import type { PostgresPool } from "./postgres-pool.js";
-import { CHANGE_CHANNEL } from "./postgres-schema.js";
 import { ENTRY_COLUMNS, type StoredJson, storedValue } from "./postgres-session-repo.js";
 import type { RunState, RunStore } from "./run-store.js";
 import { DELTAS_PER_ENTRY, entryOfPosition, entryPosition } from "./stream-position.js";
@@ -25,22 +24,23 @@ export interface WatchCursor {
 
 /** Where and how a watch reads. */
 export interface WatchSource {
-  connectionString: string;
+  /** The LISTEN connection on `CHANGE_CHANNEL` the client's watches share. */
+  listener: NoticeListener;
   pool: PostgresPool;
   /** Quoted schema. */
   s: string;
   /** Unquoted schema (the notification payload names it). */
   schema: string;
   store: RunStore;
-  /** Poll interval when LISTEN is unavailable. */
+  /** Poll interval while notices do not arrive (LISTEN unavailable, or its connection being made again). */
   pollMs: number;
   /** The watches of the client: `endAll()` (the client's `close()`) ends them. */
   watches: WatchRegistry;
 }
 
 /**
- * The open watches of one client, so that closing the client ends them and their LISTEN
- * connections. After `endAll()`, a new watch errors at once.
+ * The open watches of one client, so that closing the client ends them. After `endAll()`, a new
+ * watch errors at once.
  */
 export class WatchRegistry {
   readonly #active = new Set<() => Promise<void>>();
@@ -51,13 +51,13 @@ export class WatchRegistry {
     return this.#ended;
   }
 
-  /** Registers a watch's ending (completes it, resolves once its connection is closed); returns the unregister. */
+  /** Registers a watch's ending (completes it); returns the unregister. */
   add(end: () => Promise<void>): () => void {
     this.#active.add(end);
     return () => this.#active.delete(end);
   }
 
-  /** Ends every open watch (their subscribers complete) and resolves once their connections are closed. */
+  /** Ends every open watch (their subscribers complete). */
   async endAll(): Promise<void> {
     this.#ended = true;
     await Promise.all([...this.#active].map((end) => end()));
@@ -72,9 +72,11 @@ export class WatchRegistry {
  * deltas of a reply after its message; deltas written and deleted (the message stored) between two
  * reads are not reported: the message supersedes them. A run state is reported after every entry
  * stored before it.
- * Woken by LISTEN/NOTIFY on a connection of its own; if LISTEN cannot be set up (e.g. a
- * transaction-mode pooler), it polls every `pollMs`. Errors of the database end the Observable with
- * an Error. `source.watches.endAll()` completes it and closes its connection; subscribing after that
+ * Woken by LISTEN/NOTIFY on the connection all watches of the client share (`source.listener`);
+ * while notices do not arrive — LISTEN cannot be set up (e.g. a transaction-mode pooler), or its
+ * connection died and is being made again — it polls every `pollMs`, and when they arrive again it
+ * reads from its position: nothing is lost or repeated. Errors of the database end the Observable
+ * with an Error. `source.watches.endAll()` completes it and closes its connection; subscribing after that
  * errors (the client is closed).
  */
 export function watchSession(
@@ -140,35 +142,29 @@ export function watchSession(
         });
     };
 
-    const listener = new pg.Client({ connectionString: source.connectionString });
-    const poll = () => {
-      timer ??= setInterval(read, source.pollMs);
+    const poll = (on: boolean) => {
+      if (on) timer ??= setInterval(read, source.pollMs);
+      else if (timer) {
+        clearInterval(timer);
+        timer = undefined;
+      }
     };
-    listener.on("error", poll); // the LISTEN connection broke: poll from now on
-    listener.on("notification", (notice) => {
-      if (notice.payload === `${source.schema}/${sessionId}`) read();
+    read();
+    const leave = source.listener.subscribe(`${source.schema}/${sessionId}`, {
+      notice: read,
+      listening: (up) => {
+        poll(!up);
+        if (up) read(); // notices may have been missed while the connection was made
+      },
     });
-    const listening = listener
-      .connect()
-      .then(() => listener.query(`LISTEN ${CHANGE_CHANNEL}`))
-      .catch(poll)
-      .finally(read);
-
-    // Ends the connection once its setup settled (ending a connecting client can leave it open).
-    let disconnected: Promise<void> | undefined;
-    const disconnect = () => {
-      disconnected ??= listening.then(() => listener.end()).catch(() => {});
-      return disconnected;
-    };
-    const unregister = source.watches.add(() => {
+    const unregister = source.watches.add(async () => {
       subscriber.complete();
-      return disconnect();
     });
     return () => {
       closed = true;
       unregister();
-      if (timer) clearInterval(timer);
-      void disconnect();
+      leave();
+      poll(false);
     };
   });
 }

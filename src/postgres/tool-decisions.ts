@@ -11,15 +11,23 @@ import { type ApprovalRequest, approvalKey } from "./approval-wait.js";
  */
 export const DECISION_ENTRY_TYPE = "agentchart.tool_decision";
 
-/** The data of a decision entry: a sub-agent's call has its `agentPath`. */
+/**
+ * The data of a decision entry: a sub-agent's call has its `agentPath`; `requestId` names the
+ * approval request it answered (absent in entries of earlier versions).
+ */
 export interface DecisionEntryData extends ApprovalRequest {
   decision: ToolCallDecision;
+  requestId?: string;
 }
 
-/** A decision on a waiting call: the call (with its path, for a sub-agent's) and what was decided. */
+/**
+ * A decision on a waiting call: the call (with its path, for a sub-agent's), what was decided and the
+ * approval request it answers.
+ */
 export interface RequestDecision {
   request: ApprovalRequest;
   decision: ToolCallDecision;
+  requestId?: string;
 }
 
 /**
@@ -34,19 +42,26 @@ export async function recordDecisions(
   session: Session,
   decisions: readonly RequestDecision[],
 ): Promise<void> {
-  const stored = decisions.map(({ request, decision }) =>
-    session.appendCustom(DECISION_ENTRY_TYPE, { ...request, decision } satisfies DecisionEntryData),
+  const stored = decisions.map(({ request, decision, requestId }) =>
+    session.appendCustom(DECISION_ENTRY_TYPE, {
+      ...request,
+      decision,
+      ...(requestId === undefined ? {} : { requestId }),
+    } satisfies DecisionEntryData),
   );
   await Promise.all(stored);
 }
 
 /**
- * The decisions stored in the session's current branch, by `approvalKey` (a root call's key is its
- * id; the last decision counts). Contract: synchronous, never throws.
+ * The decisions stored in the session's current branch since its last assistant message (those of
+ * the calls that may still wait), by `approvalKey` (a root call's key is its id; the last decision
+ * counts): a decision on an earlier reply's call never answers a later call under the same id.
+ * Contract: synchronous, never throws.
  */
 export function storedDecisions(session: Session): Map<string, ToolCallDecision> {
   const decisions = new Map<string, ToolCallDecision>();
   for (const entry of session.getBranch()) {
+    if (entry.type === "message" && entry.message.role === "assistant") decisions.clear();
     if (entry.type !== "custom" || entry.customType !== DECISION_ENTRY_TYPE) continue;
     const data = entry.data as Partial<DecisionEntryData> | undefined;
     if (typeof data?.toolCallId !== "string" || typeof data.decision?.approved !== "boolean") continue;

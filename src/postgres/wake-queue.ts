@@ -43,7 +43,8 @@ export async function startWakeQueue(
 
 /**
  * Sends a wake job for the session (dropped if one already waits), then announces it on
- * {@link WAKE_CHANNEL} so that idle workers of `schema` fetch it at once.
+ * {@link WAKE_CHANNEL} so that idle workers of `schema` fetch it at once — both on `db`, so that
+ * within a transaction they happen only if it commits.
  */
 export async function wakeSession(
   boss: PgBoss,
@@ -52,6 +53,7 @@ export async function wakeSession(
   sessionId: string,
 ): Promise<void> {
   const job: WakeJob = { sessionId };
-  await boss.send(WAKE_QUEUE, job, { singletonKey: sessionId });
+  const executeSql = (text: string, values?: unknown[]) => db.query(text, values);
+  await boss.send(WAKE_QUEUE, job, { singletonKey: sessionId, db: { executeSql } });
   await db.query("SELECT pg_notify($1, $2)", [WAKE_CHANNEL, schema]);
 }

@@ -3,6 +3,7 @@ import type { Subscription } from "rxjs";
 import type { AgentHarness } from "../harness/agent-harness.js";
 import type { AgentHarnessOptions } from "../harness/harness-options.js";
 import { SessionError } from "../types/session-error.js";
+import { NoticeListener } from "./notice-listener.js";
 import { pg } from "./pg-driver.js";
 import { quoteSchema, WAKE_CHANNEL } from "./postgres-schema.js";
 import type { PostgresSession } from "./postgres-session.js";
@@ -10,7 +11,8 @@ import { PostgresSessionRepo } from "./postgres-session-repo.js";
 import { ReplyRecorder } from "./reply-recorder.js";
 import { type RunState, RunStore } from "./run-store.js";
 import { SessionRun } from "./session-run.js";
-import { startWakeQueue, WAKE_QUEUE, type WakeJob, wakeSession } from "./wake-queue.js";
+import { WakeJobLoop } from "./wake-job-loop.js";
+import { startWakeQueue, wakeSession } from "./wake-queue.js";
 
 /** The harness options a worker builds for a session it serves (the session is filled in). */
 export type WorkerHarnessOptions = Omit<AgentHarnessOptions, "session">;
@@ -105,7 +107,13 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
   }
   const leaseMs = options.leaseMs ?? 30_000;
   const onError = options.onError ?? ((error: unknown) => console.error("agentchart worker:", error));
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: concurrency + 2 });
+  // A statement unanswered for this long is abandoned and its connection dropped (a half-open one
+  // would otherwise hold the job forever; its lease is lost well before: see SessionLease).
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: concurrency + 2,
+    query_timeout: Math.max(leaseMs, 10_000),
+  });
   pool.on("error", () => {});
   const repo = new PostgresSessionRepo({
     pool,
@@ -185,36 +193,30 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
     }
   };
 
-  // `concurrency` polling loops of one job each. A loop that served a job fetches again at once
-  // (pg-boss would otherwise wait out its polling interval); idle loops are woken by WAKE_CHANNEL.
-  const workerIds: string[] = [];
+  // `concurrency` loops of one job each (our own, not pg-boss's `work()`: see WakeJobLoop). Idle
+  // loops are woken by WAKE_CHANNEL, on one LISTEN connection kept alive by a heartbeat.
+  const loops = Array.from(
+    { length: concurrency },
+    () =>
+      new WakeJobLoop({
+        boss,
+        serve: (job) => serveAndReport(job.sessionId),
+        pollMs: (options.pollingIntervalSeconds ?? 0.5) * 1000,
+        retryMs: 1_000,
+        onError,
+      }),
+  );
   const wakeLoops = () => {
-    for (const id of workerIds) boss.notifyWorker(id);
+    if (draining.signal.aborted) return;
+    for (const loop of loops) loop.notify();
   };
-  for (let i = 0; i < concurrency; i++) {
-    let id = "";
-    id = await boss.work<WakeJob>(
-      WAKE_QUEUE,
-      { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5 },
-      async ([job]) => {
-        try {
-          if (job) await serveAndReport(job.data.sessionId);
-        } finally {
-          if (!draining.signal.aborted) boss.notifyWorker(id);
-        }
-      },
-    );
-    workerIds.push(id);
-  }
-  const listener = new pg.Client({ connectionString: options.connectionString });
-  listener.on("error", () => {}); // without the notices, the loops still poll
-  listener.on("notification", (notice) => {
-    if (notice.payload === schema && !draining.signal.aborted) wakeLoops();
+  const listener = new NoticeListener({ connectionString: options.connectionString, channel: WAKE_CHANNEL });
+  const leaveListener = listener.subscribe(schema, {
+    notice: wakeLoops,
+    listening: (up) => {
+      if (up) wakeLoops(); // announcements may have been missed meanwhile
+    },
   });
-  await listener
-    .connect()
-    .then(() => listener.query(`LISTEN ${WAKE_CHANNEL}`))
-    .catch(() => {});
 
   const reconcile = async () => {
     for (const sessionId of await store.lapsedSessions(100)) await wake(sessionId);
@@ -237,12 +239,13 @@ export async function createWorker(options: WorkerOptions): Promise<AgentWorker>
       process.off("SIGINT", onSignal);
       clearInterval(reconciler);
       draining.abort();
-      for (const id of workerIds) await boss.offWork({ id });
       const handBackTimer = setTimeout(() => handBack.abort(), drainMs);
       // Waits while jobs are active: each finishes its turn, or hands it back when drain time is up.
-      await boss.stop({ graceful: true, wait: true, timeout: drainMs + 5_000 });
+      await Promise.all(loops.map((loop) => loop.stop()));
       clearTimeout(handBackTimer);
-      await listener.end().catch(() => {});
+      leaveListener();
+      await listener.close();
+      await boss.stop({ graceful: false, wait: true }).catch(onError);
       await pool.end();
       resolveStopped();
     })();

@@ -1,6 +1,7 @@
 /**
  * Why a session operation failed. `fenced`: the writer lost its lease on a shared session (another
- * writer took over), so the write was not stored.
+ * writer took over), so the write was not stored. `not_awaiting`: a decision named a tool call that
+ * does not wait for approval now (nothing was stored).
  */
 export type SessionErrorCode =
   | "not_found"
@@ -10,7 +11,8 @@ export type SessionErrorCode =
   | "locked"
   | "fenced"
   | "storage"
-  | "invalid_id";
+  | "invalid_id"
+  | "not_awaiting";
 
 /**
  * Error thrown (or rejected) by sessions and session repositories. Match on `code`, not on the message.

@@ -49,22 +49,33 @@ async function untilDeltas(seen: ReplaySubject<SessionUpdate>, count: number): P
 }
 
 describe("resumable streams across processes (recorded reply deltas)", () => {
-  it("a schema of version 2 (sessions, entries, runs, commands in use) is upgraded to version 3 on first use", async () => {
+  it("a schema of version 2 (sessions, entries, runs, commands in use) is upgraded to the newest version (3, 4) on first use", async () => {
     const schema = fixture.server.schema();
     const pool = fixture.server.pool;
     const repo = new PostgresSessionRepo({ pool, schema });
     const session = await repo.create({ id: "old", cwd: "/w" });
     await session.appendMessage({ role: "user", content: "kept", timestamp: 1 });
     await session.close();
+    await (await repo.create({ id: "waiting", cwd: "/w" })).close();
     // Back to version 2, as a database written by the previous release.
-    await pool.query(`DROP TABLE "${schema}".reply_deltas, "${schema}".client_runs`);
-    await pool.query(`DELETE FROM "${schema}".schema_migrations WHERE version = 3`);
+    await pool.query(
+      `DROP TABLE "${schema}".reply_deltas, "${schema}".client_runs, "${schema}".approval_requests`,
+    );
+    await pool.query(`ALTER TABLE "${schema}".commands DROP COLUMN payload_raw, DROP COLUMN request_id`);
+    await pool.query(`DELETE FROM "${schema}".schema_migrations WHERE version >= 3`);
+    // A run of the previous release parked for approval.
+    await pool.query(
+      `INSERT INTO "${schema}".parked_runs (session_id, harness, awaiting) VALUES ('waiting', 'null', ARRAY['call-1'])`,
+    );
     const client = await createClient({ connectionString: fixture.url, schema });
     try {
       const { rows } = await pool.query<{ version: number }>(
         `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
       );
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      // Its call waits under a request of its own: it can be decided.
+      expect(await client.approvalRequests("waiting")).toEqual([{ toolCallId: "call-1" }]);
+      await client.approve("waiting", "call-1");
       expect(await client.run("old", "r1")).toBeUndefined();
       const { run, started } = await client.startRun("old", "r1", "again");
       expect({ run, started }).toEqual({

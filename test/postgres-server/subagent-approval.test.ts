@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messageTexts, watchUntil, workerFixture } from "./worker-fixture.js";
+import { messageTexts, untilAwaiting, watchUntil, workerFixture } from "./worker-fixture.js";
 
 const fixture = workerFixture("subagents");
 const CHILD = "test/postgres-server/subagent-worker-child.ts";
@@ -43,8 +43,8 @@ describe("sub-agents on workers: approvals", () => {
     expect(await first.exited).toBe(0);
 
     const second = await startWorker(schema);
-    // A decision without the path names no waiting call: the run stays parked.
-    await client.approve("nested", "r1");
+    // A decision without the path names no waiting call: refused, nothing stored, the run stays parked.
+    await expect(client.approve("nested", "r1")).rejects.toMatchObject({ code: "not_awaiting" });
     await client.approve("nested", "r1", { agentPath: ["s1", "b1"] });
     await watchUntil(client, "nested", "idle");
     expect(second.output).toContain("APPLIED nested/s1/b1:r1\n");
@@ -105,8 +105,8 @@ describe("sub-agents on workers: approvals", () => {
     const { schema, client, repo } = await fixture.setup();
     const worker = await startWorker(schema);
     await client.submit("live", "both A-1", { cwd: "/w" });
-    await watchUntil(client, "live", "running");
     // `await_refund` runs until the refund is applied: the tree waits for more than approvals.
+    await untilAwaiting(client, "live", { toolCallId: "r1", agentPath: ["s1", "b1"] });
     await client.approve("live", "r1", { agentPath: ["s1", "b1"] });
     await watchUntil(client, "live", "idle");
     expect(worker.output).toContain("APPLIED live/s1/b1:r1\n");

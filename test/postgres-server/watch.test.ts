@@ -1,5 +1,7 @@
 import { filter, firstValueFrom, ReplaySubject, share, take, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { NoticeListener } from "../../src/postgres/notice-listener.js";
+import { CHANGE_CHANNEL } from "../../src/postgres/postgres-schema.js";
 import { RunStore } from "../../src/postgres/run-store.js";
 import { WatchRegistry, watchSession } from "../../src/postgres/session-watch.js";
 import { PostgresSessionRepo, type SessionUpdate } from "../../src/postgres.js";
@@ -27,8 +29,13 @@ describe("watching a session", () => {
       await session.appendMessage(user("first"));
       await session.flush();
       const store = new RunStore(server.pool, `"${schema}"`);
-      const source = {
+      const listener = new NoticeListener({
         connectionString: listenUrl,
+        channel: CHANGE_CHANNEL,
+        retryMs: 50,
+      });
+      const source = {
+        listener,
         pool: server.pool,
         s: `"${schema}"`,
         schema,
@@ -48,6 +55,7 @@ describe("watching a session", () => {
       await store.setState("watched", "running");
       expect((await seen).map(textOf)).toEqual(["first", "run_state", "second", "run_state"]);
       await session.close();
+      await listener.close();
     });
   }
 });

@@ -1,5 +1,8 @@
+import pg from "pg";
 import { filter, firstValueFrom, scan } from "rxjs";
 import { afterAll, afterEach } from "vitest";
+import { type ApprovalRequest, approvalKey } from "../../src/postgres/approval-wait.js";
+import { CHANGE_CHANNEL } from "../../src/postgres/postgres-schema.js";
 import {
   type AgentClient,
   createClient,
@@ -106,4 +109,32 @@ export async function messageTexts(repo: PostgresSessionRepo, sessionId: string)
       );
   }
   return texts;
+}
+
+/**
+ * Resolves once `request` waits for approval in the session (a parked run's call, or a live run's),
+ * checked at each change notice of the session.
+ */
+export async function untilAwaiting(
+  client: AgentClient,
+  sessionId: string,
+  request: ApprovalRequest,
+): Promise<void> {
+  const listener = new pg.Client({ connectionString: process.env[DATABASE_URL_VARIABLE] });
+  await listener.connect();
+  try {
+    await listener.query(`LISTEN ${CHANGE_CHANNEL}`);
+    await new Promise<void>((resolve, reject) => {
+      const check = () =>
+        client.approvalRequests(sessionId).then((waiting) => {
+          if (waiting.some((candidate) => approvalKey(candidate) === approvalKey(request))) resolve();
+        }, reject);
+      listener.on("notification", (notice) => {
+        if (notice.payload?.endsWith(`/${sessionId}`)) void check();
+      });
+      void check();
+    });
+  } finally {
+    await listener.end();
+  }
 }

@@ -57,10 +57,11 @@ describe("the run store (worker and client tables, schema version 2) on PGlite",
       queues: { steering: [], followUp: [], nextTurn: [] },
     };
     await store.park("s", { harness, awaiting: ["call-1", "call-2"] });
+    await store.askApproval("s", ["call-1", "call-2"], "keep");
     expect(await store.needsWake("s")).toBe(false);
-    await store.addCommand("s", { kind: "approve", toolCallId: "call-1" });
+    await store.addDecision("s", { kind: "approve", toolCallId: "call-1" });
     expect(await store.needsWake("s")).toBe(false);
-    await store.addCommand("s", { kind: "deny", toolCallId: "call-2", reason: "no" });
+    await store.addDecision("s", { kind: "deny", toolCallId: "call-2", reason: "no" });
     expect(await store.needsWake("s")).toBe(true);
     expect(await store.parked("s")).toMatchObject({
       awaiting: ["call-1", "call-2"],
@@ -68,6 +69,35 @@ describe("the run store (worker and client tables, schema version 2) on PGlite",
     });
     await store.unpark("s");
     expect(await store.parked("s")).toBeUndefined();
+  });
+
+  it("stores a decision only for a call that waits, bound to its request; a new request of the same call is not answered by it", async () => {
+    const { store } = await setup();
+    expect(await store.addDecision("s", { kind: "approve", toolCallId: "call-1" })).toBeUndefined();
+    expect(await store.commands("s")).toEqual([]);
+    await store.askApproval("s", ["call-1"], "fresh");
+    const first = (await store.approvalRequests("s")).get("call-1");
+    const id = await store.addDecision("s", { kind: "approve", toolCallId: "call-1" });
+    expect(await store.commands("s")).toEqual([
+      { id, kind: "approve", toolCallId: "call-1", requestId: first },
+    ]);
+    await store.askApproval("s", ["call-1"], "keep"); // the same wait: the decision stays bound
+    expect((await store.approvalRequests("s")).get("call-1")).toBe(first);
+    await store.askApproval("s", ["call-1"], "fresh"); // a new request under the same id
+    expect((await store.approvalRequests("s")).get("call-1")).not.toBe(first);
+    await store.park("s", { harness: null, awaiting: ["call-1"] });
+    expect(await store.needsWake("s")).toBe(false);
+    await store.answerApproval("s", ["call-1"]);
+    expect(await store.addDecision("s", { kind: "deny", toolCallId: "call-1" })).toBeUndefined();
+  });
+
+  it("stores and returns any text exactly (NUL, lone surrogates), in numeric id order past 10", async () => {
+    const { store } = await setup();
+    const texts = Array.from({ length: 12 }, (_, i) => `p${i} \u0000 \ud800`);
+    for (const text of texts) await store.addCommand("s", { kind: "prompt", text });
+    expect((await store.commands("s")).map((command) => ("text" in command ? command.text : ""))).toEqual(
+      texts,
+    );
   });
 
   it("wakes a parked run for an abort, decided or not; a run found waiting in the session parks without a snapshot", async () => {

@@ -26,6 +26,7 @@ import { transcriptReply } from "./worker-model.js";
 
 const [url, schema, mode, drainMs] = process.argv.slice(2);
 const sink = new pg.Pool({ connectionString: url!, max: 2 });
+sink.on("error", () => {}); // an idle connection closed by a database restart must not end the process
 
 /** The idempotent sink: one row per idempotency key, `attempts` counts how often a call reached it. */
 async function applyEffect(key: string): Promise<void> {
