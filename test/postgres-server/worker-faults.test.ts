@@ -116,14 +116,13 @@ describe("worker faults", () => {
 
     await fixture.startWorker(schema);
     await watchUntil(client, "steered", "idle");
-    expect(await messageTexts(repo, "steered")).toEqual([
-      "effect target",
-      "[toolCall]",
-      "applied",
-      "done: applied",
-      "change of plan",
-      "echo: change of plan",
-    ]);
+    // Delivered once, where the resumed run polls its queue: after the resumed tool batch (before the
+    // model sees the result) or when the run would stop — which one depends on when the resuming
+    // worker has the stored steer in its queue, both are the steering contract.
+    expect([
+      ["effect target", "[toolCall]", "applied", "done: applied", "change of plan", "echo: change of plan"],
+      ["effect target", "[toolCall]", "applied", "change of plan", "echo: change of plan"],
+    ]).toContainEqual(await messageTexts(repo, "steered"));
     expect(await leftovers(schema, "steered")).toEqual({
       commands: [],
       parked: [],
