@@ -348,18 +348,39 @@ function withHeaders(response: Response, headers: Record<string, string> | undef
   return response;
 }
 
-/** The SSE response of a run from the event after `lastEventId`; cancelling it only stops reading. */
+/**
+ * The SSE response of a run from the event after `lastEventId`; cancelling it only stops reading. The
+ * frames logged in one turn of the event loop go out as one chunk (encoded once) at the next turn: a
+ * burst of deltas costs one chunk, not one per frame, and no frame waits longer than that turn.
+ */
 function streamOf(run: AgUiRun, lastEventId: number): Response {
   const encoder = new TextEncoder();
   let leave: (() => void) | undefined;
+  let pending: string[] = [];
+  let flushing: ReturnType<typeof setTimeout> | undefined;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      const flush = () => {
+        clearTimeout(flushing);
+        flushing = undefined;
+        if (pending.length === 0) return;
+        controller.enqueue(encoder.encode(pending.length === 1 ? pending[0] : pending.join("")));
+        pending = [];
+      };
       leave = run.log.read(lastEventId, {
-        frame: (frame) => controller.enqueue(encoder.encode(frame)),
-        end: () => controller.close(),
+        frame: (frame) => {
+          pending.push(frame);
+          flushing ??= setTimeout(flush, 0);
+        },
+        end: () => {
+          flush();
+          controller.close();
+        },
       });
     },
     cancel() {
+      clearTimeout(flushing);
+      pending = [];
       leave?.();
     },
   });

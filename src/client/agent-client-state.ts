@@ -121,15 +121,18 @@ export function applyAgUiEvent(
 ): AgentClientContext {
   let next: AgentClientContext;
   try {
-    next = reduce(context, event);
+    next = reduce(context, event, id);
   } catch {
     // An event of another server, or a broken one: the reducers read its fields as the protocol says.
     next = context;
   }
-  return id === undefined ? next : { ...next, lastEventId: id };
+  return id === undefined || (next !== context && next.lastEventId === id)
+    ? next
+    : { ...next, lastEventId: id };
 }
 
-function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientContext {
+/** The context after `event`; the streamed deltas (most events) take their `id` in the same copy. */
+function reduce(context: AgentClientContext, event: AgUiEvent, id?: number): AgentClientContext {
   if (event.subagentRunId !== undefined && !event.type.startsWith("SUBAGENT_"))
     return reduceSubAgentEvent(context, event.subagentRunId, event);
   switch (event.type) {
@@ -193,6 +196,7 @@ function reduce(context: AgentClientContext, event: AgUiEvent): AgentClientConte
       if (streaming?.id !== event.messageId) return context;
       return {
         ...context,
+        lastEventId: id ?? context.lastEventId,
         streaming: { ...streaming, content: `${streaming.content ?? ""}${event.delta}` } as AgUiMessage,
       };
     }

@@ -9,7 +9,7 @@ import {
   clientAnswered,
   initialClientContext,
 } from "./agent-client-state.js";
-import { readSse } from "./sse-reader.js";
+import { readSseChunks } from "./sse-reader.js";
 
 /** Where the client remembers the run it follows, so that a reloaded page joins it again. */
 export interface RunMemory {
@@ -297,23 +297,31 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
           return;
         }
         problem = "The stream ended before the run did";
-        for await (const message of readSse(response.body)) {
-          const event = agUiEventOf(message.data);
-          if (!event) {
-            problem = `The server sent a frame that is not an AG-UI event: ${abbreviated(message.data)}`;
-            break;
+        // The events of one chunk are applied in a row (one store update each), not one per turn.
+        reading: for await (const messages of readSseChunks(response.body))
+          for (const message of messages) {
+            // Closed, or following another run, since the chunk arrived: the rest is not this store's.
+            if (controller.signal.aborted) return;
+            const event = agUiEventOf(message.data);
+            if (!event) {
+              problem = `The server sent a frame that is not an AG-UI event: ${abbreviated(message.data)}`;
+              break reading;
+            }
+            failures = 0;
+            const id = message.id === undefined ? undefined : Number(message.id);
+            store.send(
+              Number.isFinite(id)
+                ? { type: "received", event, id: id as number }
+                : { type: "received", event },
+            );
+            if (TERMINAL.has(event.type)) {
+              // A run that ended waiting for the client is remembered: a reloaded page sees the calls.
+              // (Unless this run's end already started the next one, which is remembered instead.)
+              if (!controller.signal.aborted && store.getSnapshot().context.awaitingClient.length === 0)
+                memory?.removeItem(memoryKey);
+              return;
+            }
           }
-          failures = 0;
-          const id = message.id === undefined ? undefined : Number(message.id);
-          store.trigger.received(Number.isFinite(id) ? { event, id: id as number } : { event });
-          if (TERMINAL.has(event.type)) {
-            // A run that ended waiting for the client is remembered: a reloaded page sees the calls.
-            // (Unless this run's end already started the next one, which is remembered instead.)
-            if (!controller.signal.aborted && store.getSnapshot().context.awaitingClient.length === 0)
-              memory?.removeItem(memoryKey);
-            return;
-          }
-        }
       } catch (error) {
         if (controller.signal.aborted) return;
         problem = `The connection to the server failed: ${error instanceof Error ? error.message : String(error)}`;

@@ -17,6 +17,22 @@ export interface SseMessage {
  * ```
  */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+  for await (const messages of readSseChunks(body)) yield* messages;
+}
+
+/**
+ * Reads Server-Sent Events as {@link readSse} does, handing over the messages completed by each chunk
+ * of the stream at once (a chunk that completes none gives nothing): for a reader that handles a
+ * burst of events without a turn of the event loop per event.
+ *
+ * Contract: as {@link readSse}'s; the messages, flattened, are exactly those `readSse` yields, in order,
+ * however the stream is cut into chunks.
+ *
+ * ```ts
+ * for await (const messages of readSseChunks(response.body)) for (const message of messages) handle(message);
+ * ```
+ */
+export async function* readSseChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage[]> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -24,29 +40,39 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
+      // A frame end is at most 4 characters long: the ones ending in the new text start at most 3 before it.
+      const searchFrom = Math.max(0, buffer.length - 3);
       buffer += decoder.decode(value, { stream: true });
-      let end = frameEnd(buffer);
-      while (end) {
-        const message = parseFrame(buffer.slice(0, end.at));
-        buffer = buffer.slice(end.at + end.length);
-        if (message) yield message;
-        end = frameEnd(buffer);
-      }
+      const { messages, rest } = completeFrames(buffer, searchFrom);
+      buffer = rest;
+      if (messages.length > 0) yield messages;
     }
   } finally {
     reader.releaseLock();
   }
 }
 
-function frameEnd(buffer: string): { at: number; length: number } | undefined {
-  const match = /\r\n\r\n|\n\n|\r\r/.exec(buffer);
-  return match ? { at: match.index, length: match[0].length } : undefined;
+/**
+ * The messages of the complete frames of `buffer` and the text after the last one (an incomplete
+ * frame). No frame end lies before `searchFrom` (that text was searched already).
+ */
+function completeFrames(buffer: string, searchFrom: number): { messages: SseMessage[]; rest: string } {
+  const messages: SseMessage[] = [];
+  const frameEnd = /\r\n\r\n|\n\n|\r\r/g;
+  frameEnd.lastIndex = searchFrom;
+  let start = 0;
+  for (let end = frameEnd.exec(buffer); end; end = frameEnd.exec(buffer)) {
+    const message = parseFrame(buffer.slice(start, end.index));
+    if (message) messages.push(message);
+    start = frameEnd.lastIndex;
+  }
+  return { messages, rest: start === 0 ? buffer : buffer.slice(start) };
 }
 
 function parseFrame(frame: string): SseMessage | undefined {
   let id: string | undefined;
   const data: string[] = [];
-  for (const line of frame.split(/\r\n|\n|\r/)) {
+  for (const line of frame.split(frame.includes("\r") ? /\r\n|\n|\r/ : "\n")) {
     if (line === "" || line.startsWith(":")) continue;
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
@@ -55,5 +81,5 @@ function parseFrame(frame: string): SseMessage | undefined {
     if (field === "data") data.push(value);
     else if (field === "id") id = value;
   }
-  return data.length > 0 ? { id, data: data.join("\n") } : undefined;
+  return data.length > 0 ? { id, data: data.length === 1 ? data[0]! : data.join("\n") } : undefined;
 }
