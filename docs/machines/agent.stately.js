@@ -218,16 +218,28 @@ export default createMachine({
                 "endRun",
               ],
             },
-            RESUME: {
-              target: "#agent.running.preparingTurn",
-              actions: [
-                {
-                  type: "announceResume",
-                  params: "preparingTurn",
-                },
-              ],
-              reenter: true,
-            },
+            RESUME: [
+              {
+                guard: "budgetPaused",
+                actions: [
+                  {
+                    type: "announceResume",
+                    params: "preparingTurn",
+                  },
+                ],
+                description: "Restored while it waits at a budget limit: it keeps waiting.",
+              },
+              {
+                target: "#agent.running.preparingTurn",
+                actions: [
+                  {
+                    type: "announceResume",
+                    params: "preparingTurn",
+                  },
+                ],
+                reenter: true,
+              },
+            ],
           },
           states: {
             deciding: {

@@ -333,11 +333,18 @@ export const agentMachine = setup({
           initial: "deciding",
           on: {
             DECISION_FAILED: CALLBACK_FAILED,
-            RESUME: {
-              target: "preparingTurn",
-              reenter: true,
-              actions: { type: "announceResume", params: "preparingTurn" },
-            },
+            RESUME: [
+              {
+                guard: "budgetPaused",
+                description: "Restored while it waits at a budget limit: it keeps waiting.",
+                actions: { type: "announceResume", params: "preparingTurn" },
+              },
+              {
+                target: "preparingTurn",
+                reenter: true,
+                actions: { type: "announceResume", params: "preparingTurn" },
+              },
+            ],
           },
           states: {
             deciding: {
