@@ -205,6 +205,36 @@ export function describeBudgetPaths(inspect: Inspect) {
       expectFinished(agent);
     });
 
+    it("a sub-agent with its own budget pauses; raiseBudget at its agentPath lets it finish", async () => {
+      const helper = defineAgentTool({
+        name: "helper",
+        description: "Helps",
+        agent: () => ({
+          streamFn: scriptedModel([echo("c1"), { text: "child done" }]),
+          tools: [echoTool()],
+          budget: { maxModelCalls: 1 },
+        }),
+      });
+      const { agent } = agentOf(
+        inspect,
+        [{ toolCalls: [{ id: "h1", name: "helper", arguments: { task: "x" } }] }, { text: "root done" }],
+        { tools: [helper] },
+      );
+      const paused = new Promise<AgentEvent>((resolve) =>
+        agent.subscribe((event) => {
+          if (event.type === "budget_exceeded") resolve(event);
+        }),
+      );
+      const done = agent.prompt("go");
+      expect(await paused).toMatchObject({ agentPath: ["h1"], budget: "maxModelCalls" });
+      expect(() => agent.raiseBudget({ maxModelCalls: 2 })).toThrow(/not waiting/);
+      agent.raiseBudget({ maxModelCalls: 2 }, { agentPath: ["h1"] });
+      expect((await done).stopReason).toBe("stop");
+      const results = agent.state.messages.filter((m): m is ToolResultMessage => roleOf(m) === "toolResult");
+      expect(results[0]?.content).toEqual([{ type: "text", text: "child done" }]);
+      expectFinished(agent);
+    });
+
     it("refuses budget commands to a run that does not wait, and bad limits, naming them", async () => {
       const { agent } = agentOf(inspect, [{ text: "hi" }], { budget: { maxModelCalls: 3 } });
       expect(() => agent.raiseBudget({ maxModelCalls: 5 })).toThrow(
