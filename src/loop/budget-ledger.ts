@@ -2,6 +2,7 @@ import type {
   AgentBudget,
   BudgetAction,
   BudgetExceeded,
+  BudgetLedger,
   BudgetLimits,
   BudgetName,
   BudgetUsage,
@@ -13,20 +14,6 @@ import type { AssistantMessage } from "../types/messages.js";
 // reserved when the call is checked, before it starts, so calls started one after the other — parallel
 // tool calls are spawned one per step — never go past a cap. Tokens and cost are settled from each
 // reply's reported usage; a call is refused once what was used reached the limit.
-
-/** A run's ledger: its limits (raised by `RAISE_BUDGET`), what it used, and where it stands. */
-export interface BudgetLedger {
-  budget: AgentBudget;
-  usage: BudgetUsage;
-  /** Limits already reported with `warn` in this run (each once). */
-  warned: BudgetName[];
-  /** The limit the run waits at (`pause`), until a raise or a continue-once. */
-  paused?: BudgetExceeded;
-  /** A `stop` limit refused a tool call: the run ends at its next model call. */
-  stoppedBy?: BudgetExceeded;
-  /** `CONTINUE_ONCE` arrived: the next check lets its call through, whatever the limits. */
-  passOnce?: boolean;
-}
 
 /** A ledger with nothing used. */
 export function openLedger(budget: AgentBudget): BudgetLedger {

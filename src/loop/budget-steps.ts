@@ -1,22 +1,20 @@
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { BudgetLimits } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
-import type { ToolCall } from "../types/messages.js";
 import {
   type BudgetVerdict,
   budgetExceededEvent,
   budgetStopText,
   checkModelCall,
-  checkToolCall,
   countDescendantEvents,
   passOnce,
   raiseLimits,
 } from "./budget-ledger.js";
-import { endToolCall, failTurn, type Step, type StepResult, startToolCall } from "./run-steps.js";
-import { errorOutcome } from "./tool-outcome.js";
+import { failTurn, type StepResult } from "./run-steps.js";
 
 // The budget's steps of a run (see budget-ledger.ts for the ledger itself): the check before a model
-// call and before each tool call, the pause, the stop, a raise, a continue-once, a descendant's usage.
+// call (the check before a tool call is run-steps.ts' `checkToolStart`, part of the batch's advance),
+// the pause, the stop, a raise, a continue-once, a descendant's usage.
 
 const verdicts = new WeakMap<object, BudgetVerdict>();
 
@@ -79,38 +77,6 @@ export function stopAtBudget(ctx: AgentMachineContext): StepResult {
     context: { ...failed.context, run: { ...failed.context.run!, stopReason: "budget" } },
     events: announced ? failed.events : [budgetExceededEvent(verdict.exceeded), ...failed.events],
   };
-}
-
-/**
- * Checks the call the batch is about to start against the ledger (inside `advanceToolBatch`'s step):
- * `start` — reserved, a warning emitted if any; `wait` — the run pauses (`budget_exceeded`); `refused`
- * — a `stop` limit: the call is answered with the stop text and the run ends at its next model call.
- */
-export function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused" {
-  const ledger = step.run.ledger;
-  if (!ledger) return "start";
-  if (ledger.paused) return "wait";
-  if (ledger.stoppedBy) {
-    startToolCall(step, call);
-    endToolCall(step, errorOutcome(call, budgetStopText(ledger.stoppedBy)));
-    return "refused";
-  }
-  const verdict = checkToolCall(ledger, call.name);
-  if (verdict.go) {
-    step.setRun({ ledger: verdict.ledger });
-    if (verdict.warning) step.emit(budgetExceededEvent(verdict.warning));
-    return "start";
-  }
-  const exceeded = verdict.exceeded;
-  step.emit(budgetExceededEvent(exceeded));
-  if (exceeded.action === "pause") {
-    step.setRun({ ledger: { ...ledger, paused: exceeded } });
-    return "wait";
-  }
-  step.setRun({ ledger: { ...ledger, stoppedBy: exceeded }, stopReason: "budget" });
-  startToolCall(step, call);
-  endToolCall(step, errorOutcome(call, budgetStopText(exceeded)));
-  return "refused";
 }
 
 /** `RAISE_BUDGET`: the run's limits changed, its pause lifted (it goes on with a new check). */

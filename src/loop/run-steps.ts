@@ -11,8 +11,13 @@ import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
 import type { RunOutputState, RunStopReason } from "../types/output.js";
 import { takeFromQueue } from "./between-turns.js";
-import { openLedger, settleReply } from "./budget-ledger.js";
-import { checkToolStart } from "./budget-steps.js";
+import {
+  budgetExceededEvent,
+  budgetStopText,
+  checkToolCall,
+  openLedger,
+  settleReply,
+} from "./budget-ledger.js";
 import { failedAssistantMessage } from "./messages.js";
 import {
   ABORTED_CALL_TEXT,
@@ -377,6 +382,38 @@ export function advanceToolBatch(ctx: AgentMachineContext): StepResult & { comma
     startToolCall(step, next.call);
     return { ...step.result(), command: { kind: "spawn", call: next.call } };
   }
+}
+
+/**
+ * Checks the call the batch is about to start against the ledger (inside `advanceToolBatch`'s step):
+ * `start` — reserved, a warning emitted if any; `wait` — the run pauses (`budget_exceeded`); `refused`
+ * — a `stop` limit: the call is answered with the stop text and the run ends at its next model call.
+ */
+function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused" {
+  const ledger = step.run.ledger;
+  if (!ledger) return "start";
+  if (ledger.paused) return "wait";
+  if (ledger.stoppedBy) {
+    startToolCall(step, call);
+    endToolCall(step, errorOutcome(call, budgetStopText(ledger.stoppedBy)));
+    return "refused";
+  }
+  const verdict = checkToolCall(ledger, call.name);
+  if (verdict.go) {
+    step.setRun({ ledger: verdict.ledger });
+    if (verdict.warning) step.emit(budgetExceededEvent(verdict.warning));
+    return "start";
+  }
+  const exceeded = verdict.exceeded;
+  step.emit(budgetExceededEvent(exceeded));
+  if (exceeded.action === "pause") {
+    step.setRun({ ledger: { ...ledger, paused: exceeded } });
+    return "wait";
+  }
+  step.setRun({ ledger: { ...ledger, stoppedBy: exceeded }, stopReason: "budget" });
+  startToolCall(step, call);
+  endToolCall(step, errorOutcome(call, budgetStopText(exceeded)));
+  return "refused";
 }
 
 /** Whether the call has a running child actor (spawned and not yet settled). */

@@ -57,6 +57,20 @@ export interface BudgetExceeded {
   toolName?: string;
 }
 
+/** A run's ledger: its limits (raised by `RAISE_BUDGET`), what it used, and where it stands. */
+export interface BudgetLedger {
+  budget: AgentBudget;
+  usage: BudgetUsage;
+  /** Limits already reported with `warn` in this run (each once). */
+  warned: BudgetName[];
+  /** The limit the run waits at (`pause`), until a raise or a continue-once. */
+  paused?: BudgetExceeded;
+  /** A `stop` limit refused a tool call: the run ends at its next model call. */
+  stoppedBy?: BudgetExceeded;
+  /** `CONTINUE_ONCE` arrived: the next check lets its call through, whatever the limits. */
+  passOnce?: boolean;
+}
+
 /** Why a budget was refused (`invalid_budget`, `no_model_price`) or a budget command was (`not_waiting`). */
 export type BudgetErrorCode = "invalid_budget" | "no_model_price" | "not_waiting";
 

@@ -1,5 +1,4 @@
-import type { BudgetLedger } from "../../loop/budget-ledger.js";
-import type { AgentBudget } from "../../types/budget.js";
+import type { AgentBudget, BudgetLedger } from "../../types/budget.js";
 import type { AgentEvent } from "../../types/events.js";
 import type { GuardrailNames } from "../../types/guardrail.js";
 import type { SteeringPolicy } from "../../types/loop.js";
