@@ -274,6 +274,34 @@ describe("at a limit", () => {
   });
 });
 
+describe("whose budget", () => {
+  it("a PROMPT's budget replaces the agent's for that run only", async () => {
+    const { actor } = agentWith([calls("ping", 1), { text: "first" }, calls("ping", 2), { text: "second" }], {
+      maxModelCalls: 1,
+      onExceeded: "stop",
+    });
+    let ended = next(actor, "agent_end");
+    actor.send({ type: "PROMPT", messages: [user("go")], budget: { maxModelCalls: 2 } });
+    expect(await ended).toMatchObject({ stopReason: "stop", budgetUsage: { modelCalls: 2 } });
+    ended = next(actor, "agent_end");
+    actor.send({ type: "PROMPT", messages: [user("again")] });
+    expect(await ended).toMatchObject({ stopReason: "budget", budgetUsage: { modelCalls: 1 } });
+  });
+
+  it('"warn" before a model call: budget_exceeded once, every call made', async () => {
+    const { actor, events } = agentWith([calls("ping", 1), calls("ping", 2), { text: "done" }], {
+      maxModelCalls: 1,
+      onExceeded: { maxModelCalls: "warn" },
+    });
+    const ended = next(actor, "agent_end");
+    actor.send({ type: "PROMPT", messages: [user("go")] });
+    expect(await ended).toMatchObject({ stopReason: "stop", budgetUsage: { modelCalls: 3 } });
+    expect(events.filter((e) => e.type === "budget_exceeded")).toEqual([
+      expect.objectContaining({ budget: "maxModelCalls", action: "warn", before: "modelCall", used: 1 }),
+    ]);
+  });
+});
+
 describe("a paused run persisted", () => {
   it("restores with plain XState in the paused state and finishes after RAISE_BUDGET", async () => {
     const replies = [calls("ping", 1, 2), { text: "done" }];
