@@ -16,7 +16,7 @@ export {
   type PersistedAgentMachine,
   type PersistedChild,
 } from "./agent/agent-snapshot.js";
-export type { AgentMachineState, AgentState, WaitingToolCall } from "./agent/agent-state.js";
+export type { AgentMachineState, AgentState, RunBudgetState, WaitingToolCall } from "./agent/agent-state.js";
 export { agentEvents$, agentState$ } from "./agent/agent-streams.js";
 export * from "./harness/index.js";
 export { activeHandoffOf } from "./loop/handoff-steps.js";

@@ -218,16 +218,28 @@ export default createMachine({
                 "endRun",
               ],
             },
-            RESUME: {
-              target: "#agent.running.preparingTurn",
-              actions: [
-                {
-                  type: "announceResume",
-                  params: "preparingTurn",
-                },
-              ],
-              reenter: true,
-            },
+            RESUME: [
+              {
+                guard: "budgetPaused",
+                actions: [
+                  {
+                    type: "announceResume",
+                    params: "preparingTurn",
+                  },
+                ],
+                description: "Restored while it waits at a budget limit: it keeps waiting.",
+              },
+              {
+                target: "#agent.running.preparingTurn",
+                actions: [
+                  {
+                    type: "announceResume",
+                    params: "preparingTurn",
+                  },
+                ],
+                reenter: true,
+              },
+            ],
           },
           states: {
             deciding: {
@@ -282,10 +294,36 @@ export default createMachine({
                   guard: "inputCheckDue",
                 },
                 {
+                  target: "#agent.running.preparingTurn.budgetExceeded",
+                  guard: "modelCallPausesForBudget",
+                  actions: ["pauseForBudget"],
+                },
+                {
+                  target: "#agent.idle",
+                  guard: "modelCallStopsForBudget",
+                  actions: ["stopForBudget", "endRun"],
+                },
+                {
                   target: "#agent.running.streaming",
                   guard: "inboxEmpty",
+                  actions: ["reserveModelCall"],
                 },
               ],
+            },
+            budgetExceeded: {
+              description:
+                "The next model call would go past a limit of the run's budget: the run waits for RAISE_BUDGET or CONTINUE_ONCE (ABORT ends it).",
+              tags: ["awaitingHuman"],
+              on: {
+                RAISE_BUDGET: {
+                  target: "#agent.running.preparingTurn.injecting",
+                  actions: ["raiseBudget"],
+                },
+                CONTINUE_ONCE: {
+                  target: "#agent.running.preparingTurn.injecting",
+                  actions: ["continueOnce"],
+                },
+              },
             },
             checkingInput: {
               description:
@@ -307,8 +345,9 @@ export default createMachine({
                     ],
                   },
                   {
-                    target: "#agent.running.streaming",
+                    target: "#agent.running.preparingTurn.injecting",
                     actions: ["inputPassed"],
+                    description: "The prompts passed: the budget checks the model call (injecting).",
                   },
                 ],
               },
@@ -665,10 +704,16 @@ export default createMachine({
           states: {
             working: {
               description: "The calls run; none waits for a person.",
-              always: {
-                target: "#agent.running.executingTools.awaitingHuman",
-                guard: "callWaits",
-              },
+              always: [
+                {
+                  target: "#agent.running.executingTools.awaitingHuman",
+                  guard: "callWaits",
+                },
+                {
+                  target: "#agent.running.executingTools.budgetExceeded",
+                  guard: "budgetPaused",
+                },
+              ],
             },
             awaitingHuman: {
               description: "A call waits for a person's approval or the client's answer.",
@@ -676,6 +721,23 @@ export default createMachine({
               always: {
                 target: "#agent.running.executingTools.working",
                 guard: "noCallWaits",
+              },
+            },
+            budgetExceeded: {
+              description:
+                "The next tool call would go past a limit of the run's budget: no further call starts until RAISE_BUDGET or CONTINUE_ONCE (ABORT ends the run); started calls finish.",
+              tags: ["awaitingHuman"],
+              on: {
+                RAISE_BUDGET: {
+                  actions: ["raiseBudget", "advanceToolBatch"],
+                },
+                CONTINUE_ONCE: {
+                  actions: ["continueOnce", "advanceToolBatch"],
+                },
+              },
+              always: {
+                target: "#agent.running.executingTools.working",
+                guard: "budgetNotPaused",
               },
             },
           },

@@ -1,3 +1,4 @@
+import type { AgentBudget, BudgetExceeded, BudgetUsage } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
@@ -33,6 +34,18 @@ export interface AgentMachineState {
   awaitingClient: readonly WaitingToolCall[];
   /** The agent a handoff made active (`defineHandoff`); `undefined`: the agent as it was built. */
   activeAgent: string | undefined;
+  /**
+   * The current run's budget: its limits (raised ones included), what it used, and the limit it waits
+   * at (`paused`, `raiseBudget` or `continuePastBudget` go on); `undefined`: no run, or no budget.
+   */
+  budget: RunBudgetState | undefined;
+}
+
+/** A run's budget as `agent.state` shows it. */
+export interface RunBudgetState {
+  limits: AgentBudget;
+  usage: BudgetUsage;
+  paused: BudgetExceeded | undefined;
 }
 
 /** A tool call waiting for a person (approval) or a client (a client tool's result). */

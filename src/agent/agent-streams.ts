@@ -83,5 +83,12 @@ export function agentMachineStateOf(agent: AnyActorRef, progress: LiveProgress):
     awaitingApproval: waitingCalls(agent, "awaitingApproval"),
     awaitingClient: waitingCalls(agent, "awaitingClient"),
     activeAgent: context.activeAgent,
+    budget: context.run?.ledger
+      ? {
+          limits: context.run.ledger.budget,
+          usage: context.run.ledger.usage,
+          paused: context.run.ledger.paused,
+        }
+      : undefined,
   };
 }

@@ -1,6 +1,7 @@
 import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
+import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
 import { toMessage, userMessage } from "../loop/messages.js";
 import { outputStateOf } from "../loop/output-schema.js";
 import { runResultOf } from "../loop/run-result.js";
@@ -19,6 +20,7 @@ import {
 import type { AgentMachineInput } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
+import { type AgentBudget, BudgetError, type BudgetLimits } from "../types/budget.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrails } from "../types/guardrail.js";
@@ -76,6 +78,12 @@ export interface AgentOptions<TOutput = unknown>
    * Throws for a name no handoff leads to.
    */
   activeAgent?: string;
+  /**
+   * The budget of each run (a prompt's own `budget` wins): limits on tokens, cost, model calls, tool
+   * calls and turns, and what happens at each (see docs/budgets.md). Throws `BudgetError` for a
+   * negative or non-numeric limit, or `maxCostUsd` with a model without prices.
+   */
+  budget?: AgentBudget;
 }
 
 /** Addresses a sub-agent: the tool call ids from this agent down to it (see docs/subagents.md). */
@@ -90,6 +98,8 @@ export interface PromptOptions<TOutput = unknown> {
   output?: z.ZodType<TOutput>;
   /** As the agent option, for this run. */
   maxOutputRepairs?: number;
+  /** This run's budget instead of the agent's (checked as the agent option is: a bad one rejects). */
+  budget?: AgentBudget;
 }
 
 /** Options of `Agent.restore`: as for the constructor; state values set here override the snapshot's. */
@@ -168,8 +178,10 @@ export class Agent<TOutput = unknown> {
     } else {
       if (options.output) outputStateOf(options.output, options.maxOutputRepairs); // fails early
       this.#implementations = agentImplementations(options);
+      const input = agentInputOf(options, this.#implementations);
+      if (options.budget) checkBudget(options.budget, input.model, "Agent budget"); // fails early
       this.actor = createActor(agentMachineOf(this.#implementations), {
-        input: agentInputOf(options, this.#implementations),
+        input,
         ...(options.inspect ? { inspect: options.inspect } : {}),
       });
     }
@@ -378,11 +390,17 @@ export class Agent<TOutput = unknown> {
     let output: RunOutputState | undefined;
     try {
       output = this.#prepareOutput(options);
+      if (options.budget) checkBudget(options.budget, this.#context.model, "prompt budget");
     } catch (error) {
       return Promise.reject(error);
     }
     const run = this.#beginRun();
-    this.#send({ type: "PROMPT", messages, ...(output ? { output } : {}) });
+    this.#send({
+      type: "PROMPT",
+      messages,
+      ...(output ? { output } : {}),
+      ...(options.budget ? { budget: options.budget } : {}),
+    });
     return run.finished;
   }
 
@@ -414,11 +432,16 @@ export class Agent<TOutput = unknown> {
     let output: RunOutputState | undefined;
     try {
       output = this.#prepareOutput(options);
+      if (options.budget) checkBudget(options.budget, context.model, "continue budget");
     } catch (error) {
       return Promise.reject(error);
     }
     const run = this.#beginRun();
-    this.#send({ type: "CONTINUE", ...(output ? { output } : {}) });
+    this.#send({
+      type: "CONTINUE",
+      ...(output ? { output } : {}),
+      ...(options.budget ? { budget: options.budget } : {}),
+    });
     return run.finished as Promise<RunResult<TOutput>>;
   }
 
@@ -523,6 +546,45 @@ export class Agent<TOutput = unknown> {
   ): void {
     const agent = this.#requireWaiting(toolCallId, "awaitingClient", options.agentPath);
     this.#sendTo(agent, { type: "ANSWER_TOOL", toolCallId, result, isError: options.isError });
+  }
+
+  /**
+   * Raises (or lowers) the limits of a run that waits at one of its budget's limits (the root's, or the
+   * sub-agent's at `agentPath`): the run goes on with them, checking the held call again.
+   *
+   * Contract: throws `BudgetError` — `invalid_budget` naming a negative or non-numeric limit,
+   * `not_waiting` when that run does not wait at a budget limit; nothing is sent then.
+   */
+  raiseBudget(limits: BudgetLimits, options: AgentPathOption = {}): void {
+    checkBudgetLimits(limits, "raiseBudget");
+    this.#sendTo(this.#requireBudgetPause("raiseBudget", options.agentPath), {
+      type: "RAISE_BUDGET",
+      limits,
+    });
+  }
+
+  /**
+   * Lets the call a budget limit holds go ahead once (the run at `agentPath`); the next call past a
+   * limit waits again.
+   *
+   * Contract: throws `BudgetError` (`not_waiting`) when that run does not wait at a budget limit.
+   */
+  continuePastBudget(options: AgentPathOption = {}): void {
+    this.#sendTo(this.#requireBudgetPause("continuePastBudget", options.agentPath), {
+      type: "CONTINUE_ONCE",
+    });
+  }
+
+  /** The agent (this one or the sub-agent at `agentPath`) whose run waits at a budget limit. */
+  #requireBudgetPause(method: string, agentPath: readonly string[] | undefined): AnyActorRef {
+    const agent = agentPath?.length ? agentAt(this.actor, agentPath) : this.actor;
+    const context = agent?.getSnapshot().context as AgentMachineContext | undefined;
+    if (!agent || !context?.run?.ledger?.paused)
+      throw new BudgetError(
+        "not_waiting",
+        `${method}: ${agentPath?.length ? `the agent at ${JSON.stringify(agentPath)}` : "the agent"} is not waiting at a budget limit`,
+      );
+    return agent;
   }
 
   /** The agent (this one or the sub-agent at `agentPath`) whose call `toolCallId` waits in `state`. */
@@ -668,6 +730,7 @@ export function agentInputOf(
     messages: options.messages ?? [],
     settings: settingsOf(options),
     streamOptions: persistedStreamOptionsOf(options),
+    ...(options.budget ? { budget: options.budget } : {}),
   };
 }
 

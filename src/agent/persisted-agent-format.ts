@@ -15,12 +15,14 @@ export const AGENT_STATE_VALUES = [
   { running: { preparingTurn: "deciding" } },
   { running: { preparingTurn: "injecting" } },
   { running: { preparingTurn: "checkingInput" } },
+  { running: { preparingTurn: "budgetExceeded" } },
   { running: { streaming: "released" } },
   { running: { streaming: "held" } },
   { running: { streaming: "checking" } },
   { running: "validatingOutput" },
   { running: { executingTools: "working" } },
   { running: { executingTools: "awaitingHuman" } },
+  { running: { executingTools: "budgetExceeded" } },
 ] as const;
 
 /**

@@ -6,10 +6,18 @@ import type {
   ToolCallOutcome,
 } from "../machines/agent/agent.context.js";
 import type { ResumedCallState } from "../machines/agent/agent.events.js";
+import type { AgentBudget } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
 import type { RunOutputState, RunStopReason } from "../types/output.js";
 import { takeFromQueue } from "./between-turns.js";
+import {
+  budgetExceededEvent,
+  budgetStopText,
+  checkToolCall,
+  openLedger,
+  settleReply,
+} from "./budget-ledger.js";
 import { failedAssistantMessage } from "./messages.js";
 import {
   ABORTED_CALL_TEXT,
@@ -120,6 +128,8 @@ export interface RunStart {
   output?: RunOutputState;
   /** Check the prompts with the input guardrails (runs started by a prompt). */
   checkInput?: boolean;
+  /** The run's budget, instead of the agent's. */
+  budget?: AgentBudget;
 }
 
 /** Starts a run: `agent_start`; the prompts wait in the inbox until the first decision injects them. */
@@ -141,6 +151,8 @@ export function beginRun(
     failure: undefined,
   };
   if (start.output) run.output = start.output;
+  const budget = start.budget ?? ctx.budget;
+  if (budget) run.ledger = openLedger(budget);
   const input = start.checkInput ? ctx.guardrails.input : [];
   if (input.length > 0) run.inputCheck = input.some((g) => g.mode === "blocking") ? "blocking" : "parallel";
   return { context: { ...ctx, run, errorMessage: undefined }, events: [{ type: "agent_start" }] };
@@ -196,6 +208,7 @@ export function endRun(ctx: AgentMachineContext): StepResult & { returned: Exter
     ...(output?.accepted ? { output: output.value } : {}),
     ...(output?.failure ? { outputFailure: output.failure } : {}),
     ...(run.tripped ? { guardrail: run.tripped } : {}),
+    ...(run.ledger ? { budgetUsage: run.ledger.usage } : {}),
   });
   step.set({ run: undefined });
   return { ...step.result(), returned };
@@ -294,6 +307,7 @@ export function recordReply(
   step.append(message, !reply.started || discarded);
   if (isFailed(message)) step.set({ errorMessage: message.errorMessage });
   const batch = createToolBatch(message, reply.sequential);
+  if (step.run.ledger) step.setRun({ ledger: settleReply(step.run.ledger, message) });
   step.setRun({ turns: step.run.turns + 1, batch: batch.calls.length > 0 ? batch : undefined });
   if (batch.calls.length === 0) return step.result();
   const reason = message.stopReason;
@@ -349,16 +363,57 @@ export type ToolBatchCommand = { kind: "spawn"; call: ToolCall } | { kind: "exec
 export function advanceToolBatch(ctx: AgentMachineContext): StepResult & { command?: ToolBatchCommand } {
   const batch = ctx.run?.batch;
   if (!batch) return { context: ctx, events: [] };
-  const next = nextBatchStep(batch);
-  if (next.kind === "wait") return { context: ctx, events: [] };
   const step = new Step(ctx);
-  if (next.kind === "execute") {
-    step.setRun({ batch: withPhase(batch, next.ids, "executing") });
-    return { ...step.result(), command: next };
+  // Once the budget holds the next call, the calls it admitted still run.
+  let held = false;
+  for (;;) {
+    const current = step.run.batch!;
+    const next = nextBatchStep(current, held);
+    if (next.kind === "wait") return step.result();
+    if (next.kind === "execute") {
+      step.setRun({ batch: withPhase(current, next.ids, "executing") });
+      return { ...step.result(), command: next };
+    }
+    // The budget reserves the call before it starts; a refused call is answered and the next one checked.
+    const admitted = checkToolStart(step, next.call);
+    if (admitted === "wait") held = true;
+    if (admitted !== "start") continue;
+    step.setRun({ batch: withPhase(step.run.batch!, next.call.id, "preparing") });
+    startToolCall(step, next.call);
+    return { ...step.result(), command: { kind: "spawn", call: next.call } };
   }
-  step.setRun({ batch: withPhase(batch, next.call.id, "preparing") });
-  startToolCall(step, next.call);
-  return { ...step.result(), command: { kind: "spawn", call: next.call } };
+}
+
+/**
+ * Checks the call the batch is about to start against the ledger (inside `advanceToolBatch`'s step):
+ * `start` — reserved, a warning emitted if any; `wait` — the run pauses (`budget_exceeded`); `refused`
+ * — a `stop` limit: the call is answered with the stop text and the run ends at its next model call.
+ */
+function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused" {
+  const ledger = step.run.ledger;
+  if (!ledger) return "start";
+  if (ledger.paused) return "wait";
+  if (ledger.stoppedBy) {
+    startToolCall(step, call);
+    endToolCall(step, errorOutcome(call, budgetStopText(ledger.stoppedBy)));
+    return "refused";
+  }
+  const verdict = checkToolCall(ledger, call.name);
+  if (verdict.go) {
+    step.setRun({ ledger: verdict.ledger });
+    if (verdict.warning) step.emit(budgetExceededEvent(verdict.warning));
+    return "start";
+  }
+  const exceeded = verdict.exceeded;
+  step.emit(budgetExceededEvent(exceeded));
+  if (exceeded.action === "pause") {
+    step.setRun({ ledger: { ...ledger, paused: exceeded } });
+    return "wait";
+  }
+  step.setRun({ ledger: { ...ledger, stoppedBy: exceeded }, stopReason: "budget" });
+  startToolCall(step, call);
+  endToolCall(step, errorOutcome(call, budgetStopText(exceeded)));
+  return "refused";
 }
 
 /** Whether the call has a running child actor (spawned and not yet settled). */

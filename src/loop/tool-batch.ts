@@ -66,8 +66,11 @@ export function withPhase(batch: ToolBatch, id: string | readonly string[], phas
   return { ...batch, phases };
 }
 
-/** The next step: preflights run one at a time in source order; then all calls run (parallel) or one by one. */
-export function nextBatchStep(batch: ToolBatch): BatchStep {
+/**
+ * The next step: preflights run one at a time in source order; then all calls run (parallel) or one by
+ * one. `holdPending`: no pending call may start (the run's budget holds them), the prepared ones run.
+ */
+export function nextBatchStep(batch: ToolBatch, holdPending = false): BatchStep {
   if (batch.pollingSteering) return { kind: "wait" };
   let firstPending: ToolCall | undefined;
   const prepared: string[] = [];
@@ -76,7 +79,7 @@ export function nextBatchStep(batch: ToolBatch): BatchStep {
     if (phase === "preparing") return { kind: "wait" };
     if (phase === "executing" && batch.sequential) return { kind: "wait" };
     if (phase === "prepared") prepared.push(call.id);
-    if (phase === "pending" && firstPending === undefined) firstPending = call;
+    if (phase === "pending" && firstPending === undefined && !holdPending) firstPending = call;
   }
   if (batch.sequential) {
     if (prepared.length > 0) return { kind: "execute", ids: prepared.slice(0, 1) };

@@ -1,3 +1,4 @@
+import type { BudgetExceeded, BudgetUsage } from "./budget.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "./messages.js";
 import type { GuardrailTrip, OutputIssue, RunStopReason } from "./output.js";
 import type { AssistantMessageEvent } from "./stream.js";
@@ -24,6 +25,8 @@ export type OwnAgentEvent =
       outputFailure?: { issues: OutputIssue[]; raw: string };
       /** The guardrail that tripped (`stopReason: "guardrail"`). */
       guardrail?: GuardrailTrip;
+      /** What the run used against its budget (a run with a budget). */
+      budgetUsage?: BudgetUsage;
     }
   | { type: "turn_start" }
   | { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
@@ -51,6 +54,11 @@ export type OwnAgentEvent =
    * tools and model); `from` is the agent that handed off (`undefined`: the agent as it was built).
    */
   | { type: "handoff"; from: string | undefined; to: string }
+  /**
+   * A call would go past a limit of the run's budget (`action`: the run pauses, stops, or — `warn` —
+   * goes on); see docs/budgets.md.
+   */
+  | ({ type: "budget_exceeded" } & BudgetExceeded)
   /** A restored agent goes on with a run it was persisted in the middle of (agentchart). */
   | { type: "agent_resume"; from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools" };
 

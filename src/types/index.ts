@@ -1,3 +1,4 @@
+export * from "./budget.js";
 export * from "./events.js";
 export * from "./guardrail.js";
 export * from "./harness-messages.js";

@@ -11,7 +11,7 @@ export const DEFAULT_MAX_OUTPUT_REPAIRS = 2;
  * How a run ended: the last reply's stop reason (`stop`, `length`, `toolUse` when tools ended it or
  * `maxTurns` was reached, `error`, `aborted`), or `guardrail` when a guardrail tripped.
  */
-export type RunStopReason = "stop" | "length" | "toolUse" | "error" | "aborted" | "guardrail";
+export type RunStopReason = "stop" | "length" | "toolUse" | "error" | "aborted" | "guardrail" | "budget";
 
 /** One problem zod found in an output value: where, and what. */
 export interface OutputIssue {

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { AgentBudget } from "./budget.js";
 import type { Guardrails } from "./guardrail.js";
 import type { AgentCallbacks } from "./loop.js";
 import type { AgentMessage } from "./messages.js";
@@ -26,6 +27,8 @@ export interface SubAgentSpec extends Partial<AgentCallbacks> {
   /** A zod schema: the child's run expects typed output, and the tool result is its JSON. */
   output?: z.ZodType;
   guardrails?: Guardrails;
+  /** The budget of the child's run (see docs/budgets.md); its usage also counts in the parent's totals. */
+  budget?: AgentBudget;
 }
 
 /** Turns a sub-agent takes at most unless its spec says otherwise. */

@@ -102,6 +102,8 @@ describe("docs/machines: the machines' definitions for the Stately editor (npm r
       .injecting;
     expect(injecting.always.map((t: JsonObject) => [t.guard, t.target])).toEqual([
       ["inputCheckDue", ["#agent.running.preparingTurn.checkingInput"]],
+      ["modelCallPausesForBudget", ["#agent.running.preparingTurn.budgetExceeded"]],
+      ["modelCallStopsForBudget", ["#agent.idle"]],
       ["inboxEmpty", ["#agent.running.streaming"]],
     ]);
     expect((agentMachine.toJSON() as any).states.running.states.preparingTurn.states.injecting.always).toBe(

@@ -20,6 +20,7 @@ import { defineClientTool } from "../../src/tools/define-client-tool.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import { echoTool, testModel, user } from "../support/loop-harness.js";
+import { describeBudgetPaths } from "./budget-paths.js";
 import { createTransitionCoverage, machineTransitions, transitionLabel } from "./coverage.js";
 import { edgeCases, stateCases } from "./edges.js";
 import { expectRunInvariants } from "./invariants.js";
@@ -473,6 +474,7 @@ describe("agentMachine commands", () => {
 
 describeOutputAndGuardrailPaths(inspect);
 describeSubAgentPaths(inspect);
+describeBudgetPaths(inspect);
 
 describe("transition coverage", () => {
   it("names every transition of both machines uniquely", () => {

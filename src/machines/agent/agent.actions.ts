@@ -1,5 +1,6 @@
 import type { AnyActorRef } from "xstate";
 import { decisionWithoutCallbacks, planOf, takeFromQueue } from "../../loop/between-turns.js";
+import * as budgetSteps from "../../loop/budget-steps.js";
 import * as guardrailSteps from "../../loop/guardrail-steps.js";
 import * as handoffSteps from "../../loop/handoff-steps.js";
 import type { OutputVerdict } from "../../loop/output-steps.js";
@@ -106,6 +107,8 @@ export function emitReplyEvents({ context, enqueue }: ActionArgs, events: AgentE
  * become `tool_execution_update` progress of the call.
  */
 export function forwardSubAgentEvents({ context, enqueue }: ActionArgs, from: SubAgentEventsEvent): void {
+  // What the descendant used counts in this run's budget totals.
+  if (context.run?.ledger) enqueue.assign(() => budgetSteps.countDescendants(context, from.events));
   const forwarded: AgentEvent[] = [];
   for (const event of from.events) {
     const emitted: AgentEvent = { ...event, agentPath: [from.toolCallId, ...(event.agentPath ?? [])] };
@@ -218,12 +221,22 @@ export function beginRun({ context, event, enqueue }: ActionArgs): void {
         context,
         event.messages.map((message) => ({ message })),
         false,
-        { ...(event.output ? { output: event.output } : {}), checkInput: true },
+        {
+          ...(event.output ? { output: event.output } : {}),
+          ...(event.budget ? { budget: event.budget } : {}),
+          checkInput: true,
+        },
       ),
     );
   else if (event.type === "RESUME_CALLS") apply(enqueue, steps.resumeCalls(context, event));
   else if (event.type === "CONTINUE")
-    apply(enqueue, steps.continueRun(context, event.output ? { output: event.output } : {}));
+    apply(
+      enqueue,
+      steps.continueRun(context, {
+        ...(event.output ? { output: event.output } : {}),
+        ...(event.budget ? { budget: event.budget } : {}),
+      }),
+    );
 }
 
 /**
@@ -405,6 +418,31 @@ export function announceResume(
   from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools",
 ): void {
   emitAll(enqueue, context, [{ type: "agent_resume", from }]);
+}
+
+/** The model call goes ahead: reserved in the run's budget ledger (with a `warn` limit's event). */
+export function reserveModelCall({ context, enqueue }: ActionArgs): void {
+  if (context.run?.ledger) apply(enqueue, budgetSteps.reserveModelCall(context));
+}
+
+/** The run waits before its model call at a budget limit: `budget_exceeded`. */
+export function pauseForBudget({ context, enqueue }: ActionArgs): void {
+  apply(enqueue, budgetSteps.pauseBeforeModelCall(context));
+}
+
+/** The run stops at its budget (`stopReason: "budget"`); `endRun` follows. */
+export function stopForBudget({ context, enqueue }: ActionArgs): void {
+  apply(enqueue, budgetSteps.stopAtBudget(context));
+}
+
+/** `RAISE_BUDGET`: the run's limits changed and its pause lifted. */
+export function raiseBudget({ context, event, enqueue }: ActionArgs): void {
+  if (event.type === "RAISE_BUDGET") enqueue.assign(() => budgetSteps.raiseBudget(context, event.limits));
+}
+
+/** `CONTINUE_ONCE`: the call the budget held goes ahead, once. */
+export function continueOnce({ context, enqueue }: ActionArgs): void {
+  enqueue.assign(() => budgetSteps.continueOnce(context));
 }
 
 /** Asks the stream actor to end the reply now: it answers with the partial reply, marked aborted. */

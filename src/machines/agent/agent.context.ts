@@ -1,3 +1,4 @@
+import type { AgentBudget, BudgetLedger } from "../../types/budget.js";
 import type { AgentEvent } from "../../types/events.js";
 import type { GuardrailNames } from "../../types/guardrail.js";
 import type { SteeringPolicy } from "../../types/loop.js";
@@ -84,8 +85,10 @@ export interface RunState {
   heldReply?: HeldReply;
   /** The guardrail that tripped and ended this run. */
   tripped?: GuardrailTrip;
-  /** The run was ended by an error or an abort (`FAIL`, `ABORT`, a failed callback). */
-  stopReason?: "error" | "aborted";
+  /** The run was ended by an error, an abort (`FAIL`, `ABORT`, a failed callback) or its budget. */
+  stopReason?: "error" | "aborted" | "budget";
+  /** The run's budget and what it used (absent: the run has no budget). */
+  ledger?: BudgetLedger;
 }
 
 /** A reply that streamed while held: the message, how its tool calls must run, and its events. */
@@ -142,6 +145,8 @@ export interface AgentMachineContext {
   parentEvents?: AgentEvent["type"][];
   /** The agent a handoff made active (see `defineHandoff`); absent: the agent as it was built. */
   activeAgent?: string;
+  /** The budget of each run (a prompt may give its own); absent: none. */
+  budget?: AgentBudget;
 }
 
 /** The version of the agent's persisted shape (context and states); 5 since issue 27. */
@@ -164,6 +169,7 @@ export interface AgentStart {
   parentEvents?: AgentEvent["type"][];
   /** The handoff target the agent starts as (its prompt, tools and model already in the fields above). */
   activeAgent?: string;
+  budget?: AgentBudget;
 }
 
 /** The context of an idle agent with nothing queued: defaults filled in, the transcript copied. */
@@ -195,6 +201,7 @@ export function initialAgentContext(start: AgentStart): AgentMachineContext {
     ...(start.place ? { place: start.place } : {}),
     ...(start.parentEvents?.length ? { parentEvents: [...start.parentEvents] } : {}),
     ...(start.activeAgent ? { activeAgent: start.activeAgent } : {}),
+    ...(start.budget ? { budget: { ...start.budget } } : {}),
   };
 }
 

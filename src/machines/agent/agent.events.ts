@@ -1,4 +1,5 @@
 import type { DoneActorEvent, ErrorActorEvent } from "xstate";
+import type { AgentBudget, BudgetLimits } from "../../types/budget.js";
 import type { AgentEvent } from "../../types/events.js";
 import type { GuardrailOutcome } from "../../types/guardrail.js";
 import type { AgentMessage, AssistantMessage } from "../../types/messages.js";
@@ -18,13 +19,20 @@ import type { PersistableStreamOptions, QueueName, ToolCallOutcome } from "./age
  * class does is one of them. The machine's other events are internal (`AgentInternalEvent`).
  */
 export type AgentCommand =
-  /** Starts a run with new messages (idle only); `output`: the typed output the run must give. */
-  | { type: "PROMPT"; messages: AgentMessage[]; output?: RunOutputState }
+  /**
+   * Starts a run with new messages (idle only); `output`: the typed output the run must give; `budget`:
+   * this run's budget instead of the agent's.
+   */
+  | { type: "PROMPT"; messages: AgentMessage[]; output?: RunOutputState; budget?: AgentBudget }
   /**
    * Starts a run from the transcript (idle only): after a user or tool result message, asks the model
    * again; after an assistant message, runs the next queued steering (or else follow-up) message.
    */
-  | { type: "CONTINUE"; output?: RunOutputState }
+  | { type: "CONTINUE"; output?: RunOutputState; budget?: AgentBudget }
+  /** A run paused at a budget limit goes on with these limits (ignored unless it waits at one). */
+  | { type: "RAISE_BUDGET"; limits: BudgetLimits }
+  /** A run paused at a budget limit lets the call it held go ahead, once (ignored unless it waits). */
+  | { type: "CONTINUE_ONCE" }
   | { type: "STEER"; message: AgentMessage }
   | { type: "FOLLOW_UP"; message: AgentMessage }
   | { type: "CLEAR_QUEUES"; queue?: QueueName }

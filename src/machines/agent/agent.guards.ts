@@ -1,5 +1,6 @@
 import { and, not, or, stateIn } from "xstate";
 import { planOf } from "../../loop/between-turns.js";
+import * as budgetSteps from "../../loop/budget-steps.js";
 import { type OutputVerdict, outputCandidate } from "../../loop/output-steps.js";
 import * as steps from "../../loop/run-steps.js";
 import { isBatchSettled } from "../../loop/tool-batch.js";
@@ -65,6 +66,25 @@ export function inputCheckDue({ context }: GuardArgs): boolean {
 export function outputFailsForGood({ context }: GuardArgs, verdict: OutputVerdict): boolean {
   const output = context.run?.output;
   return !verdict.ok && output !== undefined && output.repairs >= output.maxRepairs;
+}
+
+/** Every message is injected and the run's budget holds the model call at a `pause` limit. */
+export function modelCallPausesForBudget({ context }: GuardArgs): boolean {
+  return (context.run?.inbox.length ?? 0) === 0 && budgetSteps.modelCallPauses(context);
+}
+
+/** Every message is injected and the model call would pass a `stop` limit (or a tool call was stopped). */
+export function modelCallStopsForBudget({ context }: GuardArgs): boolean {
+  return (context.run?.inbox.length ?? 0) === 0 && budgetSteps.modelCallStops(context);
+}
+
+/** The run waits at a budget limit. */
+export function budgetPaused({ context }: GuardArgs): boolean {
+  return budgetSteps.budgetPaused(context);
+}
+
+export function budgetNotPaused(args: GuardArgs): boolean {
+  return !budgetPaused(args);
 }
 
 export function hasToolBatch({ context }: GuardArgs): boolean {

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { AgentBudget } from "../../types/budget.js";
 import type { Guardrail, GuardrailNames, Guardrails } from "../../types/guardrail.js";
 import type { AgentCallbacks, AgentContext } from "../../types/loop.js";
 import type { AgentTool, HandoffDefinition } from "../../types/tool.js";
@@ -25,6 +26,8 @@ export interface AgentImplementations {
   output?: z.ZodType;
   /** The zod schemas of runs' typed outputs, by the JSON Schema object the run's context holds. */
   outputSchemas: WeakMap<object, z.ZodType>;
+  /** The budget of an actor whose input gives none. */
+  budget?: AgentBudget;
 }
 
 /** What `createAgentMachine` takes: the callbacks (StreamFn, hooks, queue sources), tools, guardrails, output. */
@@ -33,6 +36,11 @@ export interface AgentMachineOptions extends AgentCallbacks {
   guardrails?: Guardrails;
   /** The zod schema of typed outputs (without it, a restored run's schema is rebuilt from its JSON Schema). */
   output?: z.ZodType;
+  /**
+   * The budget of each run of an actor whose input gives none (see docs/budgets.md); checked here and,
+   * with the input's model, when the actor is created.
+   */
+  budget?: AgentBudget;
 }
 
 /**
@@ -51,6 +59,7 @@ export function agentImplementations(options: AgentMachineOptions): AgentImpleme
     handoffs: new Map(),
     outputSchemas: new WeakMap(),
     ...(options.output ? { output: options.output } : {}),
+    ...(options.budget ? { budget: { ...options.budget } } : {}),
   };
   addTools(implementations, options.tools ?? []);
   return implementations;

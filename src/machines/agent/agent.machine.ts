@@ -11,6 +11,7 @@ import {
   validatedReply,
 } from "../../loop/output-steps.js";
 import { errorOutcome } from "../../loop/tool-outcome.js";
+import type { AgentBudget } from "../../types/budget.js";
 import { errorText } from "../../types/error-text.js";
 import type { AgentEvent } from "../../types/events.js";
 import type { GuardrailOutcome } from "../../types/guardrail.js";
@@ -57,6 +58,8 @@ export interface AgentMachineInput {
   parentEvents?: AgentEvent["type"][];
   /** The handoff target it starts as (`systemPrompt`, `toolNames` and `model` are the target's). */
   activeAgent?: string;
+  /** The budget of each run (see docs/budgets.md); a `PROMPT` may give its own. */
+  budget?: AgentBudget;
 }
 
 requireXState(xstate);
@@ -162,6 +165,11 @@ export const agentMachine = setup({
     releaseHeldEvents: enqueueing(actions.releaseHeldEvents),
     dropHeldReply: enqueueing(actions.dropHeldReply),
     abortStream: enqueueing(actions.abortStream),
+    reserveModelCall: enqueueing(actions.reserveModelCall),
+    pauseForBudget: enqueueing(actions.pauseForBudget),
+    stopForBudget: enqueueing(actions.stopForBudget),
+    raiseBudget: enqueueing(actions.raiseBudget),
+    continueOnce: enqueueing(actions.continueOnce),
     tripGuardrail: enqueueing(actions.tripGuardrail),
     inputPassed: enqueueing(actions.inputPassed),
     applyOutputVerdict: enqueueing(actions.applyOutputVerdict),
@@ -325,11 +333,18 @@ export const agentMachine = setup({
           initial: "deciding",
           on: {
             DECISION_FAILED: CALLBACK_FAILED,
-            RESUME: {
-              target: "preparingTurn",
-              reenter: true,
-              actions: { type: "announceResume", params: "preparingTurn" },
-            },
+            RESUME: [
+              {
+                guard: "budgetPaused",
+                description: "Restored while it waits at a budget limit: it keeps waiting.",
+                actions: { type: "announceResume", params: "preparingTurn" },
+              },
+              {
+                target: "preparingTurn",
+                reenter: true,
+                actions: { type: "announceResume", params: "preparingTurn" },
+              },
+            ],
           },
           states: {
             deciding: {
@@ -354,9 +369,24 @@ export const agentMachine = setup({
               entry: ["injectNext", "requestInjectionIfMore"],
               always: [
                 { guard: "inputCheckDue", target: "checkingInput" },
-                { guard: "inboxEmpty", target: "#agent.running.streaming" },
+                { guard: "modelCallPausesForBudget", target: "budgetExceeded", actions: "pauseForBudget" },
+                {
+                  guard: "modelCallStopsForBudget",
+                  target: "#agent.idle",
+                  actions: ["stopForBudget", "endRun"],
+                },
+                { guard: "inboxEmpty", target: "#agent.running.streaming", actions: "reserveModelCall" },
               ],
               on: { INJECT: { target: "injecting", reenter: true } },
+            },
+            budgetExceeded: {
+              description:
+                "The next model call would go past a limit of the run's budget: the run waits for RAISE_BUDGET or CONTINUE_ONCE (ABORT ends it).",
+              tags: ["awaitingHuman"],
+              on: {
+                RAISE_BUDGET: { target: "injecting", actions: "raiseBudget" },
+                CONTINUE_ONCE: { target: "injecting", actions: "continueOnce" },
+              },
             },
             checkingInput: {
               description:
@@ -375,7 +405,11 @@ export const agentMachine = setup({
                     target: "#agent.idle",
                     actions: [{ type: "tripGuardrail", params: ({ event }) => event.output }, "endRun"],
                   },
-                  { target: "#agent.running.streaming", actions: "inputPassed" },
+                  {
+                    description: "The prompts passed: the budget checks the model call (injecting).",
+                    target: "injecting",
+                    actions: "inputPassed",
+                  },
                 ],
               },
             },
@@ -514,12 +548,25 @@ export const agentMachine = setup({
           states: {
             working: {
               description: "The calls run; none waits for a person.",
-              always: { guard: "callWaits", target: "awaitingHuman" },
+              always: [
+                { guard: "callWaits", target: "awaitingHuman" },
+                { guard: "budgetPaused", target: "budgetExceeded" },
+              ],
             },
             awaitingHuman: {
               description: "A call waits for a person's approval or the client's answer.",
               tags: ["awaitingHuman"],
               always: { guard: "noCallWaits", target: "working" },
+            },
+            budgetExceeded: {
+              description:
+                "The next tool call would go past a limit of the run's budget: no further call starts until RAISE_BUDGET or CONTINUE_ONCE (ABORT ends the run); started calls finish.",
+              tags: ["awaitingHuman"],
+              always: { guard: "budgetNotPaused", target: "working" },
+              on: {
+                RAISE_BUDGET: { actions: ["raiseBudget", "advanceToolBatch"] },
+                CONTINUE_ONCE: { actions: ["continueOnce", "advanceToolBatch"] },
+              },
             },
           },
           on: {

@@ -16,6 +16,7 @@ import {
 } from "../../actors/tool-step.actors.js";
 import { pollSteering, returnQueuedMessages, turnCallbacksActor } from "../../actors/turn-callbacks.actor.js";
 import { validateOutputActor } from "../../actors/validate-output.actor.js";
+import { checkBudget } from "../../loop/budget-check.js";
 import { errorText } from "../../types/error-text.js";
 import { provideImplementations } from "../../xstate/provide-implementations.js";
 import type { SubAgentStart, ToolCallContext } from "../tool-call/tool-call.context.js";
@@ -40,7 +41,9 @@ export type AgentMachine = typeof agentMachine;
  * XState machine: `createActor`, `invoke`/`spawn` in your own machine, `getPersistedSnapshot()` and
  * `createActor(machine, { snapshot })`, `transition()`, `inspect`.
  *
- * Contract: synchronous; never throws. Restoring a snapshot that names a tool this machine lacks, or a
+ * Contract: synchronous; throws `BudgetError` for an invalid `budget` (a negative or non-numeric limit,
+ * named). Creating an actor whose budget sets `maxCostUsd` for a model without prices throws
+ * `BudgetError` (`no_model_price`). Restoring a snapshot that names a tool this machine lacks, or a
  * state it does not have, fails the actor at start (its error observers get an `Error` naming it).
  *
  * ```ts
@@ -52,6 +55,7 @@ export type AgentMachine = typeof agentMachine;
  * ```
  */
 export function createAgentMachine(options: AgentMachineOptions): AgentMachine {
+  if (options.budget) checkBudget(options.budget, undefined, "createAgentMachine budget");
   return agentMachineOf(agentImplementations(options));
 }
 
@@ -118,8 +122,11 @@ function withImplementationData(machine: AgentMachine, implementations: AgentImp
   machine.getInitialSnapshot = (scope, input) => {
     const given = input as AgentMachineInput | undefined;
     if (!given) return initial(scope, input);
+    const budget = given.budget ?? implementations.budget;
+    if (budget) checkBudget(budget, given.model, "agent machine input budget");
     const start: AgentMachineStart = {
       ...given,
+      ...(budget ? { budget } : {}),
       toolNames: given.toolNames ?? [...implementations.tools.keys()],
       ...data(),
     };

@@ -1,0 +1,119 @@
+// Budget checks, per round-trip: one prompt whose answer calls 4 tools (in parallel) and then answers
+// with 20 text deltas (the zero-latency faux LLM of loop.bench.ts), run by the agentchart Agent without a
+// budget and with one that sets every limit (high enough never to be reached, so every check runs: two
+// model calls and four tool calls reserved, two replies settled, per round-trip). Same process,
+// round-robin, paired ratio to the agent without a budget (issue 31: the checks cost < 2 % of a
+// round-trip).
+//
+//   node --expose-gc --import tsx bench/budget.bench.ts [--rounds N]
+import { checkModelCall, checkToolCall, openLedger, settleReply } from "../src/loop/budget-ledger.js";
+import { AGENTCHART_BUILD, core } from "./agentchart-build.js";
+import { fmtRatio, fmtSummary, pairedRatio, roundRobin, summarize, table } from "./common.js";
+import { FAUX_MODEL, type Script } from "./faux.js";
+import { ourFauxStreamFn, ourTools } from "./loop-runners.js";
+
+const argv = process.argv.slice(2);
+const rounds = argv.includes("--rounds") ? Number(argv[argv.indexOf("--rounds") + 1]) : 10;
+const AGENTS = 20;
+/** Prompts per agent: few, so that the transcript's growth does not dominate the figure. */
+const PROMPTS = 20;
+const script: Script = { tools: 4, deltas: 20 };
+const BUDGET = {
+  maxTokens: 1e12,
+  maxModelCalls: 1e9,
+  maxToolCalls: 1e9,
+  maxToolCallsPerTool: 1e9,
+  maxTurns: 1e9,
+  onExceeded: "pause" as const,
+};
+
+type Variant = "no budget" | "budget";
+
+/** Microseconds per round-trip (a prompt, its tool calls, the final answer), over fresh agents. */
+async function perRoundTrip(variant: Variant): Promise<number> {
+  const agents = Array.from(
+    { length: AGENTS },
+    () =>
+      new core.Agent({
+        model: FAUX_MODEL as any,
+        streamFn: ourFauxStreamFn(script) as any,
+        tools: ourTools,
+        toolExecution: "parallel",
+        ...(variant === "budget" ? { budget: BUDGET } : {}),
+      }),
+  );
+  const start = performance.now();
+  for (const agent of agents)
+    for (let index = 0; index < PROMPTS; index++) {
+      const result = await agent.prompt("go");
+      if (result.stopReason !== "stop")
+        throw new Error(`${variant}: the run ended with ${result.stopReason}`);
+    }
+  const elapsed = performance.now() - start;
+  // Every prompt adds user, assistant (4 calls), 4 results, assistant.
+  for (const agent of agents)
+    if (agent.state.messages.length !== PROMPTS * 7)
+      throw new Error(`${variant}: ${agent.state.messages.length} messages, expected ${PROMPTS * 7}`);
+  return (elapsed * 1e3) / (AGENTS * PROMPTS);
+}
+
+/**
+ * Microseconds of the ledger's own steps for one round-trip (2 model calls and 4 tool calls reserved,
+ * 2 replies settled), measured alone over many round-trips: the pure part of the checks.
+ */
+function ledgerPerRoundTrip(): number {
+  const reply = { usage: { totalTokens: 100, cost: { total: 0.001 } } } as any;
+  const tools = ourTools.map((tool) => tool.name);
+  const TRIPS = 20_000;
+  const start = performance.now();
+  let ledger = openLedger(BUDGET);
+  for (let trip = 0; trip < TRIPS; trip++) {
+    for (let call = 0; call < 2; call++) {
+      const verdict = checkModelCall(ledger);
+      if (!verdict.go) throw new Error("the bench's budget was reached");
+      ledger = settleReply(verdict.ledger, reply);
+    }
+    for (let call = 0; call < 4; call++) {
+      const verdict = checkToolCall(ledger, tools[call % tools.length]!);
+      if (!verdict.go) throw new Error("the bench's budget was reached");
+      ledger = verdict.ledger;
+    }
+  }
+  return ((performance.now() - start) * 1e3) / TRIPS;
+}
+
+const figures = await roundRobin(
+  [
+    ...(["no budget", "budget"] as const).map((variant) => ({
+      name: variant,
+      measure: () => perRoundTrip(variant),
+    })),
+    { name: "ledger", measure: async () => ledgerPerRoundTrip() },
+  ],
+  { rounds, warmup: 2, log: (text) => process.stderr.write(`${text}\n`) },
+);
+const get = (name: Variant | "ledger") => figures.get(name)!;
+console.log(
+  `### Per round-trip (prompt → 4 parallel tool calls → 20-delta answer), ${AGENTS} agents × ${PROMPTS} prompts, µs\n`,
+);
+console.log(
+  table(
+    ["agent", "µs per round-trip", "ratio to no budget", "target"],
+    [
+      ["no budget", fmtSummary(summarize(get("no budget"))), "1×", "baseline"],
+      [
+        "every limit set (none reached)",
+        fmtSummary(summarize(get("budget"))),
+        `**${fmtRatio(pairedRatio(get("budget"), get("no budget")))}**`,
+        "< 1.02×",
+      ],
+      [
+        "the ledger's steps alone (2 model calls, 4 tool calls, 2 replies)",
+        fmtSummary(summarize(get("ledger"))),
+        `${fmtRatio(pairedRatio(get("ledger"), get("no budget")))} of a round-trip`,
+        "< 0.02×",
+      ],
+    ],
+  ),
+);
+console.log(`\nbuild: ${AGENTCHART_BUILD}; rounds ${rounds}.`);

@@ -1,0 +1,171 @@
+import type {
+  AgentBudget,
+  BudgetAction,
+  BudgetExceeded,
+  BudgetLedger,
+  BudgetLimits,
+  BudgetName,
+  BudgetUsage,
+} from "../types/budget.js";
+import type { AgentEvent } from "../types/events.js";
+import type { AssistantMessage } from "../types/messages.js";
+
+// A run's budget ledger: pure functions over plain data. Counts (model calls, tool calls, turns) are
+// reserved when the call is checked, before it starts, so calls started one after the other — parallel
+// tool calls are spawned one per step — never go past a cap. Tokens and cost are settled from each
+// reply's reported usage; a call is refused once what was used reached the limit.
+
+/** A ledger with nothing used. */
+export function openLedger(budget: AgentBudget): BudgetLedger {
+  return {
+    budget: { ...budget },
+    usage: { tokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0, toolCallsByTool: {}, turns: 0 },
+    warned: [],
+  };
+}
+
+/** What a check decided: the call goes ahead (`exceeded` set for a warning), or waits / stops the run. */
+export type BudgetVerdict =
+  | { go: true; ledger: BudgetLedger; warning?: BudgetExceeded }
+  | { go: false; exceeded: BudgetExceeded };
+
+/** The action of a limit: its own, the budget's, or `pause`. */
+export function actionOf(budget: AgentBudget, name: BudgetName): BudgetAction {
+  const onExceeded = budget.onExceeded;
+  if (typeof onExceeded === "string") return onExceeded;
+  return onExceeded?.[name] ?? "pause";
+}
+
+/** The first limit a model call would go past: a count reserved past its cap, or a total already reached. */
+function modelCallOverrun(ledger: BudgetLedger): Omit<BudgetExceeded, "action"> | undefined {
+  const { budget, usage } = ledger;
+  // A count is past its cap when the reserved call would exceed it; a total once it reached its limit.
+  const over = (budget: BudgetName, limit: number | undefined, used: number, count: boolean) =>
+    limit !== undefined && (count ? used + 1 > limit : used >= limit)
+      ? { budget, limit, used, before: "modelCall" as const }
+      : undefined;
+  return (
+    over("maxModelCalls", budget.maxModelCalls, usage.modelCalls, true) ??
+    over("maxTurns", budget.maxTurns, usage.turns, true) ??
+    over("maxTokens", budget.maxTokens, usage.tokens, false) ??
+    over("maxCostUsd", budget.maxCostUsd, usage.costUsd, false)
+  );
+}
+
+/** The first limit a call of `toolName` would go past. */
+function toolCallOverrun(ledger: BudgetLedger, toolName: string): Omit<BudgetExceeded, "action"> | undefined {
+  const { budget, usage } = ledger;
+  if (budget.maxToolCalls !== undefined && usage.toolCalls + 1 > budget.maxToolCalls)
+    return {
+      budget: "maxToolCalls",
+      limit: budget.maxToolCalls,
+      used: usage.toolCalls,
+      before: "toolCall",
+      toolName,
+    };
+  const used = usage.toolCallsByTool[toolName] ?? 0;
+  if (budget.maxToolCallsPerTool !== undefined && used + 1 > budget.maxToolCallsPerTool)
+    return {
+      budget: "maxToolCallsPerTool",
+      limit: budget.maxToolCallsPerTool,
+      used,
+      before: "toolCall",
+      toolName,
+    };
+  return undefined;
+}
+
+/**
+ * Checks a model call against the ledger and, if it may start, reserves it (a model call and a turn).
+ *
+ * Contract: pure; never throws.
+ */
+export function checkModelCall(ledger: BudgetLedger): BudgetVerdict {
+  return decide(ledger, modelCallOverrun(ledger), (usage) => ({
+    ...usage,
+    modelCalls: usage.modelCalls + 1,
+    turns: usage.turns + 1,
+  }));
+}
+
+/**
+ * Checks a call of `toolName` against the ledger and, if it may start, reserves it.
+ *
+ * Contract: pure; never throws.
+ */
+export function checkToolCall(ledger: BudgetLedger, toolName: string): BudgetVerdict {
+  return decide(ledger, toolCallOverrun(ledger, toolName), (usage) => ({
+    ...usage,
+    toolCalls: usage.toolCalls + 1,
+    toolCallsByTool: { ...usage.toolCallsByTool, [toolName]: (usage.toolCallsByTool[toolName] ?? 0) + 1 },
+  }));
+}
+
+function decide(
+  ledger: BudgetLedger,
+  overrun: Omit<BudgetExceeded, "action"> | undefined,
+  reserve: (usage: BudgetUsage) => BudgetUsage,
+): BudgetVerdict {
+  if (overrun === undefined || ledger.passOnce) {
+    const { passOnce: _spent, ...rest } = ledger;
+    return { go: true, ledger: { ...rest, usage: reserve(ledger.usage) } };
+  }
+  const exceeded: BudgetExceeded = { ...overrun, action: actionOf(ledger.budget, overrun.budget) };
+  if (exceeded.action !== "warn") return { go: false, exceeded };
+  const reserved = { ...ledger, usage: reserve(ledger.usage) };
+  if (ledger.warned.includes(overrun.budget)) return { go: true, ledger: reserved };
+  return { go: true, ledger: { ...reserved, warned: [...ledger.warned, overrun.budget] }, warning: exceeded };
+}
+
+/** The ledger with a reply's reported tokens and cost added. */
+export function settleReply(ledger: BudgetLedger, message: AssistantMessage): BudgetLedger {
+  const usage = message.usage;
+  if (!usage) return ledger;
+  return {
+    ...ledger,
+    usage: {
+      ...ledger.usage,
+      tokens: ledger.usage.tokens + (usage.totalTokens ?? 0),
+      costUsd: ledger.usage.costUsd + (usage.cost?.total ?? 0),
+    },
+  };
+}
+
+/**
+ * The ledger with what a descendant agent used (its events, on their way up): each model reply's
+ * tokens, cost and call, each tool call it started.
+ */
+export function countDescendantEvents(ledger: BudgetLedger, events: readonly AgentEvent[]): BudgetLedger {
+  let counted = ledger;
+  for (const event of events) {
+    if (event.type === "message_end" && (event.message as AssistantMessage).role === "assistant") {
+      counted = settleReply(counted, event.message as AssistantMessage);
+      counted = { ...counted, usage: { ...counted.usage, modelCalls: counted.usage.modelCalls + 1 } };
+    } else if (event.type === "tool_execution_start")
+      counted = { ...counted, usage: { ...counted.usage, toolCalls: counted.usage.toolCalls + 1 } };
+  }
+  return counted;
+}
+
+/** The ledger with `limits` raised (or lowered) and its pause lifted. */
+export function raiseLimits(ledger: BudgetLedger, limits: BudgetLimits): BudgetLedger {
+  const { paused: _lifted, ...rest } = ledger;
+  return { ...rest, budget: { ...ledger.budget, ...limits } };
+}
+
+/** The ledger whose pause is lifted for one call (`CONTINUE_ONCE`). */
+export function passOnce(ledger: BudgetLedger): BudgetLedger {
+  const { paused: _lifted, ...rest } = ledger;
+  return { ...rest, passOnce: true };
+}
+
+/** The `budget_exceeded` event of a limit reached. */
+export function budgetExceededEvent(exceeded: BudgetExceeded): AgentEvent {
+  return { type: "budget_exceeded", ...exceeded };
+}
+
+/** The text a run stopped by its budget ends with (and a tool call it refused gets). */
+export function budgetStopText(exceeded: BudgetExceeded): string {
+  const what = exceeded.toolName ? `${exceeded.budget} for "${exceeded.toolName}"` : exceeded.budget;
+  return `Run stopped: the budget ${what} (${exceeded.limit}) was reached (used: ${exceeded.used})`;
+}

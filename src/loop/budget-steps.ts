@@ -1,0 +1,109 @@
+import type { AgentMachineContext } from "../machines/agent/agent.context.js";
+import type { BudgetLimits } from "../types/budget.js";
+import type { AgentEvent } from "../types/events.js";
+import {
+  type BudgetVerdict,
+  budgetExceededEvent,
+  budgetStopText,
+  checkModelCall,
+  countDescendantEvents,
+  passOnce,
+  raiseLimits,
+} from "./budget-ledger.js";
+import { failTurn, type StepResult } from "./run-steps.js";
+
+// The budget's steps of a run (see budget-ledger.ts for the ledger itself): the check before a model
+// call (the check before a tool call is run-steps.ts' `checkToolStart`, part of the batch's advance),
+// the pause, the stop, a raise, a continue-once, a descendant's usage.
+
+const verdicts = new WeakMap<object, BudgetVerdict>();
+
+/**
+ * The verdict on the next model call (memoised per ledger: the machine's guards and actions ask for
+ * the same one). `undefined`: the run has no budget.
+ */
+export function modelCallVerdict(ctx: AgentMachineContext): BudgetVerdict | undefined {
+  const ledger = ctx.run?.ledger;
+  if (!ledger) return undefined;
+  let verdict = verdicts.get(ledger);
+  if (!verdict) {
+    verdict = ledger.stoppedBy ? { go: false, exceeded: ledger.stoppedBy } : checkModelCall(ledger);
+    verdicts.set(ledger, verdict);
+  }
+  return verdict;
+}
+
+/** The next model call must wait at a limit (`pause`). */
+export function modelCallPauses(ctx: AgentMachineContext): boolean {
+  const verdict = modelCallVerdict(ctx);
+  return verdict !== undefined && !verdict.go && verdict.exceeded.action === "pause";
+}
+
+/** The next model call would go past a limit whose action is `stop` (or a tool call was stopped). */
+export function modelCallStops(ctx: AgentMachineContext): boolean {
+  const verdict = modelCallVerdict(ctx);
+  return verdict !== undefined && !verdict.go && verdict.exceeded.action === "stop";
+}
+
+/** The model call goes ahead: reserved in the ledger (a warning, if a `warn` limit was passed). */
+export function reserveModelCall(ctx: AgentMachineContext): StepResult {
+  const verdict = modelCallVerdict(ctx);
+  if (!verdict?.go) return { context: ctx, events: [] };
+  const events: AgentEvent[] = verdict.warning ? [budgetExceededEvent(verdict.warning)] : [];
+  return { context: { ...ctx, run: { ...ctx.run!, ledger: verdict.ledger } }, events };
+}
+
+/** The run waits at the limit the next model call would pass: `budget_exceeded`, the pause recorded. */
+export function pauseBeforeModelCall(ctx: AgentMachineContext): StepResult {
+  const verdict = modelCallVerdict(ctx);
+  if (!verdict || verdict.go) return { context: ctx, events: [] };
+  const ledger = { ...ctx.run!.ledger!, paused: verdict.exceeded };
+  return {
+    context: { ...ctx, run: { ...ctx.run!, ledger } },
+    events: [budgetExceededEvent(verdict.exceeded)],
+  };
+}
+
+/**
+ * The run stops at its budget: `budget_exceeded` (unless a refused tool call announced it), the open
+ * turn ends with an aborted message naming the limit, and the run's stop reason is `budget`.
+ */
+export function stopAtBudget(ctx: AgentMachineContext): StepResult {
+  const verdict = modelCallVerdict(ctx);
+  if (!verdict || verdict.go) return { context: ctx, events: [] };
+  const announced = ctx.run!.ledger!.stoppedBy !== undefined;
+  const failed = failTurn(ctx, "aborted", budgetStopText(verdict.exceeded));
+  return {
+    context: { ...failed.context, run: { ...failed.context.run!, stopReason: "budget" } },
+    events: announced ? failed.events : [budgetExceededEvent(verdict.exceeded), ...failed.events],
+  };
+}
+
+/** `RAISE_BUDGET`: the run's limits changed, its pause lifted (it goes on with a new check). */
+export function raiseBudget(ctx: AgentMachineContext, limits: BudgetLimits): AgentMachineContext {
+  const ledger = ctx.run?.ledger;
+  if (!ledger) return ctx;
+  return { ...ctx, run: { ...ctx.run!, ledger: raiseLimits(ledger, limits) } };
+}
+
+/** `CONTINUE_ONCE`: the pause lifted for the one call it held. */
+export function continueOnce(ctx: AgentMachineContext): AgentMachineContext {
+  const ledger = ctx.run?.ledger;
+  if (!ledger) return ctx;
+  return { ...ctx, run: { ...ctx.run!, ledger: passOnce(ledger) } };
+}
+
+/** What a descendant agent used (its events on their way up), added to this run's totals. */
+export function countDescendants(
+  ctx: AgentMachineContext,
+  events: readonly AgentEvent[],
+): AgentMachineContext {
+  const ledger = ctx.run?.ledger;
+  if (!ledger) return ctx;
+  return { ...ctx, run: { ...ctx.run!, ledger: countDescendantEvents(ledger, events) } };
+}
+
+/** Whether the run waits at a budget limit. */
+export function budgetPaused(ctx: AgentMachineContext): boolean {
+  return ctx.run?.ledger?.paused !== undefined;
+}

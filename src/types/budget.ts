@@ -1,0 +1,86 @@
+/** The limits a run's budget can set (see docs/budgets.md). */
+export type BudgetName =
+  | "maxTokens"
+  | "maxCostUsd"
+  | "maxModelCalls"
+  | "maxToolCalls"
+  | "maxToolCallsPerTool"
+  | "maxTurns";
+
+/**
+ * What happens when a call would go past a limit: `pause` (the run waits in a state tagged
+ * `awaitingHuman` until `RAISE_BUDGET`, `CONTINUE_ONCE` or `ABORT`), `stop` (the run ends with
+ * `stopReason: "budget"`), `warn` (a `budget_exceeded` event, once per limit and run; the run goes on).
+ */
+export type BudgetAction = "pause" | "stop" | "warn";
+
+/** The limits of a budget, each optional (absent: no limit). Plain data. */
+export interface BudgetLimits {
+  /** Total tokens (input, output and cache) of the run's model calls, descendants' included. */
+  maxTokens?: number;
+  /** Dollar cost of the run's model calls (from the model's `cost` prices), descendants' included. */
+  maxCostUsd?: number;
+  /** Model calls of the run, descendants' included. */
+  maxModelCalls?: number;
+  /** Tool calls the run starts, descendants' included. */
+  maxToolCalls?: number;
+  /** Tool calls of any one tool the run starts (this agent's own calls). */
+  maxToolCallsPerTool?: number;
+  /** Turns of the run (a model call and its tool calls each). */
+  maxTurns?: number;
+}
+
+/** A run's budget: its limits and what happens at each (default `"pause"`). Plain data, persisted. */
+export interface AgentBudget extends BudgetLimits {
+  onExceeded?: BudgetAction | Partial<Record<BudgetName, BudgetAction>>;
+}
+
+/** What a run has used so far, against its budget (JSON data). */
+export interface BudgetUsage {
+  tokens: number;
+  costUsd: number;
+  modelCalls: number;
+  toolCalls: number;
+  /** Tool calls started, by tool name (this agent's own). */
+  toolCallsByTool: Record<string, number>;
+  turns: number;
+}
+
+/** A limit reached: which, its value, what was used, what happens, and the tool for a per-tool limit. */
+export interface BudgetExceeded {
+  budget: BudgetName;
+  limit: number;
+  used: number;
+  action: BudgetAction;
+  /** The call that would have gone past the limit is a model call or a call of this tool. */
+  before: "modelCall" | "toolCall";
+  toolName?: string;
+}
+
+/** A run's ledger: its limits (raised by `RAISE_BUDGET`), what it used, and where it stands. */
+export interface BudgetLedger {
+  budget: AgentBudget;
+  usage: BudgetUsage;
+  /** Limits already reported with `warn` in this run (each once). */
+  warned: BudgetName[];
+  /** The limit the run waits at (`pause`), until a raise or a continue-once. */
+  paused?: BudgetExceeded;
+  /** A `stop` limit refused a tool call: the run ends at its next model call. */
+  stoppedBy?: BudgetExceeded;
+  /** `CONTINUE_ONCE` arrived: the next check lets its call through, whatever the limits. */
+  passOnce?: boolean;
+}
+
+/** Why a budget was refused (`invalid_budget`, `no_model_price`) or a budget command was (`not_waiting`). */
+export type BudgetErrorCode = "invalid_budget" | "no_model_price" | "not_waiting";
+
+/** Error thrown by a budget that cannot be set or a budget command that does not apply. Match on `code`. */
+export class BudgetError extends Error {
+  override readonly name = "BudgetError";
+  readonly code: BudgetErrorCode;
+
+  constructor(code: BudgetErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

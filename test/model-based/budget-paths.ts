@@ -1,0 +1,252 @@
+import { describe, expect, it } from "vitest";
+import type { InspectionEvent } from "xstate";
+import { Agent, type AgentOptions } from "../../src/agent/agent.js";
+import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
+import { BudgetError } from "../../src/types/budget.js";
+import type { AgentEvent } from "../../src/types/events.js";
+import type { AgentMessage, ToolResultMessage } from "../../src/types/messages.js";
+import { echoTool, testModel } from "../support/loop-harness.js";
+
+// The budget's states crossed along every transition, through the `Agent` class: a pause before a
+// model call (raised, continued once, restored), a stop there, a pause before a tool call (raised,
+// continued once, persisted and restored), and a sub-agent's usage counted in its parent's totals.
+// Every run ends with each call answered once.
+
+type Inspect = (event: InspectionEvent) => void;
+
+const echo = (...ids: string[]): ScriptedTurn => ({
+  toolCalls: ids.map((id) => ({ id, name: "echo", arguments: { text: id } })),
+});
+
+function agentOf(inspect: Inspect, script: ScriptedTurn[], options: Partial<AgentOptions> = {}) {
+  const events: AgentEvent[] = [];
+  const agent = new Agent({
+    model: testModel,
+    streamFn: scriptedModel(script),
+    tools: [echoTool()],
+    inspect,
+    ...options,
+  });
+  agent.subscribe((event) => {
+    events.push(event);
+  });
+  return { agent, events };
+}
+
+/** Resolves when the agent emits an event of `type` of its own (not a sub-agent's). */
+function nextEvent(agent: Agent, type: AgentEvent["type"]) {
+  return new Promise<AgentEvent>((resolve) => {
+    const stop = agent.subscribe((event) => {
+      if (event.type !== type || event.agentPath) return;
+      stop();
+      resolve(event);
+    });
+  });
+}
+
+const roleOf = (m: AgentMessage) => (m as { role: string }).role;
+
+/** Idle, each call answered once. */
+function expectFinished(agent: Agent) {
+  expect(agent.actor.getSnapshot().value).toBe("idle");
+  const calls = agent.state.messages.flatMap((m) =>
+    roleOf(m) === "assistant"
+      ? (m as { content: { type: string; id?: string }[] }).content
+          .filter((b) => b.type === "toolCall")
+          .map((b) => b.id)
+      : [],
+  );
+  const answered = agent.state.messages
+    .filter((m): m is ToolResultMessage => roleOf(m) === "toolResult")
+    .map((m) => m.toolCallId);
+  expect(answered.sort()).toEqual(calls.sort());
+}
+
+export function describeBudgetPaths(inspect: Inspect) {
+  describe("agentMachine: budgets", () => {
+    it("injecting —[modelCallPausesForBudget]→ budgetExceeded —RAISE_BUDGET→ injecting → streaming", async () => {
+      const { agent } = agentOf(inspect, [echo("e1"), { text: "done" }], { budget: { maxModelCalls: 1 } });
+      const paused = nextEvent(agent, "budget_exceeded");
+      const done = agent.prompt("go");
+      expect(await paused).toMatchObject({ budget: "maxModelCalls", limit: 1, used: 1, before: "modelCall" });
+      expect(agent.state.budget).toMatchObject({
+        paused: { budget: "maxModelCalls" },
+        usage: { modelCalls: 1 },
+      });
+      expect(agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(true);
+      agent.raiseBudget({ maxModelCalls: 2 });
+      const result = await done;
+      expect(result.stopReason).toBe("stop");
+      expect(agent.state.budget).toBeUndefined();
+      expectFinished(agent);
+    });
+
+    it("budgetExceeded —CONTINUE_ONCE→ injecting: one more model call, then it waits again", async () => {
+      const { agent, events } = agentOf(inspect, [echo("e1"), echo("e2"), { text: "done" }], {
+        budget: { maxTurns: 1 },
+      });
+      let paused = nextEvent(agent, "budget_exceeded");
+      const done = agent.prompt("go");
+      await paused;
+      paused = nextEvent(agent, "budget_exceeded");
+      agent.continuePastBudget();
+      expect(await paused).toMatchObject({ budget: "maxTurns", used: 2 });
+      agent.abort();
+      expect((await done).stopReason).toBe("aborted");
+      expect(events.filter((e) => e.type === "budget_exceeded")).toHaveLength(2);
+      expectFinished(agent);
+    });
+
+    it('injecting —[modelCallStopsForBudget]→ idle: stopReason "budget"', async () => {
+      const { agent } = agentOf(inspect, [echo("e1"), { text: "never" }], {
+        budget: { maxModelCalls: 1, onExceeded: "stop" },
+      });
+      const result = await agent.prompt("go");
+      expect(result.stopReason).toBe("budget");
+      expectFinished(agent);
+    });
+
+    it("preparingTurn —RESUME [budgetPaused]→ stays: Agent.restore of a run paused before a model call waits", async () => {
+      const script = [echo("e1"), { text: "done" }];
+      const { agent } = agentOf(inspect, script, { budget: { maxModelCalls: 1 } });
+      const paused = nextEvent(agent, "budget_exceeded");
+      void agent.prompt("go");
+      await paused;
+      const saved = JSON.stringify(agent.persist());
+      agent.abort();
+
+      const restored = Agent.restore(saved, {
+        streamFn: scriptedModel(script.slice(1)),
+        tools: [echoTool()],
+        inspect,
+      });
+      const resumed = nextEvent(restored, "agent_resume");
+      await resumed;
+      expect(restored.actor.getSnapshot().matches({ running: { preparingTurn: "budgetExceeded" } })).toBe(
+        true,
+      );
+      const ended = nextEvent(restored, "agent_end");
+      restored.raiseBudget({ maxModelCalls: 5 });
+      expect(await ended).toMatchObject({ stopReason: "stop" });
+      expectFinished(restored);
+    });
+
+    it("working —[budgetPaused]→ budgetExceeded —CONTINUE_ONCE, RAISE_BUDGET→ —[budgetNotPaused]→ working", async () => {
+      const { agent } = agentOf(inspect, [echo("e1", "e2", "e3"), { text: "done" }], {
+        budget: { maxToolCalls: 1 },
+      });
+      let paused = nextEvent(agent, "budget_exceeded");
+      const done = agent.prompt("go");
+      expect(await paused).toMatchObject({ budget: "maxToolCalls", before: "toolCall", toolName: "echo" });
+      expect(agent.actor.getSnapshot().matches({ running: { executingTools: "budgetExceeded" } })).toBe(true);
+      paused = nextEvent(agent, "budget_exceeded");
+      agent.continuePastBudget();
+      expect(await paused).toMatchObject({ used: 2 });
+      agent.raiseBudget({ maxToolCalls: 3 });
+      expect((await done).stopReason).toBe("stop");
+      expectFinished(agent);
+    });
+
+    it("executingTools.budgetExceeded persisted: Agent.restore waits there, raiseBudget finishes the run", async () => {
+      const script = [echo("e1", "e2"), { text: "done" }];
+      const { agent } = agentOf(inspect, script, {
+        toolExecution: "sequential",
+        budget: { maxToolCalls: 1 },
+      });
+      const paused = nextEvent(agent, "budget_exceeded");
+      void agent.prompt("go");
+      await paused;
+      const saved = JSON.stringify(agent.persist());
+      agent.abort();
+
+      const restored = Agent.restore(saved, {
+        streamFn: scriptedModel(script.slice(1)),
+        tools: [echoTool()],
+        inspect,
+      });
+      await nextEvent(restored, "agent_resume");
+      expect(restored.state.budget?.paused).toMatchObject({ budget: "maxToolCalls" });
+      const ended = nextEvent(restored, "agent_end");
+      restored.raiseBudget({ maxToolCalls: 2 });
+      expect(await ended).toMatchObject({ stopReason: "stop", budgetUsage: { toolCalls: 2 } });
+      expectFinished(restored);
+    });
+
+    it("counts a sub-agent's model calls, tokens and tool calls in its parent's totals", async () => {
+      const helper = defineAgentTool({
+        name: "helper",
+        description: "Helps",
+        agent: () => ({
+          streamFn: scriptedModel([
+            { ...echo("c1"), usage: { input: 10, output: 5 } },
+            { text: "child done", usage: { input: 20, output: 5 } },
+          ]),
+          tools: [echoTool()],
+        }),
+      });
+      const { agent } = agentOf(
+        inspect,
+        [
+          {
+            toolCalls: [{ id: "h1", name: "helper", arguments: { task: "x" } }],
+            usage: { input: 100, output: 1 },
+          },
+          { text: "root done", usage: { input: 200, output: 1 } },
+        ],
+        { tools: [helper], budget: { maxTokens: 10_000 } },
+      );
+      const ended = nextEvent(agent, "agent_end");
+      await agent.prompt("go");
+      // Root: 2 model calls (302 tokens), 1 tool call; child: 2 model calls (40 tokens), 1 tool call.
+      expect(await ended).toMatchObject({
+        budgetUsage: { modelCalls: 4, tokens: 342, toolCalls: 2, toolCallsByTool: { helper: 1 } },
+      });
+      expectFinished(agent);
+    });
+
+    it("a sub-agent with its own budget pauses; raiseBudget at its agentPath lets it finish", async () => {
+      const helper = defineAgentTool({
+        name: "helper",
+        description: "Helps",
+        agent: () => ({
+          streamFn: scriptedModel([echo("c1"), { text: "child done" }]),
+          tools: [echoTool()],
+          budget: { maxModelCalls: 1 },
+        }),
+      });
+      const { agent } = agentOf(
+        inspect,
+        [{ toolCalls: [{ id: "h1", name: "helper", arguments: { task: "x" } }] }, { text: "root done" }],
+        { tools: [helper] },
+      );
+      const paused = new Promise<AgentEvent>((resolve) =>
+        agent.subscribe((event) => {
+          if (event.type === "budget_exceeded") resolve(event);
+        }),
+      );
+      const done = agent.prompt("go");
+      expect(await paused).toMatchObject({ agentPath: ["h1"], budget: "maxModelCalls" });
+      expect(() => agent.raiseBudget({ maxModelCalls: 2 })).toThrow(/not waiting/);
+      agent.raiseBudget({ maxModelCalls: 2 }, { agentPath: ["h1"] });
+      expect((await done).stopReason).toBe("stop");
+      const results = agent.state.messages.filter((m): m is ToolResultMessage => roleOf(m) === "toolResult");
+      expect(results[0]?.content).toEqual([{ type: "text", text: "child done" }]);
+      expectFinished(agent);
+    });
+
+    it("refuses budget commands to a run that does not wait, and bad limits, naming them", async () => {
+      const { agent } = agentOf(inspect, [{ text: "hi" }], { budget: { maxModelCalls: 3 } });
+      expect(() => agent.raiseBudget({ maxModelCalls: 5 })).toThrow(
+        /the agent is not waiting at a budget limit/,
+      );
+      expect(() => agent.continuePastBudget()).toThrow(BudgetError);
+      expect(() => agent.raiseBudget({ maxModelCalls: Number.NaN })).toThrow(
+        /maxModelCalls must be a finite number/,
+      );
+      await expect(agent.prompt("go", { budget: { maxCostUsd: 1 } })).rejects.toThrow(/has none/);
+      expect(() => agentOf(inspect, [], { budget: { maxTurns: -2 } })).toThrow(/Agent budget: maxTurns/);
+      expect(agent.actor.getSnapshot().value).toBe("idle");
+    });
+  });
+}
