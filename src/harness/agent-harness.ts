@@ -14,6 +14,7 @@ import type {
   NavigateTreeOptions,
 } from "../machines/harness/harness.machine.js";
 import type { Session } from "../storage/session.js";
+import type { BudgetLimits } from "../types/budget.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { RunResult } from "../types/output.js";
@@ -221,9 +222,12 @@ export class AgentHarness {
     const compacting = this.phase === "compaction" || operation?.kind === "compact";
     const instructions = operation?.kind === "compact" ? operation.instructions : undefined;
     const subAgents = this.phase === "turn" ? this.#parts.subAgents.running() : [];
-    // Where a child stood, or which call waits for approval, only the agent itself can say.
+    // Where a child stood, which call waits for approval, or at which budget limit the run waits: only
+    // the agent itself can say.
+    const { awaitingApproval, budget } = this.#agent.state;
     const keepsAgent =
-      this.phase === "turn" && (subAgents.length > 0 || this.#agent.state.awaitingApproval.length > 0);
+      this.phase === "turn" &&
+      (subAgents.length > 0 || awaitingApproval.length > 0 || budget?.paused !== undefined);
     return {
       format: HARNESS_SNAPSHOT_FORMAT,
       version: HARNESS_SNAPSHOT_VERSION,
@@ -365,6 +369,19 @@ export class AgentHarness {
   /** Gives the result of a client tool's call (see `defineClientTool`). Throws when no such call is waiting. */
   answerToolCall(toolCallId: string, result: ToolResult, options: { isError?: boolean } = {}): void {
     this.#agent.answerToolCall(toolCallId, result, options);
+  }
+
+  /**
+   * Raises (or lowers) the limits of the turn's run waiting at a budget limit (a sub-agent's with its
+   * `agentPath`); see `Agent.raiseBudget`. Throws `BudgetError` (`not_waiting`) when no run waits there.
+   */
+  raiseBudget(limits: BudgetLimits, options: AgentPathOption = {}): void {
+    this.#agent.raiseBudget(limits, options);
+  }
+
+  /** Lets the call a budget limit holds go ahead once; see `Agent.continuePastBudget`. */
+  continuePastBudget(options: AgentPathOption = {}): void {
+    this.#agent.continuePastBudget(options);
   }
 
   /** Applies `decisions` to the calls they name when those ask for approval (in this run). */

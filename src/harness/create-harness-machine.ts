@@ -150,6 +150,7 @@ export function composeHarness(
     ...(options.followUpMode ? { followUpMode: options.followUpMode } : {}),
     ...(options.toolExecution ? { toolExecution: options.toolExecution } : {}),
     ...(options.guardrails ? { guardrails: options.guardrails } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
     onListenerError: (error, event) => onError(error, event.type),
   };
   const implementations = agentImplementations(agentOptions);

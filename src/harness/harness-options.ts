@@ -2,6 +2,7 @@ import type { InspectionEvent, Observer } from "xstate";
 import type { QueueMode } from "../machines/agent/agent.context.js";
 import type { Session } from "../storage/session.js";
 import type { SessionRepo } from "../storage/session-repo.js";
+import type { AgentBudget } from "../types/budget.js";
 import type { Guardrails } from "../types/guardrail.js";
 import type { ModelInput, ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
@@ -58,4 +59,6 @@ export interface AgentHarnessOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Input and output guardrails of every run (see docs/output-and-guardrails.md). */
   guardrails?: Guardrails;
+  /** The budget of every turn's run: limits and what happens at each (see docs/budgets.md). */
+  budget?: AgentBudget;
 }
