@@ -47,6 +47,14 @@ describe("edit", () => {
     );
   });
 
+  it("counts overlapping matches: oldText that occurs twice sharing characters is refused", async () => {
+    await fs.writeFile(file, "x = aaa;\n");
+    await expect(runTool(editTool, cwd, { path: "code.ts", oldText: "aa", newText: "b" })).rejects.toThrow(
+      "oldText occurs 2 times in code.ts; include more surrounding lines so it matches exactly once.",
+    );
+    expect(await fs.readFile(file, "utf8")).toBe("x = aaa;\n");
+  });
+
   it("applies several non-overlapping edits matched against the original", async () => {
     const result = await runTool(editTool, cwd, {
       path: "code.ts",
