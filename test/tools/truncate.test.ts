@@ -41,6 +41,34 @@ describe("truncateTail", () => {
     });
   });
 
+  it("keeps whole last lines under the byte limit, newlines counted", () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${String(i).padStart(4, "0")}`); // 9 bytes each
+    const result = truncateTail(lines.join("\n"), { maxBytes: 100 });
+    expect(result).toMatchObject({
+      truncatedBy: "bytes",
+      keptLines: 10,
+      keptBytes: 99,
+      totalBytes: 30 * 10 - 1,
+    });
+    expect(result.text).toBe(lines.slice(20).join("\n"));
+  });
+
+  it("keeps nothing under a zero line limit", () => {
+    expect(truncateTail("one\ntwo", { maxLines: 0 })).toMatchObject({
+      text: "",
+      keptLines: 0,
+      truncatedBy: "lines",
+    });
+  });
+
+  it("drops a trailing newline that alone is over the byte limit", () => {
+    expect(truncateTail("abc\n", { maxBytes: 3 })).toMatchObject({
+      text: "abc",
+      truncated: true,
+      keptBytes: 3,
+    });
+  });
+
   it("keeps the tail bytes of an over-long last line, without broken characters", () => {
     const result = truncateTail(`start\n${"é".repeat(10)}`, { maxBytes: 5 });
     expect(result.text).toBe("éé");

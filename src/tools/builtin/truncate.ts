@@ -21,6 +21,8 @@ export interface TruncationResult {
 /**
  * Keeps the beginning of `text`: whole lines only, at most `maxLines` lines and `maxBytes` bytes.
  * When even the first line is over the byte limit nothing is kept (`keptLines: 0`).
+ *
+ * Contract: the kept text is never over `maxBytes` UTF-8 bytes nor `maxLines` lines, and starts the text.
  */
 export function truncateHead(text: string, limits: TruncationLimits = {}): TruncationResult {
   const { maxLines, maxBytes } = resolveLimits(limits);
@@ -42,14 +44,20 @@ export function truncateHead(text: string, limits: TruncationLimits = {}): Trunc
     keptBytes += cost;
     kept++;
   }
-  if (truncatedBy === undefined) return untruncated(text, lines.length, totalBytes);
+  if (truncatedBy === undefined) {
+    if (totalBytes <= maxBytes) return untruncated(text, lines.length, totalBytes);
+    truncatedBy = "bytes"; // every line fits, the trailing newline does not
+  }
   const keptText = lines.slice(0, kept).join("\n");
   return result(keptText, truncatedBy, lines.length, totalBytes, kept);
 }
 
 /**
  * Keeps the end of `text`: at most `maxLines` lines and `maxBytes` bytes. When the last line alone
- * is over the byte limit, its final `maxBytes` bytes are kept.
+ * is over the byte limit, its final `maxBytes` bytes are kept (no character cut in two).
+ *
+ * Contract: the kept text is never over `maxBytes` UTF-8 bytes nor `maxLines` lines (`maxLines: 0`
+ * keeps nothing), and ends the text (a trailing newline aside).
  */
 export function truncateTail(text: string, limits: TruncationLimits = {}): TruncationResult {
   const { maxLines, maxBytes } = resolveLimits(limits);
@@ -71,8 +79,11 @@ export function truncateTail(text: string, limits: TruncationLimits = {}): Trunc
     keptBytes += cost;
     kept++;
   }
-  if (truncatedBy === undefined) return untruncated(text, lines.length, totalBytes);
-  if (kept === 0) {
+  if (truncatedBy === undefined) {
+    if (totalBytes <= maxBytes) return untruncated(text, lines.length, totalBytes);
+    truncatedBy = "bytes"; // every line fits, the trailing newline does not
+  }
+  if (kept === 0 && truncatedBy === "bytes") {
     const last = Buffer.from(lines[lines.length - 1] ?? "", "utf8");
     const tail = last
       .subarray(last.length - maxBytes)
