@@ -82,6 +82,39 @@ describe("handoff", () => {
     expect(agent.state.tools.map((t) => t.name)).toEqual(["refund"]);
   });
 
+  it("does not switch agent when afterToolCall marks the handoff's result an error, as its transcript says", async () => {
+    const { toBilling, seenByBilling } = handoffs();
+    const model = scriptedModel([
+      { toolCalls: [{ id: "t1", name: "transfer_to_billing", arguments: {} }] },
+      { text: "Billing is closed; I can help." },
+    ]);
+    const agent = new Agent({
+      model: testModel,
+      streamFn: model,
+      systemPrompt: "Route the user.",
+      tools: [toBilling],
+      afterToolCall: ({ toolCall }) =>
+        toolCall.name === "transfer_to_billing"
+          ? { isError: true, content: [{ type: "text", text: "billing is closed" }] }
+          : undefined,
+    });
+    const events: AgentEvent[] = [];
+    agent.subscribe((event) => {
+      events.push(event);
+    });
+    await agent.prompt("I want a refund");
+    expect(events.filter((e) => e.type === "handoff")).toEqual([]);
+    expect(model.calls[1]!.context.systemPrompt).toBe("Route the user.");
+    expect(model.calls[1]!.context.tools.map((t) => t.name)).toEqual(["transfer_to_billing"]);
+    expect(model.calls[1]!.model.id).toBe(testModel.id);
+    expect(seenByBilling).toEqual([]);
+    expect(agent.state.activeAgent).toBeUndefined();
+    const result = agent.state.messages[2] as { role: string; isError: boolean };
+    expect([result.role, result.isError]).toEqual(["toolResult", true]);
+    // A session reopened from this transcript finds the same active agent: none.
+    expect(activeHandoffOf(agent.state.messages)).toBeUndefined();
+  });
+
   it("is data: persisted between turns and restored, later prompts go to the active agent", async () => {
     const first = handoffs();
     const agent = new Agent({
