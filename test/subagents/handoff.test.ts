@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { activeHandoffOf } from "../../src/loop/handoff-steps.js";
+import { activeHandoffOf, applyHandoff } from "../../src/loop/handoff-steps.js";
+import type { AgentMachineContext } from "../../src/machines/agent/agent.context.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineHandoff } from "../../src/tools/define-handoff.js";
 import type { AgentEvent } from "../../src/types/events.js";
@@ -180,6 +181,33 @@ describe("the active agent of a transcript", () => {
         toolResult("b", record("sales"), true),
       ])?.agent,
     ).toBe("billing");
+  });
+
+  it("is found wherever the batch stands: the transcript's last message, or its first", () => {
+    const user = { role: "user", content: "hi", timestamp: 0 } as AgentMessage;
+    expect(activeHandoffOf([user, reply, toolResult("a", record("billing"))])?.agent).toBe("billing");
+    expect(activeHandoffOf([toolResult("a", record("sales")), reply])?.agent).toBe("sales");
+  });
+
+  it("is only a tool result's well-formed handoff record", () => {
+    const user = { role: "user", content: "hi", timestamp: 0 } as AgentMessage;
+    const notAResult = { ...reply, details: record("sales") } as AgentMessage;
+    const noDetails = { ...toolResult("b", undefined) } as AgentMessage;
+    const noPrompt = toolResult("c", { handoff: { agent: "support", toolNames: [] } });
+    const noTools = toolResult("d", { handoff: { agent: "support", systemPrompt: "You support." } });
+    const unnamed = toolResult("e", { handoff: { systemPrompt: "You support.", toolNames: [] } });
+    expect(activeHandoffOf([user, notAResult, noDetails, noPrompt, noTools, unnamed])).toBeUndefined();
+    expect(activeHandoffOf([user, reply, toolResult("a", record("billing")), notAResult])?.agent).toBe(
+      "billing",
+    );
+  });
+
+  it("is applied to an agent's context only after a tool batch", () => {
+    const context = { systemPrompt: "Route the user.", toolNames: ["transfer"], run: undefined };
+    const idle = context as unknown as AgentMachineContext;
+    expect(applyHandoff(idle)).toEqual({ context: idle, events: [] });
+    const noBatch = { ...context, run: {} } as unknown as AgentMachineContext;
+    expect(applyHandoff(noBatch)).toEqual({ context: noBatch, events: [] });
   });
 
   it("can be where a new agent starts: `activeAgent` gives it the handoff's prompt, tools and model", async () => {
