@@ -6,14 +6,15 @@ import { Agent } from "../../src/agent/agent.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
 import type { AgentMessage } from "../../src/types/messages.js";
-import type { StreamFn } from "../../src/types/stream.js";
+import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
 import { echoTool, testModel } from "../support/loop-harness.js";
 
 /** A scripted model that streams its replies without any `toolcall_*` event (the calls come in `done`). */
 function modelWithoutToolCallEvents(replies: ScriptedReply[]): StreamFn {
   const model = scriptedModel(replies);
   return async (...args) => {
-    const events = await model(...args);
+    // The scripted model's stream is an async generator.
+    const events = (await model(...args)) as AsyncIterable<AssistantMessageEvent>;
     return (async function* () {
       for await (const event of events) if (!event.type.startsWith("toolcall_")) yield event;
     })();

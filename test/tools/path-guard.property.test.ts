@@ -62,14 +62,15 @@ describe("the path guard (property)", () => {
         async (start, segments) => {
           const base = { "": "", "/": "/", cwd: `${cwd}/`, outer: `${outer}/`, evil: `${cwd}-evil/` }[start];
           const requested = `${base}${segments.join("/")}`;
-          const shown = await Promise.all(
-            [readTool, lsTool].map((tool) =>
-              runTool(tool, cwd, { path: requested }).then(
-                (result) => JSON.stringify(result.content),
-                () => "",
-              ),
-            ),
-          );
+          const shownText = (run: Promise<{ content: unknown }>) =>
+            run.then(
+              (result) => JSON.stringify(result.content),
+              () => "",
+            );
+          const shown = await Promise.all([
+            shownText(runTool(readTool, cwd, { path: requested })),
+            shownText(runTool(lsTool, cwd, { path: requested })),
+          ]);
           expect(shown.join("\n")).not.toMatch(/top secret|secret\.txt|outside-marker|work-evil/);
           const written = await runTool(writeTool, cwd, { path: requested, content: "planted" }).then(
             () => true,
