@@ -20,6 +20,9 @@ const limitsArb = fc.record({
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 /** The text without the one trailing newline that `splitLines` does not count as a line. */
+/** Whether the whole text is within both caps (then nothing is cut). */
+const fits = (text: string, limits: { maxLines: number; maxBytes: number }) =>
+  bytes(text) <= limits.maxBytes && splitLines(text).length <= limits.maxLines;
 const withoutTrailingNewline = (text: string) => (text.endsWith("\n") ? text.slice(0, -1) : text);
 
 describe("truncation (property)", () => {
@@ -27,6 +30,7 @@ describe("truncation (property)", () => {
     fc.assert(
       fc.property(textArb, limitsArb, (text, limits) => {
         const result = truncateTail(text, limits);
+        expect(result.truncated).toBe(!fits(text, limits));
         if (!result.truncated) {
           expect(result.text).toBe(text);
           expect(bytes(text)).toBeLessThanOrEqual(limits.maxBytes);
@@ -40,6 +44,15 @@ describe("truncation (property)", () => {
         expect(result.keptLines).toBeLessThanOrEqual(limits.maxLines);
         expect(result.totalBytes).toBe(bytes(text));
         expect(result.totalLines).toBe(splitLines(text).length);
+        // Nothing more would fit: the next line back, or (a last line over the cap) one more byte.
+        const lines = splitLines(text);
+        if (result.truncatedBy === "lines") expect(result.keptLines).toBe(limits.maxLines);
+        else if (bytes(lines.at(-1)!) > limits.maxBytes) {
+          expect(bytes(result.text)).toBeGreaterThan(limits.maxBytes - 4); // a cut character at most
+        } else if (result.keptLines < lines.length) {
+          const next = lines[lines.length - result.keptLines - 1]!;
+          expect(bytes(result.text) + 1 + bytes(next)).toBeGreaterThan(limits.maxBytes);
+        }
       }),
       { numRuns: 500 },
     );
@@ -49,6 +62,7 @@ describe("truncation (property)", () => {
     fc.assert(
       fc.property(textArb, limitsArb, (text, limits) => {
         const result = truncateHead(text, limits);
+        expect(result.truncated).toBe(!fits(text, limits));
         if (!result.truncated) {
           expect(result.text).toBe(text);
           return;
@@ -58,6 +72,13 @@ describe("truncation (property)", () => {
         expect(text.startsWith(result.text)).toBe(true);
         expect(result.keptBytes).toBe(bytes(result.text));
         expect(result.keptLines).toBeLessThanOrEqual(limits.maxLines);
+        const lines = splitLines(text);
+        if (result.truncatedBy === "lines") expect(result.keptLines).toBe(limits.maxLines);
+        else if (result.keptLines < lines.length) {
+          const separator = result.keptLines > 0 ? 1 : 0;
+          const next = lines[result.keptLines]!;
+          expect(bytes(result.text) + separator + bytes(next)).toBeGreaterThan(limits.maxBytes);
+        }
       }),
       { numRuns: 500 },
     );

@@ -84,12 +84,10 @@ export function truncateTail(text: string, limits: TruncationLimits = {}): Trunc
     truncatedBy = "bytes"; // every line fits, the trailing newline does not
   }
   if (kept === 0 && truncatedBy === "bytes") {
-    const last = Buffer.from(lines[lines.length - 1] ?? "", "utf8");
-    const tail = last
-      .subarray(last.length - maxBytes)
-      .toString("utf8")
-      .replace(/^\uFFFD+/, "");
-    return result(tail, "bytes", lines.length, totalBytes, 1);
+    const last = Buffer.from(lines[lines.length - 1] as string, "utf8");
+    let start = last.length - maxBytes;
+    while (start < last.length && isContinuationByte(last[start] as number)) start++; // no cut character
+    return result(last.subarray(start).toString("utf8"), "bytes", lines.length, totalBytes, 1);
   }
   return result(lines.slice(lines.length - kept).join("\n"), truncatedBy, lines.length, totalBytes, kept);
 }
@@ -127,4 +125,9 @@ function result(
 ): TruncationResult {
   const keptBytes = Buffer.byteLength(text, "utf8");
   return { text, truncated: true, truncatedBy, totalLines, totalBytes, keptLines, keptBytes };
+}
+
+/** Whether a UTF-8 byte continues a character (`10xxxxxx`) rather than starting one. */
+function isContinuationByte(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
 }
