@@ -73,7 +73,7 @@ describe("truncateTail", () => {
   it("drops a trailing newline that alone is over the byte limit", () => {
     expect(truncateTail("abc\n", { maxBytes: 3 })).toMatchObject({
       text: "abc",
-      truncated: true,
+      truncatedBy: "bytes",
       keptBytes: 3,
     });
   });

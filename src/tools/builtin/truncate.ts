@@ -27,7 +27,7 @@ export interface TruncationResult {
 export function truncateHead(text: string, limits: TruncationLimits = {}): TruncationResult {
   const { maxLines, maxBytes } = resolveLimits(limits);
   const lines = splitLines(text);
-  const totalBytes = Buffer.byteLength(text, "utf8");
+  const totalBytes = Buffer.byteLength(text);
   let keptBytes = 0;
   let kept = 0;
   let truncatedBy: "lines" | "bytes" | undefined;
@@ -36,7 +36,7 @@ export function truncateHead(text: string, limits: TruncationLimits = {}): Trunc
       truncatedBy = "lines";
       break;
     }
-    const cost = Buffer.byteLength(line, "utf8") + (kept > 0 ? 1 : 0);
+    const cost = Buffer.byteLength(line) + (kept > 0 ? 1 : 0);
     if (keptBytes + cost > maxBytes) {
       truncatedBy = "bytes";
       break;
@@ -62,7 +62,7 @@ export function truncateHead(text: string, limits: TruncationLimits = {}): Trunc
 export function truncateTail(text: string, limits: TruncationLimits = {}): TruncationResult {
   const { maxLines, maxBytes } = resolveLimits(limits);
   const lines = splitLines(text);
-  const totalBytes = Buffer.byteLength(text, "utf8");
+  const totalBytes = Buffer.byteLength(text);
   let keptBytes = 0;
   let kept = 0;
   let truncatedBy: "lines" | "bytes" | undefined;
@@ -71,7 +71,7 @@ export function truncateTail(text: string, limits: TruncationLimits = {}): Trunc
       truncatedBy = "lines";
       break;
     }
-    const cost = Buffer.byteLength(lines[i] as string, "utf8") + (kept > 0 ? 1 : 0);
+    const cost = Buffer.byteLength(lines[i] as string) + (kept > 0 ? 1 : 0);
     if (keptBytes + cost > maxBytes) {
       truncatedBy = "bytes";
       break;
@@ -84,7 +84,7 @@ export function truncateTail(text: string, limits: TruncationLimits = {}): Trunc
     truncatedBy = "bytes"; // every line fits, the trailing newline does not
   }
   if (kept === 0 && truncatedBy === "bytes") {
-    const last = Buffer.from(lines[lines.length - 1] as string, "utf8");
+    const last = Buffer.from(lines[lines.length - 1] as string);
     let start = last.length - maxBytes;
     while (start < last.length && isContinuationByte(last[start] as number)) start++; // no cut character
     return result(last.subarray(start).toString("utf8"), "bytes", lines.length, totalBytes, 1);
@@ -104,7 +104,7 @@ export function formatBytes(bytes: number): string {
 export function splitLines(text: string): string[] {
   if (text === "") return [];
   const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  if (lines[lines.length - 1] === "") lines.pop(); // text is not empty: a newline came before
   return lines;
 }
 
@@ -123,7 +123,7 @@ function result(
   totalBytes: number,
   keptLines: number,
 ): TruncationResult {
-  const keptBytes = Buffer.byteLength(text, "utf8");
+  const keptBytes = Buffer.byteLength(text);
   return { text, truncated: true, truncatedBy, totalLines, totalBytes, keptLines, keptBytes };
 }
 
