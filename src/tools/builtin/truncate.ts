@@ -102,9 +102,8 @@ export function formatBytes(bytes: number): string {
 
 /** Splits into lines; a single trailing newline does not make an extra empty line. */
 export function splitLines(text: string): string[] {
-  if (text === "") return [];
   const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop(); // text is not empty: a newline came before
+  if (lines[lines.length - 1] === "") lines.pop(); // a trailing newline ends a line; "" has none
   return lines;
 }
 
