@@ -23,20 +23,19 @@ const SLOW = [
   "test/docs/doc-snippets.test.ts", // builds the package, type-checks and runs the doc snippets
 ];
 
+/** The `fast` project's files: `npm test`, and what mutation testing runs (vitest.mutation.config.ts). */
+export const FAST_TESTS = {
+  include: ["test/**/*.test.ts"],
+  // The real-PostgreSQL suite needs a server: `npm run test:pg` (see vitest.pg.config.ts).
+  exclude: [...configDefaults.exclude, "test/postgres-server/**", ...SLOW],
+};
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
     projects: [
-      {
-        extends: true,
-        test: {
-          name: "fast",
-          include: ["test/**/*.test.ts"],
-          // The real-PostgreSQL suite needs a server: `npm run test:pg` (see vitest.pg.config.ts).
-          exclude: [...configDefaults.exclude, "test/postgres-server/**", ...SLOW],
-        },
-      },
+      { extends: true, test: { name: "fast", ...FAST_TESTS } },
       { extends: true, test: { name: "slow", include: SLOW } },
     ],
   },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { activeHandoffOf } from "../../src/loop/handoff-steps.js";
+import { activeHandoffOf, applyHandoff } from "../../src/loop/handoff-steps.js";
+import type { AgentMachineContext } from "../../src/machines/agent/agent.context.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineHandoff } from "../../src/tools/define-handoff.js";
 import type { AgentEvent } from "../../src/types/events.js";
@@ -82,6 +83,39 @@ describe("handoff", () => {
     expect(agent.state.tools.map((t) => t.name)).toEqual(["refund"]);
   });
 
+  it("does not switch agent when afterToolCall marks the handoff's result an error, as its transcript says", async () => {
+    const { toBilling, seenByBilling } = handoffs();
+    const model = scriptedModel([
+      { toolCalls: [{ id: "t1", name: "transfer_to_billing", arguments: {} }] },
+      { text: "Billing is closed; I can help." },
+    ]);
+    const agent = new Agent({
+      model: testModel,
+      streamFn: model,
+      systemPrompt: "Route the user.",
+      tools: [toBilling],
+      afterToolCall: ({ toolCall }) =>
+        toolCall.name === "transfer_to_billing"
+          ? { isError: true, content: [{ type: "text", text: "billing is closed" }] }
+          : undefined,
+    });
+    const events: AgentEvent[] = [];
+    agent.subscribe((event) => {
+      events.push(event);
+    });
+    await agent.prompt("I want a refund");
+    expect(events.filter((e) => e.type === "handoff")).toEqual([]);
+    expect(model.calls[1]!.context.systemPrompt).toBe("Route the user.");
+    expect(model.calls[1]!.context.tools.map((t) => t.name)).toEqual(["transfer_to_billing"]);
+    expect(model.calls[1]!.model.id).toBe(testModel.id);
+    expect(seenByBilling).toEqual([]);
+    expect(agent.state.activeAgent).toBeUndefined();
+    const result = agent.state.messages[2] as { role: string; isError: boolean };
+    expect([result.role, result.isError]).toEqual(["toolResult", true]);
+    // A session reopened from this transcript finds the same active agent: none.
+    expect(activeHandoffOf(agent.state.messages)).toBeUndefined();
+  });
+
   it("is data: persisted between turns and restored, later prompts go to the active agent", async () => {
     const first = handoffs();
     const agent = new Agent({
@@ -147,6 +181,33 @@ describe("the active agent of a transcript", () => {
         toolResult("b", record("sales"), true),
       ])?.agent,
     ).toBe("billing");
+  });
+
+  it("is found wherever the batch stands: the transcript's last message, or its first", () => {
+    const user = { role: "user", content: "hi", timestamp: 0 } as AgentMessage;
+    expect(activeHandoffOf([user, reply, toolResult("a", record("billing"))])?.agent).toBe("billing");
+    expect(activeHandoffOf([toolResult("a", record("sales")), reply])?.agent).toBe("sales");
+  });
+
+  it("is only a tool result's well-formed handoff record", () => {
+    const user = { role: "user", content: "hi", timestamp: 0 } as AgentMessage;
+    const notAResult = { ...reply, details: record("sales") } as AgentMessage;
+    const noDetails = { ...toolResult("b", undefined) } as AgentMessage;
+    const noPrompt = toolResult("c", { handoff: { agent: "support", toolNames: [] } });
+    const noTools = toolResult("d", { handoff: { agent: "support", systemPrompt: "You support." } });
+    const unnamed = toolResult("e", { handoff: { systemPrompt: "You support.", toolNames: [] } });
+    expect(activeHandoffOf([user, notAResult, noDetails, noPrompt, noTools, unnamed])).toBeUndefined();
+    expect(activeHandoffOf([user, reply, toolResult("a", record("billing")), notAResult])?.agent).toBe(
+      "billing",
+    );
+  });
+
+  it("is applied to an agent's context only after a tool batch", () => {
+    const context = { systemPrompt: "Route the user.", toolNames: ["transfer"], run: undefined };
+    const idle = context as unknown as AgentMachineContext;
+    expect(applyHandoff(idle)).toEqual({ context: idle, events: [] });
+    const noBatch = { ...context, run: {} } as unknown as AgentMachineContext;
+    expect(applyHandoff(noBatch)).toEqual({ context: noBatch, events: [] });
   });
 
   it("can be where a new agent starts: `activeAgent` gives it the handoff's prompt, tools and model", async () => {

@@ -72,6 +72,27 @@ describe("confinement to the tool context cwd", () => {
     expect(result.content).toEqual([{ type: "text", text: "inside" }]);
   });
 
+  it("refuses with a typed error: PathOutsideCwdError, code outside_cwd", async () => {
+    const error = await resolveInCwd(cwd, "../secret.txt").catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: "PathOutsideCwdError", code: "outside_cwd" });
+  });
+
+  it("passes on file system errors other than a missing path", async () => {
+    await fs.writeFile(path.join(cwd, "plain.txt"), "a file, not a folder");
+    await expect(resolveInCwd(cwd, "plain.txt/below")).rejects.toThrow(/ENOTDIR/);
+  });
+
+  it("says when the working directory does not exist", async () => {
+    const gone = path.join(outer, "gone");
+    await expect(resolveInCwd(gone, "a.txt")).rejects.toThrow(`The working directory ${gone} does not exist`);
+  });
+
+  it("fails clearly with an empty cwd", async () => {
+    await expect(runTool(readTool, cwd, { path: "a" }, { context: { cwd: "" } })).rejects.toThrow(
+      /need a tool context with a cwd/,
+    );
+  });
+
   it("fails clearly without a tool context", async () => {
     await expect(runTool(readTool, cwd, { path: "a" }, { context: undefined })).rejects.toThrow(
       /need a tool context with a cwd/,

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readTool } from "../../src/tools/builtin/read.js";
+import { detectImageType, MAX_IMAGE_BYTES, readTool } from "../../src/tools/builtin/read.js";
 import { makeTempDir, runTool, textOf } from "../support/builtin-tools.js";
 
 const PNG_1X1 =
@@ -131,6 +131,50 @@ describe("read", () => {
     const result = await runTool(readTool, cwd, { path: "pixel.bin" });
     expect(result.content[1]).toEqual({ type: "image", data: PNG_1X1, mimeType: "image/png" });
     expect(textOf(result)).toContain("image/png");
+  });
+
+  it("recognises PNG, JPEG, GIF and WebP by their first bytes, and nothing shorter or else", () => {
+    const bytes = (...values: (number | string)[]) =>
+      Buffer.concat(
+        values.map((value) => (typeof value === "string" ? Buffer.from(value, "latin1") : Buffer.of(value))),
+      );
+    const cases: [Buffer, string | undefined][] = [
+      [Buffer.from(PNG_1X1, "base64"), "image/png"],
+      [Buffer.from(PNG_1X1, "base64").subarray(0, 8), "image/png"],
+      [Buffer.from(PNG_1X1, "base64").subarray(0, 7), undefined],
+      [bytes(0xff, 0xd8, 0xff), "image/jpeg"],
+      [bytes(0xff, 0xd8), undefined],
+      [bytes(0xfe, 0xd8, 0xff), undefined],
+      [bytes(0xff, 0xd9, 0xff), undefined],
+      [bytes(0xff, 0xd8, 0xfe), undefined],
+      [bytes("GIF87a", 1), "image/gif"],
+      [bytes("GIF89a", 1), "image/gif"],
+      [bytes("xGIF89a"), undefined],
+      [bytes("RIFF", 0, 0, 0, 0, "WEBP"), "image/webp"],
+      [bytes("RIFF", 0, 0, 0, 0, "WAVE"), undefined],
+      [bytes("RIFX", 0, 0, 0, 0, "WEBP"), undefined],
+      [bytes("text"), undefined],
+    ];
+    for (const [buffer, type] of cases) expect(detectImageType(buffer), buffer.toString("hex")).toBe(type);
+  });
+
+  it("returns an image's details, and refuses one over the size limit by its size", async () => {
+    const gif = Buffer.concat([Buffer.from("GIF89a", "latin1"), Buffer.alloc(10)]);
+    await fs.writeFile(path.join(cwd, "small.gif"), gif);
+    const result = await runTool(readTool, cwd, { path: "small.gif" });
+    expect(result.details).toEqual({
+      path: path.join(cwd, "small.gif"),
+      kind: "image",
+      mimeType: "image/gif",
+      bytes: 16,
+    });
+    const big = await fs.open(path.join(cwd, "big.gif"), "w");
+    await big.write(gif);
+    await big.truncate(MAX_IMAGE_BYTES + 1);
+    await big.close();
+    await expect(runTool(readTool, cwd, { path: "big.gif" })).rejects.toThrow(
+      "big.gif is a 10.0 MB image; the limit is 10.0 MB",
+    );
   });
 
   it("refuses other binary files, folders and missing files clearly", async () => {

@@ -66,9 +66,8 @@ export const editTool = defineTool<typeof editParameters, EditDetails, BuiltinTo
     } finally {
       await handle.close();
     }
-    const bom = raw.startsWith("\uFEFF") ? "\uFEFF" : "";
     const usesCrlf = raw.includes("\r\n");
-    const original = toLf(raw.slice(bom.length));
+    const original = toLf(raw); // a BOM stays where it is: it is text no edit touches
 
     const located = requested.map((edit, i) =>
       locate(original, edit, args.path, requested.length > 1 ? i : -1),
@@ -86,7 +85,7 @@ export const editTool = defineTool<typeof editParameters, EditDetails, BuiltinTo
     }
     if (updated === original) throw new Error(`No changes: newText equals oldText in ${args.path}`);
 
-    await writeFileAtomic(filePath, bom + (usesCrlf ? updated.replace(/\n/g, "\r\n") : updated), signal);
+    await writeFileAtomic(filePath, usesCrlf ? updated.replace(/\n/g, "\r\n") : updated, signal);
     const diff = summarise(original, located);
     const firstChangedLine = lineOf(original, (located[0] as Located).index);
     const count = located.length;

@@ -21,11 +21,13 @@ export interface TruncationResult {
 /**
  * Keeps the beginning of `text`: whole lines only, at most `maxLines` lines and `maxBytes` bytes.
  * When even the first line is over the byte limit nothing is kept (`keptLines: 0`).
+ *
+ * Contract: the kept text is never over `maxBytes` UTF-8 bytes nor `maxLines` lines, and starts the text.
  */
 export function truncateHead(text: string, limits: TruncationLimits = {}): TruncationResult {
   const { maxLines, maxBytes } = resolveLimits(limits);
   const lines = splitLines(text);
-  const totalBytes = Buffer.byteLength(text, "utf8");
+  const totalBytes = Buffer.byteLength(text);
   let keptBytes = 0;
   let kept = 0;
   let truncatedBy: "lines" | "bytes" | undefined;
@@ -34,7 +36,7 @@ export function truncateHead(text: string, limits: TruncationLimits = {}): Trunc
       truncatedBy = "lines";
       break;
     }
-    const cost = Buffer.byteLength(line, "utf8") + (kept > 0 ? 1 : 0);
+    const cost = Buffer.byteLength(line) + (kept > 0 ? 1 : 0);
     if (keptBytes + cost > maxBytes) {
       truncatedBy = "bytes";
       break;
@@ -42,19 +44,25 @@ export function truncateHead(text: string, limits: TruncationLimits = {}): Trunc
     keptBytes += cost;
     kept++;
   }
-  if (truncatedBy === undefined) return untruncated(text, lines.length, totalBytes);
+  if (truncatedBy === undefined) {
+    if (totalBytes <= maxBytes) return untruncated(text, lines.length, totalBytes);
+    truncatedBy = "bytes"; // every line fits, the trailing newline does not
+  }
   const keptText = lines.slice(0, kept).join("\n");
   return result(keptText, truncatedBy, lines.length, totalBytes, kept);
 }
 
 /**
  * Keeps the end of `text`: at most `maxLines` lines and `maxBytes` bytes. When the last line alone
- * is over the byte limit, its final `maxBytes` bytes are kept.
+ * is over the byte limit, its final `maxBytes` bytes are kept (no character cut in two).
+ *
+ * Contract: the kept text is never over `maxBytes` UTF-8 bytes nor `maxLines` lines (`maxLines: 0`
+ * keeps nothing), and ends the text (a trailing newline aside).
  */
 export function truncateTail(text: string, limits: TruncationLimits = {}): TruncationResult {
   const { maxLines, maxBytes } = resolveLimits(limits);
   const lines = splitLines(text);
-  const totalBytes = Buffer.byteLength(text, "utf8");
+  const totalBytes = Buffer.byteLength(text);
   let keptBytes = 0;
   let kept = 0;
   let truncatedBy: "lines" | "bytes" | undefined;
@@ -63,7 +71,7 @@ export function truncateTail(text: string, limits: TruncationLimits = {}): Trunc
       truncatedBy = "lines";
       break;
     }
-    const cost = Buffer.byteLength(lines[i] as string, "utf8") + (kept > 0 ? 1 : 0);
+    const cost = Buffer.byteLength(lines[i] as string) + (kept > 0 ? 1 : 0);
     if (keptBytes + cost > maxBytes) {
       truncatedBy = "bytes";
       break;
@@ -71,14 +79,15 @@ export function truncateTail(text: string, limits: TruncationLimits = {}): Trunc
     keptBytes += cost;
     kept++;
   }
-  if (truncatedBy === undefined) return untruncated(text, lines.length, totalBytes);
-  if (kept === 0) {
-    const last = Buffer.from(lines[lines.length - 1] ?? "", "utf8");
-    const tail = last
-      .subarray(last.length - maxBytes)
-      .toString("utf8")
-      .replace(/^\uFFFD+/, "");
-    return result(tail, "bytes", lines.length, totalBytes, 1);
+  if (truncatedBy === undefined) {
+    if (totalBytes <= maxBytes) return untruncated(text, lines.length, totalBytes);
+    truncatedBy = "bytes"; // every line fits, the trailing newline does not
+  }
+  if (kept === 0 && truncatedBy === "bytes") {
+    const last = Buffer.from(lines[lines.length - 1] as string);
+    let start = last.length - maxBytes;
+    while (start < last.length && isContinuationByte(last[start] as number)) start++; // no cut character
+    return result(last.subarray(start).toString("utf8"), "bytes", lines.length, totalBytes, 1);
   }
   return result(lines.slice(lines.length - kept).join("\n"), truncatedBy, lines.length, totalBytes, kept);
 }
@@ -93,9 +102,8 @@ export function formatBytes(bytes: number): string {
 
 /** Splits into lines; a single trailing newline does not make an extra empty line. */
 export function splitLines(text: string): string[] {
-  if (text === "") return [];
   const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  if (lines[lines.length - 1] === "") lines.pop(); // a trailing newline ends a line; "" has none
   return lines;
 }
 
@@ -114,6 +122,11 @@ function result(
   totalBytes: number,
   keptLines: number,
 ): TruncationResult {
-  const keptBytes = Buffer.byteLength(text, "utf8");
+  const keptBytes = Buffer.byteLength(text);
   return { text, truncated: true, truncatedBy, totalLines, totalBytes, keptLines, keptBytes };
+}
+
+/** Whether a UTF-8 byte continues a character (`10xxxxxx`) rather than starting one. */
+function isContinuationByte(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
 }
