@@ -8,7 +8,7 @@ import { type StoredJson, storedValue } from "./postgres-session-repo.js";
 /**
  * What an app asks of a session, written by the client and consumed by the worker that holds the
  * session's lease, in the order they were stored (numeric `id` order). A decision names the approval
- * request it answers (`requestId`, filled in when it is stored: see {@link RunStore.addDecision}).
+ * request it answers (`requestId`, filled in when it is stored: see `RunStore.addDecision`).
  */
 export type SessionCommand =
   | { kind: "prompt"; text: string }
