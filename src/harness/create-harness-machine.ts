@@ -56,7 +56,7 @@ export type HarnessMachine = typeof harnessMachine;
  *
  * Contract: synchronous; throws `AgentHarnessError("invalid_argument")` for bad tool names as `new
  * AgentHarness` does. The machine belongs to its session: one running actor at a time (a second one fails
- * at start); restore with `createActor(createHarnessMachine({ ...options, session: reopened }), { snapshot })`.
+ * at start; one started after the first stopped runs); restore with `createActor(createHarnessMachine({ ...options, session: reopened }), { snapshot })`.
  *
  * ```ts
  * const session = await repo.create();
@@ -181,7 +181,8 @@ export function composeHarness(
     onError,
   };
   const attach = (actor: AgentActor, plan: RestorePlan | undefined) => {
-    if (agent)
+    // A stopped actor's agent makes way: the machine may run again (e.g. restored in this process).
+    if (agent && agent.actor.getSnapshot().status === "active")
       throw new AgentHarnessError(
         "invalid_state",
         `The harness machine of session "${session.id}" already runs an actor: create one machine per harness actor`,

@@ -42,16 +42,25 @@ describe("the harness machine, embedded", () => {
     expect(texts(messages)).toEqual(["Hi", "Hello!"]);
   });
 
-  it("refuses a second running actor of the machine of one session", async () => {
+  it("refuses a second running actor of the machine of one session; once the first stopped, another runs", async () => {
     const session = await new MemorySessionRepo().create({ cwd: "/w" });
-    const machine = createHarnessMachine({ session, model: refundModel, streamFn: scriptedModel([]) });
-    createActor(machine).start();
+    const machine = createHarnessMachine({
+      session,
+      model: refundModel,
+      streamFn: scriptedModel([{ text: "Again." }]),
+    });
+    const first = createActor(machine).start();
     const second = createActor(machine);
     const failed = new Promise<unknown>((resolve) => second.subscribe({ error: resolve }));
     second.start();
     await expect(failed).resolves.toMatchObject({
       message: expect.stringContaining("create one machine per harness actor"),
     });
+    first.stop();
+    const third = createActor(machine).start();
+    third.send({ type: "PROMPT", messages: [user("Hi")] });
+    await waitFor(third, (snapshot) => snapshot.matches("idle"));
+    expect(texts(session.buildContext().messages)).toEqual(["Hi", "Again."]);
   });
 
   it("restores the user's app persisted by another process while a call waits for approval: the call runs once", async () => {
