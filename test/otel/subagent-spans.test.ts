@@ -21,6 +21,9 @@ import {
 installAsyncContext();
 
 const childModel = { ...testModel, id: "child-model" };
+/** An OTel `HrTime` (`[seconds, nanoseconds]`) as one number to compare (arrays compare as text). */
+const nanoseconds = ([seconds, nanos]: readonly [number, number]) =>
+  BigInt(seconds) * 1_000_000_000n + BigInt(nanos);
 const named = (spans: readonly ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
 const machinesOf = (span: ReadableSpan) =>
   new Set(
@@ -108,7 +111,7 @@ describe("tracing an agent with sub-agents", () => {
       "agentchart.turns": 2,
     });
     expect(root!.attributes["agentchart.turns"]).toBe(2);
-    expect(root!.endTime >= child!.endTime).toBe(true);
+    expect(nanoseconds(root!.endTime) >= nanoseconds(child!.endTime)).toBe(true);
     expect(named(spans, "chat child-model")[0]!.attributes["gen_ai.usage.input_tokens"]).toBe(10);
     const [danger] = named(spans, "execute_tool danger");
     expect(danger!.events.map((event) => event.name)).toContain("agentchart.tool.approval_granted");
