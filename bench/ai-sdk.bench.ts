@@ -16,34 +16,15 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { fromAiSdk } from "../src/ai-sdk.js";
 import { openai } from "../src/openai.js";
 import type { LlmContext } from "../src/types/stream.js";
-import { chatModel, chunk, usageChunk } from "../test/support/openai-fixtures.js";
-import { OpenAITestServer, sseBody } from "../test/support/openai-server.js";
+import { chatModel } from "../test/support/openai-fixtures.js";
+import { OpenAITestServer } from "../test/support/openai-server.js";
 import { recordedBody } from "../test/support/provider-streams.js";
+import { median } from "./common.js";
+import { textReplyBody, writeCallReplyBody } from "./openai-reply-bodies.js";
 
 const CHUNKS = 5_000;
 const WARMUP = 3;
 const RUNS = Number(process.argv[2] ?? 9);
-
-function textReplyBody(): string {
-  const chunks: unknown[] = [chunk({ role: "assistant", content: "" })];
-  for (let i = 0; i < CHUNKS; i++) chunks.push(chunk({ content: `tok${i % 97} ` }));
-  chunks.push(chunk({}, "stop"), usageChunk(1000, CHUNKS));
-  return sseBody(chunks);
-}
-
-function toolCallReplyBody(): string {
-  const call = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ index: 0, ...fields }] });
-  const chunks: unknown[] = [
-    chunk({ role: "assistant", content: null }),
-    call({ id: "call_w", type: "function", function: { name: "write", arguments: "" } }),
-  ];
-  const pieces = ['{"path":"notes.txt","content":"'];
-  for (let i = 1; i < CHUNKS - 1; i++) pieces.push(`tok${i % 97} `);
-  pieces.push('"}');
-  for (const piece of pieces) chunks.push(call({ function: { arguments: piece } }));
-  chunks.push(chunk({}, "tool_calls"), usageChunk(1000, CHUNKS));
-  return sseBody(chunks);
-}
 
 /** anthropic-text.sse with its second text delta event repeated until the reply has CHUNKS deltas. */
 function anthropicBody(): string {
@@ -51,12 +32,6 @@ function anthropicBody(): string {
   const delta = events.findIndex((event) => event.includes('"text_delta"'));
   const repeated = Array<string>(CHUNKS).fill(events[delta + 1]!);
   return [...events.slice(0, delta), ...repeated, ...events.slice(delta + 6)].join("\n\n");
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 type Variant = {
@@ -117,8 +92,8 @@ async function main(): Promise<void> {
       return elapsed;
     };
 
-  const text = Buffer.from(textReplyBody());
-  const toolCall = Buffer.from(toolCallReplyBody());
+  const text = Buffer.from(textReplyBody(CHUNKS));
+  const toolCall = Buffer.from(writeCallReplyBody(CHUNKS));
   const anthropic = Buffer.from(anthropicBody());
   const variants: Variant[] = [
     { name: "text: openai() StreamFn", body: text, run: consume(viaOpenAI, text), baseline: true },

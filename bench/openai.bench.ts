@@ -12,49 +12,22 @@
 import OpenAI from "../node_modules/openai/index.mjs";
 import { openai } from "../src/openai.js";
 import type { LlmContext } from "../src/types/stream.js";
-import { chatModel, chunk, usageChunk } from "../test/support/openai-fixtures.js";
-import { OpenAITestServer, sseBody } from "../test/support/openai-server.js";
+import { chatModel } from "../test/support/openai-fixtures.js";
+import { OpenAITestServer } from "../test/support/openai-server.js";
+import { median } from "./common.js";
+import { textReplyBody, writeCallReplyBody } from "./openai-reply-bodies.js";
 
 const CHUNKS = 5_000;
 const WARMUP = 3;
 const RUNS = Number(process.argv[2] ?? 9);
-
-function textReplyBody(): string {
-  const chunks: unknown[] = [chunk({ role: "assistant", content: "" })];
-  for (let i = 0; i < CHUNKS; i++) chunks.push(chunk({ content: `tok${i % 97} ` }));
-  chunks.push(chunk({}, "stop"), usageChunk(1000, CHUNKS));
-  return sseBody(chunks);
-}
-
-/** One `write` call: `{"path":"notes.txt","content":"tok0 tok1 …"}`, one argument delta per chunk. */
-function toolCallReplyBody(): string {
-  const call = (index: number, fields: Record<string, unknown>) =>
-    chunk({ tool_calls: [{ index, ...fields }] });
-  const chunks: unknown[] = [
-    chunk({ role: "assistant", content: null }),
-    call(0, { id: "call_w", type: "function", function: { name: "write", arguments: "" } }),
-  ];
-  const pieces = ['{"path":"notes.txt","content":"'];
-  for (let i = 1; i < CHUNKS - 1; i++) pieces.push(`tok${i % 97} `);
-  pieces.push('"}');
-  for (const piece of pieces) chunks.push(call(0, { function: { arguments: piece } }));
-  chunks.push(chunk({}, "tool_calls"), usageChunk(1000, CHUNKS));
-  return sseBody(chunks);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /** One way of consuming a reply: returns the elapsed ms. */
 type Variant = { name: string; body: Buffer; run: (body: Buffer) => Promise<number> };
 
 async function main(): Promise<void> {
   const server = await OpenAITestServer.start();
-  const textBody = Buffer.from(textReplyBody());
-  const toolCallBody = Buffer.from(toolCallReplyBody());
+  const textBody = Buffer.from(textReplyBody(CHUNKS));
+  const toolCallBody = Buffer.from(writeCallReplyBody(CHUNKS));
   const model = chatModel();
   const context: LlmContext = {
     systemPrompt: "",
