@@ -5,6 +5,7 @@ import { type AgentImplementations, agentImplementations } from "../machines/age
 import type { agentMachine } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
 import type { SubAgentStart, ToolCallContext } from "../machines/tool-call/tool-call.context.js";
+import { definedFields } from "../types/defined-fields.js";
 import { errorText } from "../types/error-text.js";
 import {
   issuesText,
@@ -144,7 +145,7 @@ export function restorableAgentSnapshot(
   const plan = restoreLevel(persisted.snapshot, implementations, []);
   const snapshot = {
     ...persisted.snapshot,
-    context: { ...persisted.snapshot.context, ...definedOnly(overrides) },
+    context: { ...persisted.snapshot.context, ...definedFields(overrides) },
   };
   return { snapshot, plan };
 }
@@ -290,8 +291,4 @@ function requireTool(implementations: AgentImplementations, name: string) {
 
 function invalid(detail: string): AgentRestoreError {
   return new AgentRestoreError("invalid", `Malformed persisted agent: ${detail}`);
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
