@@ -139,7 +139,11 @@ const DONE: TurnOutcome = { verdict: "done", compactionDue: false };
  * context or prompt function, hooks): a plain turn prepares synchronously. Never throws: a failure
  * becomes the run's `failure` (the run keeps the agent's system prompt when none could be resolved).
  */
-function* prepareRun(parts: HarnessParts, input: TurnInput, signal: AbortSignal): MaybeAsyncSteps<PreparedRun> {
+function* prepareRun(
+  parts: HarnessParts,
+  input: TurnInput,
+  signal: AbortSignal,
+): MaybeAsyncSteps<PreparedRun> {
   const { settings, session, hooks } = parts;
   const { operation } = input;
   const { model, thinkingLevel, systemPrompt } = parts.agent.state;
