@@ -21,6 +21,7 @@ import type { AgentMachineInput } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { type AgentBudget, BudgetError, type BudgetLimits } from "../types/budget.js";
+import { definedFields } from "../types/defined-fields.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrails } from "../types/guardrail.js";
@@ -30,6 +31,7 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../types/mess
 import type { Model, ModelInput, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL, type RunOutputState, type RunResult } from "../types/output.js";
 import { resolveModel } from "../types/resolve-model.js";
+import { PERSISTABLE_STREAM_OPTION_KEYS } from "../types/stream-option-keys.js";
 import type { AgentToolOptions, SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import {
@@ -109,16 +111,6 @@ const BUSY_PROMPT =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
 const BUSY_CONTINUE = "Agent is already processing. Wait for completion before continuing.";
 const BUSY_RESET = "Agent is already processing. Wait for completion before resetting.";
-
-/** Stream options that are data: kept in the context, persisted, changeable between prompts. */
-const PERSISTED_STREAM_OPTIONS = [
-  "sessionId",
-  "metadata",
-  "maxTokens",
-  "temperature",
-  "timeoutMs",
-  "maxRetries",
-] as const;
 
 interface Run {
   finished: Promise<RunResult>;
@@ -745,9 +737,7 @@ function settingsOf(options: AgentOptions) {
 }
 
 function persistedStreamOptionsOf(options: AgentOptions): PersistableStreamOptions {
-  const picked: Record<string, unknown> = {};
-  for (const key of PERSISTED_STREAM_OPTIONS) if (options[key] !== undefined) picked[key] = options[key];
-  return picked as PersistableStreamOptions;
+  return definedFields(Object.fromEntries(PERSISTABLE_STREAM_OPTION_KEYS.map((key) => [key, options[key]])));
 }
 
 /** The start of an agent that begins as the handoff target `name` (see `AgentOptions.activeAgent`). */
