@@ -2,6 +2,7 @@ import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
 import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
+import { continueRefusal } from "../loop/continue-refusal.js";
 import { toMessage, userMessage } from "../loop/messages.js";
 import { outputStateOf } from "../loop/output-schema.js";
 import { runResultOf } from "../loop/run-result.js";
@@ -417,10 +418,8 @@ export class Agent<TOutput = unknown> {
   continue(options: Omit<PromptOptions, "images"> = {}): Promise<RunResult<TOutput>> {
     if (this.#run) return Promise.reject(new Error(BUSY_CONTINUE));
     const context = this.#context;
-    const last = context.messages.at(-1) as { role?: string } | undefined;
-    if (!last) return Promise.reject(new Error("No messages to continue from"));
-    if (last.role === "assistant" && context.steering.length === 0 && context.followUp.length === 0)
-      return Promise.reject(new Error("Cannot continue from message role: assistant"));
+    const refusal = continueRefusal(context.messages, context.steering.length + context.followUp.length);
+    if (refusal) return Promise.reject(new Error(refusal));
     let output: RunOutputState | undefined;
     try {
       output = this.#prepareOutput(options);
