@@ -59,8 +59,8 @@ export class AgentRestoreError extends Error {
 /**
  * The agent actor's persisted snapshot as data. Invoked step actors (the stream, async between-turn
  * callbacks, a tool's execution and hooks) are left out: a restore re-enters the state that ran them,
- * by the rules of `resumePlan`. Tool call actors are kept with their state and context, and a call
- * running a child agent keeps that agent, persisted the same way.
+ * by the rules of `restoreAgentActor`'s plan. Tool call actors are kept with their state and context,
+ * and a call running a child agent keeps that agent, persisted the same way.
  */
 export function persistAgent(actor: AgentActor): PersistedAgent {
   const persisted = actor.getPersistedSnapshot() as unknown as PersistedAgentMachine;
