@@ -24,13 +24,7 @@ export {
   type AgentTestStep,
   createAgentTestModel,
 } from "./testing/agent-test-model.js";
-export type {
-  OutsideCallPhase,
-  OutsideContext,
-  OutsideEvent,
-  OutsideEventSwitches,
-  OutsideModel,
-} from "./testing/outside-model.js";
+export type { OutsideEvent, OutsideEventSwitches } from "./testing/outside-model.js";
 export {
   formatAgentTestCoverage,
   type PathTestFunction,

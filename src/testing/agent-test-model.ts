@@ -1,4 +1,4 @@
-import type { SnapshotFrom } from "xstate";
+import type { AnyStateMachine, SnapshotFrom } from "xstate";
 import { getAdjacencyMap, getShortestPaths } from "xstate/graph";
 import type { AgentCommand } from "../machines/agent/agent.events.js";
 import { type AgentMachineOptions, hasTurnCallbacks } from "../machines/agent/agent.implementations.js";
@@ -87,8 +87,11 @@ export interface AgentTestCoverage {
 export interface AgentTestModel {
   /** The real agent machine the paths run (the user's options, with the kit holding model, tools and guardrails). */
   readonly machine: AgentMachine;
-  /** The abstract statechart of the outside events the paths are generated from (for xstate/graph). */
-  readonly outsideModel: OutsideModel;
+  /**
+   * The abstract statechart of the outside events the paths are generated from (context: the script's
+   * position, the batch's calls, queued messages), for your own xstate/graph queries.
+   */
+  readonly outsideModel: AnyStateMachine;
   /** Shortest paths to every state, then simple paths, bounded (computed once). */
   explore(): AgentPathExploration;
   /** Runs one path against the real agent; throws `AgentTestError` (`path_failed`) naming step and cause. */
