@@ -293,10 +293,9 @@ export class AgentPathRun {
     this.checkInvariants(true);
   }
 
+  /** Stops the actor: work still held sees its AbortSignal and lets go (`hold`). */
   stop(): void {
     this.actor.stop();
-    for (const held of [this.modelCall, this.verdict, ...[...this.toolRuns.values()].map((run) => run.held)])
-      if (held?.open) held.reject(new Error("the path ended"));
     if (AgentPathRun.current === this) AgentPathRun.current = undefined;
   }
 
