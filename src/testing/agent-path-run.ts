@@ -236,7 +236,7 @@ export class AgentPathRun {
   }
 
   /** What the invariants see now. */
-  observe(ended: boolean): AgentTestObservation {
+  #observe(ended: boolean): AgentTestObservation {
     return {
       snapshot: this.actor.getSnapshot(),
       events: this.events,
@@ -250,7 +250,7 @@ export class AgentPathRun {
 
   /** Runs every invariant on the current observation; throws `path_failed` naming the first that broke. */
   checkInvariants(ended: boolean): void {
-    const observation = this.observe(ended);
+    const observation = this.#observe(ended);
     for (const invariant of this.invariants) {
       const broken = invariant.check(observation);
       if (broken !== undefined) throw this.failure(`invariant "${invariant.name}" broke: ${broken}`);

@@ -119,7 +119,8 @@ const SCRIPTED_MODEL: Model = {
  * the same way.
  *
  * Contract: synchronous; throws `AgentTestError` `invalid_script` (a reply that is not a plain
- * scripted reply, or names a tool the agent lacks — naming reply and call) or `unsupported_agent`
+ * scripted reply, or a call naming a tool the agent lacks or with arguments its parameters refuse —
+ * naming reply and call) or `unsupported_agent`
  * (sub-agent or handoff tools, sequential tool execution, between-turn callbacks). Paths run one at a
  * time; a tool's own `execute` runs when a path finishes it (`TOOL_DONE`).
  *
@@ -262,15 +263,21 @@ function scriptedCalls(reply: ScriptedReply, index: number, tools: Map<string, A
         "invalid_script",
         `createAgentTestModel: reply ${index + 1}, tool call ${position + 1} names "${call.name}", which the agent lacks`,
       );
-    const args = call.arguments ?? parseArguments(call.rawArguments);
+    const raw = call.arguments ?? parseArguments(call.rawArguments);
+    // As the tool-call machine validates them: a call with invalid arguments never waits for anyone.
+    const args = tool.parameters.safeParse(tool.prepareArguments ? tool.prepareArguments(raw) : raw);
+    if (!args.success)
+      throw new AgentTestError(
+        "invalid_script",
+        `createAgentTestModel: reply ${index + 1}, tool call ${position + 1}: the arguments do not match the parameters of "${call.name}" (${args.error.issues[0]?.message})`,
+      );
     const approval =
       typeof tool.requiresApproval === "function"
-        ? tool.requiresApproval(args)
+        ? tool.requiresApproval(args.data)
         : tool.requiresApproval === true;
     const client = tool.client === true;
     return {
       id: call.id!,
-      toolName: call.name,
       start: approval ? "approval" : client ? "client" : "running",
       client,
     };

@@ -10,7 +10,6 @@ export type OutsideCallPhase = "approval" | "running" | "client" | "answered";
 /** What the outside model knows of one scripted tool call: its id and the phase it starts in. */
 export interface ScriptedCall {
   id: string;
-  toolName: string;
   /** `approval` (its tool requires approval for these arguments), `client` or `running`. */
   start: "approval" | "client" | "running";
   /** A client tool that needs approval goes on to `client` once approved. */

@@ -269,7 +269,7 @@ describe("bounds and bad input", () => {
           { text: "Hi." },
           {
             toolCalls: [
-              { name: "weather", arguments: {} },
+              { name: "weather", arguments: { city: "Oslo" } },
               { name: "wether", arguments: {} },
             ],
           },
@@ -278,6 +278,22 @@ describe("bounds and bad input", () => {
     expect(refuse).toThrow(AgentTestError);
     expect(refuse).toThrow(
       'createAgentTestModel: reply 2, tool call 2 names "wether", which the agent lacks',
+    );
+  });
+
+  it("a script call whose arguments the tool refuses is refused, naming the reply and the call", () => {
+    expect(() =>
+      createAgentTestModel({
+        agent: { tools: [tool("weather", true)] },
+        script: [{ toolCalls: [{ name: "weather", arguments: { town: "Oslo" } }] }],
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: "invalid_script",
+        message: expect.stringMatching(
+          /^createAgentTestModel: reply 1, tool call 1: the arguments do not match the parameters of "weather" \(.+\)$/,
+        ),
+      }),
     );
   });
 
