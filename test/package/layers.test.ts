@@ -130,7 +130,7 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 // ← postgres (its workers drive harnesses), ag-ui (the AG-UI server over agents and harnesses) ← cli,
 // otel, client (reads what ag-ui serves) ← react; tools, providers and the inspector are leaves beside
 // the steps, mcp (tools from MCP servers) sits on tools; the entry points at the top (".") import
-// anything.
+// anything. testing (the model-based testing kit) drives machines, beside agent and storage.
 const LAYERS = [
   ["types", "xstate"],
   ["machines:data"],
@@ -138,7 +138,7 @@ const LAYERS = [
   ["machines:implementations"],
   ["actors", "mcp"],
   ["machines"],
-  ["agent", "storage"],
+  ["agent", "storage", "testing"],
   ["harness"],
   ["postgres", "ag-ui"],
   ["cli", "otel", "client"],
