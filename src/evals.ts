@@ -22,6 +22,7 @@ export {
   type TransitionCoverage,
 } from "./evals/eval-result.js";
 export { type EvalAgent, type EvalRun, type EvalUsage, evalRunOf, runEvalCase } from "./evals/eval-run.js";
+export type { EvalSuite } from "./evals/eval-suite.js";
 export { type ProgressBar, type ProgressStream, progressBar } from "./evals/progress-bar.js";
 export {
   type CaseChange,
