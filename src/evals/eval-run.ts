@@ -28,7 +28,7 @@ export interface EvalUsage {
  */
 export interface EvalRun {
   caseId: string;
-  /** The messages the run added to the transcript (the prompt included). */
+  /** The messages the run added to the transcript: the prompt (the input's last message) and after. */
   messages: AgentMessage[];
   /** The text of the run's last assistant reply. */
   text: string;
@@ -80,9 +80,14 @@ export async function runEvalCase(
           else own.next?.(event);
         }
       : recording.inspect;
-    const instance = new Agent({ ...options, inspect });
+    // Messages input: the conversation so far is the agent's transcript, its last message the prompt.
+    const { input } = evalCase;
+    const history = typeof input === "string" ? [] : input.slice(0, -1);
+    const prompt = typeof input === "string" ? input : (input.at(-1) as AgentMessage);
+    const messages = [...(options.messages ?? []), ...history];
+    const instance = new Agent({ ...options, messages, inspect });
     finish = prepare?.(instance);
-    const result = await instance.prompt(evalCase.input);
+    const result = await instance.prompt(prompt);
     const base = evalRunOf(evalCase.id, result.messages, performance.now() - started);
     return {
       ...base,
