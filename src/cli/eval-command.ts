@@ -27,7 +27,7 @@ export interface EvalCommandOptions {
   minScore: number;
   repeats: number;
   concurrency: number;
-  json?: string;
+  results?: string;
   junit?: string;
   markdown?: string;
   html?: string;
@@ -87,7 +87,7 @@ export async function runEvalCommand(
   const diff = baseline === undefined ? undefined : diffEvalResults(result, baseline);
   printSummary(result, diff, cases, print);
   const reports: [string | undefined, () => string][] = [
-    [options.json, () => `${JSON.stringify(result, null, 2)}\n`],
+    [options.results, () => `${JSON.stringify(result, null, 2)}\n`],
     [options.junit, () => toJunitXml(result)],
     [options.markdown, () => toMarkdownReport(result, diff)],
     [options.html, () => toHtmlReport(result, diff)],

@@ -227,7 +227,7 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     .option("--min-score <score>", "the gate: exit 1 when the dataset score is below it", parseScore, 1)
     .option("--repeats <n>", "samples per case (mean, spread, pass^k)", parseConcurrency, 1)
     .option("--concurrency <n>", "cases run at once", parseConcurrency, 4)
-    .option("--json <file>", "write the result as JSON (a later run's --baseline)")
+    .option("--results <file>", "write the result as JSON (a later run's --baseline)")
     .option("--junit <file>", "write the result as JUnit XML")
     .option("--markdown <file>", "write a Markdown report")
     .option("--html <file>", "write an HTML report")

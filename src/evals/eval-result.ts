@@ -55,7 +55,7 @@ export interface TransitionCoverage {
   missed: string[];
 }
 
-/** The result of an eval run: written as the JSON report, read back as a baseline. */
+/** The result of an eval run: written as JSON (`agentchart eval --results`), read back as a baseline. */
 export interface EvalResult {
   name: string;
   /** ISO time the run started. */

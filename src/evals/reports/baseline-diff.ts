@@ -107,7 +107,7 @@ export function parseEvalResult(text: string, source = "baseline"): EvalResult {
   if (typeof result?.score !== "number" || typeof result.passRate !== "number" || !casesOk) {
     throw new EvalInputError(
       "invalid_baseline",
-      `${source}: not an eval result (expected the JSON report of \`agentchart eval --json\`: score, passRate, cases)`,
+      `${source}: not an eval result (expected the JSON of \`agentchart eval --results\`: score, passRate, cases)`,
     );
   }
   return result as EvalResult;
