@@ -22,6 +22,7 @@ const BENCHES = [
   "ag-ui",
   "output-guardrails",
   "subagents",
+  "evals",
 ];
 const root = fileURLToPath(new URL("..", import.meta.url));
 const peer = new URL("./node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url);

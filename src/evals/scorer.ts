@@ -28,7 +28,7 @@ export interface Scorer {
 /**
  * Makes a custom scorer (the built-in ones are made the same way).
  *
- * Contract: returns the definition as a {@link Scorer}; throws {@link RangeError} for a threshold
+ * Contract: returns the definition as a {@link Scorer}; throws `RangeError` for a threshold
  * outside 0–1. The score function may be async and may throw: the runner then scores 0 with the error
  * as the reason.
  *

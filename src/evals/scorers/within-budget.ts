@@ -11,7 +11,7 @@ export interface EvalBudget
  * Scores 1 when the run stayed within every limit given (tokens, dollars, model calls, tool calls,
  * latency); else 0 naming each limit exceeded and by how much.
  *
- * Contract: returns a {@link Scorer} named `withinBudget`; throws {@link RangeError} for a negative or
+ * Contract: returns a {@link Scorer} named `withinBudget`; throws `RangeError` for a negative or
  * non-numeric limit.
  *
  * @example
