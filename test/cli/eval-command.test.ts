@@ -173,6 +173,7 @@ describe("agentchart eval", () => {
       ["each tool call is prepared before it runs", 20],
       ["withinBudget", 20],
     ]);
-    expect(result.coverage.exercised).toBeGreaterThan(10);
+    expect(result.coverage.exercised).toBeGreaterThan(5);
+    expect(result.coverage.missed).toContain("agent.idle on CONTINUE → agent.running");
   });
 });
