@@ -21,7 +21,15 @@ export {
   type ScorerSummary,
   type TransitionCoverage,
 } from "./evals/eval-result.js";
-export { type EvalAgent, type EvalRun, type EvalUsage, evalRunOf, runEvalCase } from "./evals/eval-run.js";
+export {
+  type EvalAgent,
+  type EvalApproval,
+  type EvalRun,
+  type EvalUsage,
+  evalRunOf,
+  type RunEvalCaseOptions,
+  runEvalCase,
+} from "./evals/eval-run.js";
 export type { EvalSuite } from "./evals/eval-suite.js";
 export { type ProgressBar, type ProgressStream, progressBar } from "./evals/progress-bar.js";
 export {

@@ -73,6 +73,7 @@ export async function runEvalCommand(
       runEval({
         cases,
         agent: suite.agent,
+        ...(suite.approve ? { approve: suite.approve } : {}),
         scorers: suite.scorers ?? [trajectoryMatch(), exactText()],
         name: suite.name ?? basename(dataset),
         concurrency: options.concurrency,
@@ -162,7 +163,7 @@ async function loadSuite(file: string): Promise<EvalSuite> {
   const suite = module.default;
   if (typeof suite?.agent !== "function") {
     throw new CliError(
-      `--agent ${file}: its default export must be { agent: (evalCase) => AgentOptions, scorers?, name? } (see docs/evals.md)`,
+      `--agent ${file}: its default export must be { agent: (evalCase) => AgentOptions, scorers?, approve?, name? } (see docs/evals.md)`,
       2,
     );
   }

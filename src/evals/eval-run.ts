@@ -13,6 +13,23 @@ import { recordStatePath, type StatePathStep } from "./state-path.js";
  */
 export type EvalAgent = (evalCase: EvalCase) => AgentOptions | Promise<AgentOptions>;
 
+/**
+ * Decides a tool call that waits for approval during an eval run: `true` approves it, `false` denies
+ * it, a string denies it with that reason.
+ */
+export type EvalApproval = (
+  request: { toolName: string; args: unknown },
+  evalCase: EvalCase,
+) => boolean | string;
+
+/** Options of {@link runEvalCase}. */
+export interface RunEvalCaseOptions {
+  /** Decides each approval the run waits for (default: approve every call, so no run waits forever). */
+  approve?: EvalApproval;
+  /** Sees the agent before the prompt (tracing instruments it) and returns what to call after the run. */
+  prepare?: (agent: Agent) => () => void;
+}
+
 /** What a run used: tokens and dollars of its replies, model calls and tool calls. */
 export interface EvalUsage {
   tokens: number;
@@ -53,8 +70,8 @@ export interface EvalRun {
  * inspection API (composed with the options' own `inspect`).
  *
  * Contract: async; never rejects for the agent's failures: an agent factory or prompt that throws gives
- * a run with `stopReason: "error"` and `error` set. `prepare` (optional) sees the agent before the
- * prompt (tracing uses it) and returns what to call after the run.
+ * a run with `stopReason: "error"` and `error` set. Calls that need approval are decided by
+ * `options.approve` (default: approved), after the run has entered `awaitingApproval`.
  *
  * @example
  * ```ts
@@ -65,14 +82,14 @@ export interface EvalRun {
 export async function runEvalCase(
   agent: EvalAgent,
   evalCase: EvalCase,
-  prepare?: (agent: Agent) => () => void,
+  options: RunEvalCaseOptions = {},
 ): Promise<EvalRun> {
   const recording = recordStatePath();
   const started = performance.now();
   let finish: (() => void) | undefined;
   try {
-    const options = await agent(evalCase);
-    const own = options.inspect;
+    const agentOptions = await agent(evalCase);
+    const own = agentOptions.inspect;
     const inspect = own
       ? (event: InspectionEvent) => {
           recording.inspect(event);
@@ -84,9 +101,29 @@ export async function runEvalCase(
     const { input } = evalCase;
     const history = typeof input === "string" ? [] : input.slice(0, -1);
     const prompt = typeof input === "string" ? input : (input.at(-1) as AgentMessage);
-    const messages = [...(options.messages ?? []), ...history];
-    const instance = new Agent({ ...options, messages, inspect });
-    finish = prepare?.(instance);
+    const messages = [...(agentOptions.messages ?? []), ...history];
+    const instance = new Agent({ ...agentOptions, messages, inspect });
+    const stopTracing = options.prepare?.(instance);
+    const stopApproving = instance.subscribe((event) => {
+      if (event.type !== "tool_approval_request") return;
+      const decision = (options.approve ?? approveAll)(
+        { toolName: event.toolName, args: event.args },
+        evalCase,
+      );
+      // Answered once the event's transition is over and the call waits in `awaitingApproval`.
+      queueMicrotask(() => {
+        try {
+          if (decision === true) instance.approveToolCall(event.toolCallId);
+          else instance.denyToolCall(event.toolCallId, decision === false ? undefined : decision);
+        } catch {
+          // The call no longer waits (the run failed or was stopped meanwhile): nothing to decide.
+        }
+      });
+    });
+    finish = () => {
+      stopApproving();
+      stopTracing?.();
+    };
     const result = await instance.prompt(prompt);
     const base = evalRunOf(evalCase.id, result.messages, performance.now() - started);
     return {
@@ -109,6 +146,8 @@ export async function runEvalCase(
     finish?.();
   }
 }
+
+const approveAll: EvalApproval = () => true;
 
 /**
  * An {@link EvalRun} of messages alone (no states recorded): for runs made elsewhere (a stored

@@ -11,7 +11,7 @@ import {
   meanOf,
   type ScorerSummary,
 } from "./eval-result.js";
-import { type EvalAgent, type EvalRun, runEvalCase } from "./eval-run.js";
+import { type EvalAgent, type EvalApproval, type EvalRun, runEvalCase } from "./eval-run.js";
 import { type ProgressStream, progressBar } from "./progress-bar.js";
 import { applyScorer, type Scorer, type ScorerVerdict } from "./scorer.js";
 import { transitionCoverage } from "./transition-coverage.js";
@@ -31,6 +31,8 @@ export interface RunEvalOptions {
   repeats?: number;
   /** Draws a progress bar here when it is a TTY (e.g. `process.stderr`). */
   progress?: ProgressStream;
+  /** Decides the approvals runs wait for (default: approve every call). */
+  approve?: EvalApproval;
   /** Traces each case with OpenTelemetry (needs `@opentelemetry/api`; see docs/observability.md). */
   trace?: TraceOptions;
 }
@@ -111,7 +113,10 @@ function runCase(
     const runs: EvalRun[] = [];
     const verdicts = new Map<string, ScorerVerdict[]>();
     for (let sample = 0; sample < repeats; sample++) {
-      const run = await runEvalCase(options.agent, evalCase, prepare);
+      const run = await runEvalCase(options.agent, evalCase, {
+        ...(options.approve ? { approve: options.approve } : {}),
+        ...(prepare ? { prepare } : {}),
+      });
       runs.push(run);
       for (const key of run.transitions) transitions.add(key);
       for (const scorer of options.scorers) {

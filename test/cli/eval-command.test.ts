@@ -105,7 +105,7 @@ describe("agentchart eval", () => {
     ]);
     expect(module.code).toBe(2);
     expect(module.stderr).toContain(
-      "its default export must be { agent: (evalCase) => AgentOptions, scorers?, name? }",
+      "its default export must be { agent: (evalCase) => AgentOptions, scorers?, approve?, name? }",
     );
     expect((await cli(["eval", "missing.jsonl"])).code).toBe(2);
     expect((await cli(["eval", "base.jsonl", "--min-score", "2"])).code).toBe(2);

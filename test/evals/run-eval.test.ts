@@ -6,6 +6,7 @@ import {
   type EvalAgent,
   type EvalCase,
   EvalInputError,
+  enters,
   entersBefore,
   neverEnters,
   progressBar,
@@ -177,6 +178,55 @@ describe("runEval", () => {
     await expect(runEval({ cases, agent: echoAgent, scorers: [echoes, echoes] })).rejects.toThrow(
       'two scorers are named "echoes"',
     );
+  });
+});
+
+describe("approvals", () => {
+  const guarded = defineTool({
+    name: "guarded",
+    description: "Echoes, once approved",
+    parameters: z.object({ text: z.string() }),
+    requiresApproval: true,
+    execute: async ({ text }) => ({ content: [{ type: "text", text }] }),
+  });
+  const guardedAgent: EvalAgent = () => ({
+    model: testModel,
+    streamFn: scriptedModel([
+      { toolCalls: [{ name: "guarded", arguments: { text: "hi" } }] },
+      { text: "done" },
+    ]),
+    tools: [guarded],
+  });
+
+  it("approves calls by default, so the state path shows the approval before the execution", async () => {
+    const result = await runEval({
+      cases: [{ id: "a", input: "go" }],
+      agent: guardedAgent,
+      scorers: [
+        statePath("approval first", entersBefore("awaitingApproval", "executing")),
+        statePath("asked", enters("awaitingApproval")),
+      ],
+    });
+    expect(result.cases[0]?.scores.map((score) => score.mean)).toEqual([1, 1]);
+    expect(result.cases[0]?.samples[0]?.text).toBe("done");
+  });
+
+  it("denies with the policy's reason, and the tool never runs", async () => {
+    const asked: unknown[] = [];
+    const run = await runEvalCase(
+      guardedAgent,
+      { id: "a", input: "go" },
+      {
+        approve: (request) => {
+          asked.push(request);
+          return "not in evals";
+        },
+      },
+    );
+    expect(asked).toEqual([{ toolName: "guarded", args: { text: "hi" } }]);
+    expect(run.path.some((step) => step.state === "executing")).toBe(false);
+    const result = run.messages.find((message) => message.role === "toolResult");
+    expect(JSON.stringify(result)).toContain("not in evals");
   });
 });
 
