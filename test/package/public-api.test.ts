@@ -20,6 +20,7 @@ const ENTRIES = {
   "agentchart/postgres": "postgres.ts",
   "agentchart/mcp": "mcp.ts",
   "agentchart/otel": "otel.ts",
+  "agentchart/evals": "evals.ts",
   "agentchart/ag-ui": "ag-ui.ts",
   "agentchart/client": "client.ts",
   "agentchart/react": "react.ts",
