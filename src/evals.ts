@@ -15,11 +15,11 @@ export {
   type CaseResult,
   type CaseScore,
   caseScore,
+  type DatasetCoverage,
   type EvalResult,
   passHatK,
   type SampleSummary,
   type ScorerSummary,
-  type TransitionCoverage,
 } from "./evals/eval-result.js";
 export {
   type EvalAgent,
@@ -77,6 +77,5 @@ export {
   recordStatePath,
   type StatePathRecording,
   type StatePathStep,
-  transitionKey,
 } from "./evals/state-path.js";
-export { definedTransitions, transitionCoverage } from "./evals/transition-coverage.js";
+export { transitionCoverage } from "./evals/transition-coverage.js";

@@ -48,10 +48,10 @@ export interface ScorerSummary {
 }
 
 /** The transitions of the agent machine the dataset exercised, and those no case did. */
-export interface TransitionCoverage {
+export interface DatasetCoverage {
   total: number;
   exercised: number;
-  /** Keys (see `transitionKey`) of the definition's transitions no run took, in definition order. */
+  /** The definition's transitions no run took (`transitionLabel`s), in definition order. */
   missed: string[];
 }
 
@@ -69,7 +69,7 @@ export interface EvalResult {
   passRate: number;
   scorers: ScorerSummary[];
   cases: CaseResult[];
-  coverage: TransitionCoverage;
+  coverage: DatasetCoverage;
 }
 
 /**

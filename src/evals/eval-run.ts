@@ -61,7 +61,7 @@ export interface EvalRun {
   latencyMs: number;
   /** The states the agent machine and its children entered, in order. */
   path: StatePathStep[];
-  /** The agent machine's transitions taken (keys of `transitionKey`), in order. */
+  /** The agent machine's transitions taken (`transitionLabel`s of agentchart/testing), in order. */
   transitions: string[];
 }
 

@@ -1,5 +1,6 @@
 import type { InspectionEvent } from "xstate";
 import { stateValueText } from "../otel/state-value-text.js";
+import { transitionLabel } from "../testing/transition-coverage.js";
 
 /** The name {@link StatePathStep.actor} gives the agent machine itself (its children keep their ids). */
 export const AGENT_ACTOR = "agent";
@@ -18,33 +19,10 @@ export interface StatePathStep {
 /** What a run's inspection recorded: the states entered, and the agent machine's transitions taken. */
 export interface StatePathRecording {
   readonly path: StatePathStep[];
-  /** Transition keys (see {@link transitionKey}) of the agent machine, in the order taken. */
+  /** The agent machine's transitions taken, in order, named by `transitionLabel` (agentchart/testing). */
   readonly transitions: string[];
   /** The `inspect` observer that records them (pass it as the agent's `inspect` option). */
   readonly inspect: (event: InspectionEvent) => void;
-}
-
-/**
- * The key of one transition of a machine definition: `source on EVENT → targets`, with `(always)` for
- * an eventless transition and `(self)` for one without a target. The same key names a transition taken
- * at run time (inspection) and one of the definition (coverage).
- *
- * Contract: pure; never throws.
- *
- * @example
- * ```ts
- * transitionKey("agent.idle", "PROMPT", ["agent.running"]); // "agent.idle on PROMPT → agent.running"
- * ```
- */
-export function transitionKey(sourceId: string, eventType: string, targetIds: readonly string[]): string {
-  const targets = targetIds.length === 0 ? "(self)" : targetIds.join(", ");
-  return `${sourceId} on ${eventType === "" ? "(always)" : eventType} → ${targets}`;
-}
-
-interface TransitionLike {
-  eventType: string;
-  source: { id: string };
-  target?: ReadonlyArray<{ id: string }> | undefined;
 }
 
 /**
@@ -79,10 +57,7 @@ export function recordStatePath(): StatePathRecording {
       lastState.set(actor, state);
       path.push({ actor, state, event: event.event.type });
     } else if (event.type === "@xstate.microstep" && isAgent) {
-      for (const transition of event._transitions as unknown as TransitionLike[]) {
-        const targets = (transition.target ?? []).map((target) => target.id);
-        transitions.push(transitionKey(transition.source.id, transition.eventType, targets));
-      }
+      for (const transition of event._transitions) transitions.push(transitionLabel(transition));
     }
   };
   return { path, transitions, inspect };

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   createScorer,
-  definedTransitions,
   type EvalAgent,
   type EvalCase,
   EvalInputError,
@@ -15,6 +14,8 @@ import {
   statePath,
   trajectoryMatch,
 } from "../../src/evals.js";
+import { agentMachine } from "../../src/index.js";
+import { machineTransitions, transitionLabel } from "../../src/testing/transition-coverage.js";
 import { scriptedModel } from "../../src/testing.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { StreamFn } from "../../src/types/stream.js";
@@ -241,7 +242,7 @@ describe("states, transitions and coverage", () => {
     expect(run.path.filter((step) => step.actor === toolActor).map((step) => step.state)).toContain(
       "executing",
     );
-    expect(run.transitions[0]).toBe("agent.idle on PROMPT → agent.running");
+    expect(run.transitions[0]).toBe("agent.idle: PROMPT → agent.running");
   });
 
   it("scores state-path checks, composing with the agent's own inspect", async () => {
@@ -270,11 +271,11 @@ describe("states, transitions and coverage", () => {
 
   it("reports the agent machine's transitions no case exercised", async () => {
     const result = await runEval({ cases, agent: echoAgent, scorers: [] });
-    const defined = definedTransitions();
-    expect(result.coverage.total).toBe(defined.length);
-    expect(result.coverage.exercised).toBe(defined.length - result.coverage.missed.length);
-    expect(result.coverage.missed).not.toContain("agent.idle on PROMPT → agent.running");
-    expect(result.coverage.missed).toContain("agent.idle on CONTINUE → agent.running");
+    const defined = new Set(machineTransitions(agentMachine).map(transitionLabel));
+    expect(result.coverage.total).toBe(defined.size);
+    expect(result.coverage.exercised).toBe(defined.size - result.coverage.missed.length);
+    expect(result.coverage.missed).not.toContain("agent.idle: PROMPT → agent.running");
+    expect(result.coverage.missed).toContain("agent.idle: CONTINUE [canContinue] → agent.running");
   });
 });
 
