@@ -174,6 +174,6 @@ describe("agentchart eval", () => {
       ["withinBudget", 20],
     ]);
     expect(result.coverage.exercised).toBeGreaterThan(5);
-    expect(result.coverage.missed).toContain("agent.idle on CONTINUE → agent.running");
+    expect(result.coverage.missed).toContain("agent.idle: CONTINUE [canContinue] → agent.running");
   });
 });
