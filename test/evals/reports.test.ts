@@ -59,7 +59,7 @@ function result(overrides: Partial<EvalResult> = {}): EvalResult {
         samples: [{ ...sample, stopReason: "error", error: "model down" }],
       },
     ],
-    coverage: { total: 3, exercised: 2, missed: ["agent.idle on RESET → (self)"] },
+    coverage: { total: 3, exercised: 2, missed: ["agent.idle: RESET → (stays)"] },
     ...overrides,
   };
 }
@@ -101,7 +101,7 @@ describe("Markdown and HTML reports", () => {
     expect(markdown).toContain("| crashed | 0.000 | no | – |");
     expect(markdown).toContain('| wrong & "quoted" | exactText | the text "a<b" is not "c\\|d"');
     expect(markdown).toContain("| crashed | (run) | model down |");
-    expect(markdown).toContain("| agent.idle on RESET → (self) |");
+    expect(markdown).toContain("| agent.idle: RESET → (stays) |");
   });
 
   it("HTML escapes everything and holds the same tables", () => {
