@@ -105,7 +105,7 @@ describe("a core install (`npm i agentchart zod`)", () => {
     expect(kib, `node_modules of a core app: ${kib} KiB`).toBeLessThanOrEqual(CORE_INSTALL_LIMIT_KIB);
   });
 
-  it("exports the core, JSONL sessions, tools, the inspector, the provider and the test helpers", async () => {
+  it("exports the core, JSONL sessions, tools, the inspector, the providers, the test helpers and the evals", async () => {
     expect(
       await missingExports(app, "agentchart", [
         "Agent",
@@ -126,7 +126,14 @@ describe("a core install (`npm i agentchart zod`)", () => {
     expect(await missingExports(app, "agentchart/openai", ["openai"])).toEqual([]);
     expect(await missingExports(app, "agentchart/ai-sdk", ["fromAiSdk", "aiSdkModel"])).toEqual([]);
     expect(
-      await missingExports(app, "agentchart/testing", ["scriptedModel", "sessionRepoConformance"]),
+      await missingExports(app, "agentchart/testing", [
+        "scriptedModel",
+        "sessionRepoConformance",
+        "createAgentTestModel",
+      ]),
+    ).toEqual([]);
+    expect(
+      await missingExports(app, "agentchart/evals", ["runEval", "readEvalDataset", "trajectoryMatch"]),
     ).toEqual([]);
   });
 
