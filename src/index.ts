@@ -25,7 +25,6 @@ export type {
   AgentMachineContext,
   AgentParentEvent,
   AgentSettings,
-  PersistableStreamOptions,
   QueueMode,
   QueueName,
   ToolCallOutcome,

@@ -1,4 +1,4 @@
-import type { StreamOptions } from "./stream.js";
+import type { PersistableStreamOptions, StreamOptions } from "./stream.js";
 
 /**
  * The stream options that are plain data: kept in an agent's context, persisted, changeable between
@@ -11,7 +11,11 @@ export const PERSISTABLE_STREAM_OPTION_KEYS = [
   "temperature",
   "timeoutMs",
   "maxRetries",
-] as const satisfies readonly (keyof StreamOptions)[];
+] as const satisfies readonly (keyof PersistableStreamOptions)[];
+
+type Unlisted = Exclude<keyof PersistableStreamOptions, (typeof PERSISTABLE_STREAM_OPTION_KEYS)[number]>;
+/** A compile-time check: every key of `PersistableStreamOptions` is in the list above. */
+export const EVERY_PERSISTABLE_KEY_LISTED: [Unlisted] extends [never] ? true : never = true;
 
 /** Every option a StreamFn may receive from an agent's options or context (the signal and reasoning level aside). */
 export const STREAM_OPTION_KEYS = [

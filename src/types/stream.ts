@@ -82,6 +82,15 @@ export interface StreamOptions {
   ) => void | Promise<void>;
 }
 
+/**
+ * Stream options that are plain data and may be persisted with the agent. API keys, headers and
+ * callbacks are options of `createAgentMachine` (its `AgentCallbacks`) and never part of the context.
+ */
+export type PersistableStreamOptions = Pick<
+  StreamOptions,
+  "sessionId" | "metadata" | "maxTokens" | "temperature" | "timeoutMs" | "maxRetries"
+>;
+
 /** A stream of assistant events in any of the shapes a StreamFn may return. */
 export type AssistantEventSource = Observable<AssistantMessageEvent> | AsyncIterable<AssistantMessageEvent>;
 
