@@ -19,6 +19,8 @@ import {
 } from "../machines/agent/agent.implementations.js";
 import type { AgentMachineInput } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
+import type { RecordedStep } from "../replay/recording-format.js";
+import type { Recording } from "../replay/recording.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { type AgentBudget, BudgetError, type BudgetLimits } from "../types/budget.js";
 import { errorText } from "../types/error-text.js";
@@ -39,6 +41,7 @@ import {
   type RestorePlan,
   restoreAgentActor,
 } from "./agent-snapshot.js";
+import { agentRecordingOf, type RecordOption } from "./agent-recording.js";
 import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
 import { agentMachineStateOf } from "./agent-streams.js";
 import { agentAt } from "./agent-tree.js";
@@ -84,6 +87,12 @@ export interface AgentOptions<TOutput = unknown>
    * negative or non-numeric limit, or `maxCostUsd` with a model without prices.
    */
   budget?: AgentBudget;
+  /**
+   * Records the run (`agent.recording`, `agent.history`): every model request and reply, tool call,
+   * command from outside with its state, and the persisted snapshot at each step (see docs/replay.md).
+   * `true` starts a new recording; a `Recording` is filled (e.g. one recording across a restore).
+   */
+  record?: RecordOption;
 }
 
 /** Addresses a sub-agent: the tool call ids from this agent down to it (see docs/subagents.md). */
@@ -131,7 +140,12 @@ interface Run {
  */
 const prebuilt = new WeakMap<
   object,
-  { actor: AgentActor; implementations: AgentImplementations; plan: RestorePlan | undefined }
+  {
+    actor: AgentActor;
+    implementations: AgentImplementations;
+    plan: RestorePlan | undefined;
+    recording?: Recording<PersistedAgent> | undefined;
+  }
 >();
 
 /**
@@ -153,6 +167,8 @@ export class Agent<TOutput = unknown> {
   readonly actor: AgentActor;
   readonly #options: AgentOptions<TOutput> | AgentRestoreOptions<TOutput>;
   readonly #implementations: AgentImplementations;
+  /** What `record` fills (see `recording`). */
+  readonly recording: Recording<PersistedAgent> | undefined;
   readonly #events = new Subject<AgentEvent>();
   readonly #stateChanges = new Subject<void>();
   readonly #listeners = new Set<AgentListener>();
@@ -175,15 +191,15 @@ export class Agent<TOutput = unknown> {
     if (restoring) {
       this.#implementations = restoring.implementations;
       this.actor = restoring.actor;
+      this.recording = restoring.recording;
     } else {
       if (options.output) outputStateOf(options.output, options.maxOutputRepairs); // fails early
-      this.#implementations = agentImplementations(options);
+      const { recording, inspect } = agentRecordingOf(options.record, options.inspect, "agent");
+      this.recording = recording;
+      this.#implementations = agentImplementations({ ...options, record: recording });
       const input = agentInputOf(options, this.#implementations);
       if (options.budget) checkBudget(options.budget, input.model, "Agent budget"); // fails early
-      this.actor = createActor(agentMachineOf(this.#implementations), {
-        input,
-        ...(options.inspect ? { inspect: options.inspect } : {}),
-      });
+      this.actor = createActor(agentMachineOf(this.#implementations), { input, ...(inspect ? { inspect } : {}) });
     }
     this.actor.on("*", (event) => this.#dispatch(event));
     this.actor.start();
@@ -210,17 +226,18 @@ export class Agent<TOutput = unknown> {
     snapshot: string | PersistedAgent,
     options: AgentRestoreOptions<TOutput>,
   ): Agent<TOutput> {
-    const implementations = agentImplementations(options);
+    const { recording, inspect } = agentRecordingOf(options.record, options.inspect, "agent");
+    const implementations = agentImplementations({ ...options, record: recording });
     const overrides = {
       model: options.model,
       systemPrompt: options.systemPrompt,
       thinkingLevel: options.thinkingLevel,
       messages: options.messages,
     };
-    const { actor, plan } = restoreAgentActor(snapshot, implementations, overrides, options.inspect);
+    const { actor, plan } = restoreAgentActor(snapshot, implementations, overrides, inspect);
     // A copy of the options keys this restore: the same options may build other agents.
     const keyed = { ...options } as AgentOptions<TOutput>;
-    prebuilt.set(keyed, { actor, implementations, plan });
+    prebuilt.set(keyed, { actor, implementations, plan, recording });
     return new Agent<TOutput>(keyed);
   }
 
@@ -242,7 +259,8 @@ export class Agent<TOutput = unknown> {
 
   /** This agent's definition as a sub-agent spec (its current state, its options' functions). */
   #definition(): SubAgentSpec {
-    const options = this.#options;
+    // A child records into this agent's recording when this one records (`subAgentOptions`), not its own.
+    const { record: _record, ...options } = this.#options;
     const context = this.#context;
     return {
       ...options,
@@ -263,6 +281,15 @@ export class Agent<TOutput = unknown> {
 
   get #context(): AgentMachineContext {
     return this.actor.getSnapshot().context;
+  }
+
+  /**
+   * The step boundaries recorded so far (turn starts, settled tool batches, calls awaiting a person,
+   * run ends), each with its state `value` and persisted `snapshot` — give one to `Agent.restore` to
+   * fork the run from there. Empty without `record` (see docs/replay.md).
+   */
+  get history(): RecordedStep<PersistedAgent>[] {
+    return this.recording?.steps ?? [];
   }
 
   /** A snapshot of the state (the arrays are the machine's: do not mutate). */
@@ -697,7 +724,8 @@ export function agentOver<TOutput = unknown>(
   plan?: RestorePlan,
 ): Agent<TOutput> {
   const keyed = { ...options } as AgentOptions<TOutput>;
-  prebuilt.set(keyed, { actor, implementations, plan });
+  const recording = implementations.recording?.recording as Recording<PersistedAgent> | undefined;
+  prebuilt.set(keyed, { actor, implementations, plan, recording });
   return new Agent<TOutput>(keyed);
 }
 

@@ -2,11 +2,13 @@ import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, type Obs
 import { type Actor, createActor } from "xstate";
 import type { z } from "zod";
 import type { Agent, AgentPathOption, PromptOptions } from "../agent/agent.js";
+import { agentRecordingOf } from "../agent/agent-recording.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
 import type { SessionDraft } from "../machines/harness/harness.events.js";
+import type { Recording } from "../replay/recording.js";
 import type {
   HarnessMachineEvent,
   HarnessOperation,
@@ -86,16 +88,21 @@ export class AgentHarness {
   #nextTurn: AgentMessage[] = [];
   #lastQueues: unknown;
 
+  /** What `record` fills: the agent's model calls, tool calls, commands and steps (see docs/replay.md). */
+  readonly recording: Recording<PersistedAgent> | undefined;
+
   constructor(options: AgentHarnessOptions) {
     this.session = options.session;
     const restoredAgent = restoring;
     restoring = undefined;
-    const { machine, parts } = composeHarness(options, {
+    const { recording, inspect } = agentRecordingOf(options.record, options.inspect, "harness");
+    this.recording = recording;
+    const { machine, parts } = composeHarness(recording ? { ...options, record: recording } : options, {
       ...(restoredAgent ? { restoring: restoredAgent } : {}),
       settle: (operation) => this.#settle(operation),
     });
     this.#parts = parts;
-    this.#actor = createActor(machine, options.inspect ? { inspect: options.inspect } : {});
+    this.#actor = createActor(machine, inspect ? { inspect } : {});
     this.#actor.subscribe((snapshot) => this.#phase.next(snapshot.value));
     this.#actor.start();
     this.#agent = parts.agent;

@@ -8,6 +8,7 @@ import { tracerOf } from "./instrument.js";
 import { RunTracer, type TraceOptions } from "./run-tracer.js";
 import { treeSource } from "./traced-source.js";
 import { TracedTools } from "./traced-tools.js";
+import { chainInspect } from "../xstate/chain-inspect.js";
 
 /**
  * `agentLoop` with tracing: the same cold Observable, whose every subscription (= run) gets the spans
@@ -79,14 +80,3 @@ function traceRun(
   });
 }
 
-function chainInspect(
-  first: (event: InspectionEvent) => void,
-  inspect: AgentLoopConfig["inspect"],
-): AgentLoopConfig["inspect"] {
-  if (!inspect) return first;
-  const forward = typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next?.(event);
-  return (event) => {
-    first(event);
-    forward(event);
-  };
-}
