@@ -19,8 +19,8 @@ import {
 } from "../machines/agent/agent.implementations.js";
 import type { AgentMachineInput } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
-import type { RecordedStep } from "../replay/recording-format.js";
 import type { Recording } from "../replay/recording.js";
+import type { RecordedStep } from "../replay/recording-format.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { type AgentBudget, BudgetError, type BudgetLimits } from "../types/budget.js";
 import { errorText } from "../types/error-text.js";
@@ -34,6 +34,7 @@ import { FINAL_ANSWER_TOOL, type RunOutputState, type RunResult } from "../types
 import { resolveModel } from "../types/resolve-model.js";
 import type { AgentToolOptions, SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
+import { agentRecordingOf, type RecordOption } from "./agent-recording.js";
 import {
   type AgentActor,
   type PersistedAgent,
@@ -41,7 +42,6 @@ import {
   type RestorePlan,
   restoreAgentActor,
 } from "./agent-snapshot.js";
-import { agentRecordingOf, type RecordOption } from "./agent-recording.js";
 import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
 import { agentMachineStateOf } from "./agent-streams.js";
 import { agentAt } from "./agent-tree.js";
@@ -199,7 +199,10 @@ export class Agent<TOutput = unknown> {
       this.#implementations = agentImplementations({ ...options, record: recording });
       const input = agentInputOf(options, this.#implementations);
       if (options.budget) checkBudget(options.budget, input.model, "Agent budget"); // fails early
-      this.actor = createActor(agentMachineOf(this.#implementations), { input, ...(inspect ? { inspect } : {}) });
+      this.actor = createActor(agentMachineOf(this.#implementations), {
+        input,
+        ...(inspect ? { inspect } : {}),
+      });
     }
     this.actor.on("*", (event) => this.#dispatch(event));
     this.actor.start();

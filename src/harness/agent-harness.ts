@@ -8,13 +8,13 @@ import type { WaitingToolCall } from "../agent/agent-state.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
 import type { SessionDraft } from "../machines/harness/harness.events.js";
-import type { Recording } from "../replay/recording.js";
 import type {
   HarnessMachineEvent,
   HarnessOperation,
   HarnessPhase,
   NavigateTreeOptions,
 } from "../machines/harness/harness.machine.js";
+import type { Recording } from "../replay/recording.js";
 import type { Session } from "../storage/session.js";
 import type { BudgetLimits } from "../types/budget.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";

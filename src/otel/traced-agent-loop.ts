@@ -1,14 +1,14 @@
 import { defer, finalize, type Observable, tap } from "rxjs";
-import type { AnyActorRef, InspectionEvent } from "xstate";
+import type { AnyActorRef } from "xstate";
 import { agentLoop, agentLoopContinue } from "../agent/agent-loop.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentContext, AgentLoopConfig } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";
+import { chainInspect } from "../xstate/chain-inspect.js";
 import { tracerOf } from "./instrument.js";
 import { RunTracer, type TraceOptions } from "./run-tracer.js";
 import { treeSource } from "./traced-source.js";
 import { TracedTools } from "./traced-tools.js";
-import { chainInspect } from "../xstate/chain-inspect.js";
 
 /**
  * `agentLoop` with tracing: the same cold Observable, whose every subscription (= run) gets the spans
@@ -79,4 +79,3 @@ function traceRun(
     );
   });
 }
-

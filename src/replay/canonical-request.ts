@@ -17,7 +17,11 @@ const REPLY_OPTIONS = ["reasoning", "maxTokens", "temperature", "cacheRetention"
  * const request = canonicalRequestOf(model, { systemPrompt: "", messages: [], tools: [] }, {});
  * ```
  */
-export function canonicalRequestOf(model: Model, context: LlmContext, options: StreamOptions): CanonicalRequest {
+export function canonicalRequestOf(
+  model: Model,
+  context: LlmContext,
+  options: StreamOptions,
+): CanonicalRequest {
   const picked: Record<string, unknown> = {};
   for (const key of REPLY_OPTIONS) if (options[key] !== undefined) picked[key] = options[key];
   return {

@@ -1,9 +1,11 @@
 import { defer, from, mergeMap, tap } from "rxjs";
 import { errorText } from "../types/error-text.js";
+import { type AssistantMessage, emptyUsage } from "../types/messages.js";
+import type { Model } from "../types/model.js";
 import type { AssistantMessageEvent, StreamFn } from "../types/stream.js";
 import { canonicalRequestOf } from "./canonical-request.js";
-import type { RecordedModelCall, RecordedReplyEvent } from "./recording-format.js";
 import type { Recording } from "./recording.js";
+import type { RecordedModelCall, RecordedReplyEvent } from "./recording-format.js";
 
 // The StreamFn each recorded one wraps: a sub-agent inherits its parent's StreamFn and records it
 // again with its own agent path, never twice.
@@ -20,7 +22,11 @@ const unrecorded = new WeakMap<StreamFn, StreamFn>();
  * const streamFn = recordedStreamFn(scriptedModel([{ text: "Hi!" }]), new Recording(), []);
  * ```
  */
-export function recordedStreamFn(streamFn: StreamFn, recording: Recording, agentPath: readonly string[]): StreamFn {
+export function recordedStreamFn(
+  streamFn: StreamFn,
+  recording: Recording,
+  agentPath: readonly string[],
+): StreamFn {
   const inner = unrecorded.get(streamFn) ?? streamFn;
   const recorded: StreamFn = (model, context, options) => {
     const call: RecordedModelCall = {
@@ -31,6 +37,7 @@ export function recordedStreamFn(streamFn: StreamFn, recording: Recording, agent
       events: [],
     };
     recording.add(call);
+    let partial: AssistantMessage | undefined;
     return defer(async () => {
       try {
         return await inner(model, context, options);
@@ -40,10 +47,26 @@ export function recordedStreamFn(streamFn: StreamFn, recording: Recording, agent
       }
     }).pipe(
       mergeMap((source) => from(source)),
-      tap((event) => {
-        call.events.push(withoutPartial(event));
-        if (event.type === "done") call.reply = event.message;
-        else if (event.type === "error") call.reply = event.error;
+      tap({
+        next: (event) => {
+          call.events.push(withoutPartial(event));
+          if ("partial" in event) partial = event.partial;
+          else call.reply = event.type === "done" ? event.message : event.error;
+        },
+        // The agent stops reading a reply the run aborted (it ends the reply itself, with the content so
+        // far): the recording ends it the same way, so a replay stops at that point and waits for the abort.
+        unsubscribe: () => {
+          if (call.reply || !options.signal?.aborted) return;
+          call.events.push({ type: "error", reason: "aborted" });
+          // As the agent ends it: the blocks so far, kept by reference (a provider may still fill the last one).
+          const cut = partialOrEmpty(partial, model);
+          call.reply = {
+            ...cut,
+            content: [...cut.content],
+            stopReason: "aborted",
+            errorMessage: "Request was aborted",
+          };
+        },
       }),
     );
   };
@@ -51,8 +74,27 @@ export function recordedStreamFn(streamFn: StreamFn, recording: Recording, agent
   return recorded;
 }
 
+/** The reply so far, or an empty one when nothing streamed yet. */
+function partialOrEmpty(partial: AssistantMessage | undefined, model: Model): AssistantMessage {
+  return (
+    partial ?? {
+      role: "assistant",
+      content: [],
+      api: model.api,
+      provider: model.provider,
+      model: model.id,
+      usage: emptyUsage(),
+      stopReason: "aborted",
+      timestamp: Date.now(),
+    }
+  );
+}
+
 function withoutPartial(event: AssistantMessageEvent): RecordedReplyEvent {
-  if (!("partial" in event)) return event.type === "done" ? { type: "done", reason: event.reason } : { type: "error", reason: event.reason };
+  if (!("partial" in event))
+    return event.type === "done"
+      ? { type: "done", reason: event.reason }
+      : { type: "error", reason: event.reason };
   const { partial: _partial, ...rest } = event;
   return rest;
 }

@@ -1,7 +1,7 @@
 import { errorText } from "../types/error-text.js";
 import type { AgentTool } from "../types/tool.js";
-import type { RecordedToolCall } from "./recording-format.js";
 import type { Recording } from "./recording.js";
+import type { RecordedToolCall } from "./recording-format.js";
 
 // The tool each recorded one wraps (an agent's tools may be handed to its sub-agents).
 const unrecorded = new WeakMap<AgentTool, AgentTool>();

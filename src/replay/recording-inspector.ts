@@ -1,8 +1,7 @@
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { AgentCommand } from "../machines/agent/agent.events.js";
-import type { RecordedStepKind } from "./recording-format.js";
-import type { Recording } from "./recording.js";
+import type { RecordedStepKind, RecordingEntry } from "./recording-format.js";
 
 /** The event types of `AgentCommand`: what the world outside the agent tree sends it. */
 const COMMAND_TYPES = new Set<AgentCommand["type"]>([
@@ -30,7 +29,7 @@ const COMMAND_TYPES = new Set<AgentCommand["type"]>([
 ]);
 
 /**
- * The inspection observer behind `recording.inspect`: records each command an agent of the system
+ * The inspection observer behind `recording.inspect`: gives `add` each command an agent of the system
  * receives from outside the agent tree (no sender, or a sender that is neither an agent nor a tool
  * call: the `Agent` facade, a harness machine, your own machine) with the agent's state value then,
  * and, at each step boundary of the root agent (`stepKindOf`), its snapshot made by `persist`.
@@ -38,7 +37,7 @@ const COMMAND_TYPES = new Set<AgentCommand["type"]>([
  * Contract: the observer never throws; it only reads snapshots.
  */
 export function recordingInspector<TSnapshot>(
-  recording: Recording<TSnapshot>,
+  add: (entry: RecordingEntry<TSnapshot>) => void,
   persist: (actor: AnyActorRef) => TSnapshot,
 ): (event: InspectionEvent) => void {
   let previous: unknown;
@@ -48,8 +47,9 @@ export function recordingInspector<TSnapshot>(
       const target = event.actorRef as AnyActorRef;
       const context = agentContextOf(target);
       const command = event.event as AgentCommand;
-      if (!context || !COMMAND_TYPES.has(command.type) || insideAgentTree(event.sourceRef as AnyActorRef)) return;
-      recording.add({
+      if (!context || !COMMAND_TYPES.has(command.type) || insideAgentTree(event.sourceRef as AnyActorRef))
+        return;
+      add({
         kind: "command",
         agentPath: [...(context.place?.path ?? [])],
         state: target.getSnapshot().value,
@@ -62,8 +62,7 @@ export function recordingInspector<TSnapshot>(
       const value = (event.snapshot as { value?: unknown }).value;
       const step = stepKindOf(previous, value);
       previous = value;
-      if (step)
-        recording.add({ kind: "step", index: index++, step, value, snapshot: persist(actor) });
+      if (step) add({ kind: "step", index: index++, step, value, snapshot: persist(actor) });
     }
   };
 }
@@ -95,7 +94,8 @@ export function stepKindOf(previous: unknown, value: unknown): RecordedStepKind 
   const streaming = (state: unknown) => runningIn(state) === "streaming";
   const executing = (state: unknown) => runningIn(state) === "executingTools";
   const awaiting = (state: unknown) =>
-    executing(state) && (state as { running: { executingTools?: unknown } }).running.executingTools === "awaitingHuman";
+    executing(state) &&
+    (state as { running: { executingTools?: unknown } }).running.executingTools === "awaitingHuman";
   if (streaming(value) && !streaming(previous)) return "turn_start";
   if (executing(previous) && !executing(value)) return value === "idle" ? "run_end" : "tools_settled";
   if (awaiting(value) && !awaiting(previous)) return "awaiting_human";

@@ -37,7 +37,11 @@ function parseLine(line: string, number: number): unknown {
 function checkHeader(value: unknown, line: number): RecordingHeader {
   const header = value as Partial<RecordingHeader> | null;
   if (typeof header !== "object" || header === null || header.format !== RECORDING_FORMAT)
-    throw new RecordingError("format", `not a recording header (expected "format": "${RECORDING_FORMAT}")`, line);
+    throw new RecordingError(
+      "format",
+      `not a recording header (expected "format": "${RECORDING_FORMAT}")`,
+      line,
+    );
   if (header.version !== RECORDING_FORMAT_VERSION)
     throw new RecordingError(
       "version",
@@ -70,7 +74,11 @@ function checkEntry(value: unknown, line: number): RecordingEntry {
     const item = (entry as Record<string, unknown>)[field];
     const actual = Array.isArray(item) ? "array" : item === null ? "null" : typeof item;
     if (actual !== type)
-      throw new RecordingError("invalid", `the ${kind} entry's "${field}" must be ${type === "array" ? "an array" : `a ${type}`}`, line);
+      throw new RecordingError(
+        "invalid",
+        `the ${kind} entry's "${field}" must be ${type === "array" ? "an array" : `a ${type}`}`,
+        line,
+      );
   }
   return entry as unknown as RecordingEntry;
 }

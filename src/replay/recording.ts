@@ -1,7 +1,5 @@
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { requestKeyOf } from "./canonical-request.js";
-import { recordingInspector } from "./recording-inspector.js";
-import { parseRecordingLines } from "./recording-lines.js";
 import {
   RECORDING_FORMAT,
   RECORDING_FORMAT_VERSION,
@@ -12,6 +10,8 @@ import {
   type RecordingEntry,
   type RecordingHeader,
 } from "./recording-format.js";
+import { recordingInspector } from "./recording-inspector.js";
+import { parseRecordingLines } from "./recording-lines.js";
 
 /**
  * A recorded run (see docs/replay.md): every model request with its reply's events, every tool call's
@@ -97,7 +97,7 @@ export class Recording<TSnapshot = unknown> {
    * ```
    */
   get inspect(): (event: InspectionEvent) => void {
-    this.#inspector ??= recordingInspector(this, this.#persist);
+    this.#inspector ??= recordingInspector((entry) => this.add(entry), this.#persist);
     return this.#inspector;
   }
 

@@ -37,6 +37,7 @@ const SUBJECT: Record<ReplayDivergence["what"], string> = {
 };
 
 function divergenceText(divergence: ReplayDivergence): string {
-  const agent = divergence.agentPath.length > 0 ? `sub-agent ${divergence.agentPath.join("/")}` : "the root agent";
+  const agent =
+    divergence.agentPath.length > 0 ? `sub-agent ${divergence.agentPath.join("/")}` : "the root agent";
   return `Replay diverged at step ${divergence.step} (line ${divergence.step + 2}) of ${agent}: ${SUBJECT[divergence.what]} differs from the recording — ${divergence.differences.join("; ")}`;
 }

@@ -1,7 +1,7 @@
 import type { StreamFn } from "../types/stream.js";
 import { canonicalRequestOf, requestKeyOf } from "./canonical-request.js";
-import type { CanonicalRequest, RecordedModelCall } from "./recording-format.js";
 import type { Recording } from "./recording.js";
+import type { CanonicalRequest, RecordedModelCall } from "./recording-format.js";
 import { type ReplayDivergence, ReplayDivergenceError } from "./replay-divergence-error.js";
 import { replayedReply } from "./replayed-reply.js";
 import { requestDifferences } from "./request-diff.js";
@@ -14,13 +14,15 @@ export interface ReplayModel extends StreamFn {
   remaining(): number;
   /** Replies playing now (one parked at its recorded abort, waiting for the run's abort, excluded). */
   playing(): number;
+  /** Replies parked at their recorded abort, waiting for the run's abort. */
+  parked(): number;
 }
 
 /** Options of `replayModel`. */
 export interface ReplayModelOptions {
   /** Called with the divergence when a request is not in the recording (before the request fails with it). */
   onDivergence?: (error: ReplayDivergenceError) => void;
-  /** Called whenever `playing()` changes (a driver re-applying commands waits on it; see `verifyReplay`). */
+  /** Called whenever `playing()` or `parked()` changes (a driver re-applying commands waits on it; see `verifyReplay`). */
   onPlayingChange?: () => void;
 }
 
@@ -58,8 +60,10 @@ export function replayModel(recording: Recording, options: ReplayModelOptions = 
   });
   let divergence: ReplayDivergenceError | undefined;
   let playing = 0;
-  const changePlaying = (by: number) => {
+  let parkedCount = 0;
+  const changePlaying = (by: number, parking = 0) => {
     playing += by;
+    parkedCount += parking;
     options.onPlayingChange?.();
   };
   const stream: StreamFn = (model, context, streamOptions) => {
@@ -72,18 +76,18 @@ export function replayModel(recording: Recording, options: ReplayModelOptions = 
       throw divergence;
     }
     match.used = true;
+    changePlaying(1); // from the request on: the reply plays once the stream is consumed
     return played(match.call, streamOptions.signal);
   };
   async function* played(call: RecordedModelCall, signal: AbortSignal | undefined) {
     let parked = false;
-    changePlaying(1);
     try {
       yield* replayedReply(call, signal, () => {
         parked = true;
-        changePlaying(-1);
+        changePlaying(-1, 1);
       });
     } finally {
-      if (!parked) changePlaying(-1);
+      changePlaying(parked ? 0 : -1, parked ? -1 : 0);
     }
   }
   return Object.assign(stream, {
@@ -92,6 +96,7 @@ export function replayModel(recording: Recording, options: ReplayModelOptions = 
     },
     remaining: () => indexed.filter((item) => !item.used).length,
     playing: () => playing,
+    parked: () => parkedCount,
   }) as ReplayModel;
 }
 
@@ -104,9 +109,18 @@ function divergenceOf(request: CanonicalRequest, indexed: Indexed[]): ReplayDive
     if (!nearest || differences.length < nearest.differences.length) nearest = { item, differences };
   }
   if (!nearest)
-    return { what: "model_request", step: 0, agentPath: [], differences: ["the recording holds no model request"], expected: undefined, actual: request };
+    return {
+      what: "model_request",
+      step: 0,
+      agentPath: [],
+      differences: ["the recording holds no model request"],
+      expected: undefined,
+      actual: request,
+    };
   const differences =
-    nearest.differences.length > 0 ? nearest.differences : ["asked once more than recorded (every recorded reply to it was played)"];
+    nearest.differences.length > 0
+      ? nearest.differences
+      : ["asked once more than recorded (every recorded reply to it was played)"];
   return {
     what: "model_request",
     step: nearest.item.step,

@@ -1,7 +1,7 @@
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import { canonicalJson } from "./canonical-request.js";
-import type { RecordedToolCall } from "./recording-format.js";
 import type { Recording } from "./recording.js";
+import type { RecordedToolCall } from "./recording-format.js";
 import { type ReplayDivergence, ReplayDivergenceError } from "./replay-divergence-error.js";
 
 /**
@@ -24,8 +24,9 @@ export interface ReplayToolsOptions {
  * `tools` (same names, descriptions and schemas) whose executions answer from `recording` by tool call
  * id: the recorded result, or the recorded error thrown again (`mode` `"recorded"`, the default); or
  * that run live (`"live"`), or run live and compare the result with the recorded one (`"verify"`).
- * A call the recording does not hold, or holds with other arguments, is a divergence. Agent tools and
- * client tools are returned as they are (their calls are a child run, a client's answer).
+ * A call the recording does not hold, or holds with other arguments, is a divergence. The tools of an
+ * agent tool's child agents and of a handoff's target answer the same way, at any depth; client tools
+ * are returned as they are (a client answers their calls).
  *
  * Contract: synchronous; never throws; the tools' executions throw `ReplayDivergenceError` as above.
  *
@@ -49,8 +50,25 @@ export function replayTools(
     if (!options.onDivergence) throw error;
     options.onDivergence(error);
   };
-  return tools.map((tool) => {
-    if (tool.subAgent || tool.client || mode === "live") return tool;
+  // Handoffs may lead back to an agent met before: each tool is replayed once.
+  const replayedTools = new Map<AgentTool, AgentTool>();
+  const replay = (tool: AgentTool): AgentTool => {
+    if (tool.client || mode === "live") return tool;
+    const known = replayedTools.get(tool);
+    if (known) return known;
+    const subAgent = tool.subAgent;
+    if (subAgent)
+      return {
+        ...tool,
+        subAgent: {
+          ...subAgent,
+          agent: (args) => {
+            const spec = subAgent.agent(args) as { tools?: AgentTool[] };
+            return spec.tools ? { ...spec, tools: spec.tools.map(replay) } : spec;
+          },
+        },
+      };
+    const handoff = tool.handoff;
     const replayed: AgentTool = {
       ...tool,
       execute: async (args, ctx) => {
@@ -86,19 +104,25 @@ export function replayTools(
               what: "tool_result",
               step,
               agentPath: call.agentPath,
-              differences: [`the result of "${tool.name}" call "${call.toolCallId}" differs from the recorded one`],
+              differences: [
+                `the result of "${tool.name}" call "${call.toolCallId}" differs from the recorded one`,
+              ],
               expected: call.result ?? { error: call.error },
               actual: result,
             });
           return result;
         }
         if (call.error !== undefined) throw new Error(call.error);
-        if (!call.result) throw new Error(`The recording ends during the call "${call.toolCallId}" of "${tool.name}"`);
+        if (!call.result)
+          throw new Error(`The recording ends during the call "${call.toolCallId}" of "${tool.name}"`);
         return structuredClone(call.result) as ToolResult;
       },
     };
+    replayedTools.set(tool, replayed);
+    if (handoff) replayed.handoff = { ...handoff, tools: handoff.tools.map(replay) };
     return replayed;
-  });
+  };
+  return tools.map(replay);
 }
 
 /** Each argument whose value differs, as `argument "city": "Paris" → "Lyon"`. */
@@ -108,5 +132,8 @@ function argumentDifferences(expected: unknown, actual: unknown): string[] {
   const keys = new Set([...Object.keys(recorded), ...Object.keys(now)]);
   return [...keys]
     .filter((key) => canonicalJson(recorded[key]) !== canonicalJson(now[key]))
-    .map((key) => `argument "${key}": ${JSON.stringify(recorded[key]) ?? "(none)"} → ${JSON.stringify(now[key]) ?? "(none)"}`);
+    .map(
+      (key) =>
+        `argument "${key}": ${JSON.stringify(recorded[key]) ?? "(none)"} → ${JSON.stringify(now[key]) ?? "(none)"}`,
+    );
 }

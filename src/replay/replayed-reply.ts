@@ -25,13 +25,22 @@ export async function* replayedReply(
   const streaming = new Map<number, StreamingArguments>();
   const aborted = (): AssistantMessageEvent => {
     for (const args of streaming.values()) args.end("partial");
-    return { type: "error", reason: "aborted", error: { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" } };
+    return {
+      type: "error",
+      reason: "aborted",
+      error: { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" },
+    };
   };
   for (const recorded of call.events) {
     const event = recorded as AssistantMessageEvent;
     if (event.type === "error" && event.reason === "aborted" && !signal?.aborted) {
+      // The recorded content at the abort (a provider's mutable message may hold more than its events said).
+      for (const args of streaming.values()) args.end("partial");
+      partial.content.splice(0, partial.content.length, ...structuredClone(reply.content));
       parked();
-      await new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
+      await new Promise<void>((resolve) =>
+        signal?.addEventListener("abort", () => resolve(), { once: true }),
+      );
     }
     if (signal?.aborted && event.type !== "error") return yield aborted();
     const final = reply.content[(event as { contentIndex?: number }).contentIndex ?? -1];
@@ -62,7 +71,12 @@ export async function* replayedReply(
         break;
       case "toolcall_start": {
         const recordedCall = final as ToolCall | undefined;
-        const block: ToolCall = { type: "toolCall", id: recordedCall?.id ?? "", name: recordedCall?.name ?? "", arguments: {} };
+        const block: ToolCall = {
+          type: "toolCall",
+          id: recordedCall?.id ?? "",
+          name: recordedCall?.name ?? "",
+          arguments: {},
+        };
         partial.content[event.contentIndex] = block;
         streaming.set(event.contentIndex, new StreamingArguments(block));
         yield { ...event, partial };

@@ -18,7 +18,8 @@ const MAX_DIFFERENCES = 8;
  */
 export function requestDifferences(expected: CanonicalRequest, actual: CanonicalRequest): string[] {
   const out: string[] = [];
-  const model = (request: CanonicalRequest) => `${request.model.provider}/${request.model.id} (${request.model.api})`;
+  const model = (request: CanonicalRequest) =>
+    `${request.model.provider}/${request.model.id} (${request.model.api})`;
   if (model(expected) !== model(actual)) out.push(`model: ${model(expected)} → ${model(actual)}`);
   if (expected.systemPrompt !== actual.systemPrompt)
     out.push(`system prompt: ${short(expected.systemPrompt)} → ${short(actual.systemPrompt)}`);
@@ -35,7 +36,9 @@ export function requestDifferences(expected: CanonicalRequest, actual: Canonical
   for (const key of new Set([...Object.keys(expected.options), ...Object.keys(actual.options)]))
     if (canonicalJson(expected.options[key]) !== canonicalJson(actual.options[key]))
       out.push(`option ${key}: ${short(expected.options[key])} → ${short(actual.options[key])}`);
-  return out.length > MAX_DIFFERENCES ? [...out.slice(0, MAX_DIFFERENCES), `… ${out.length - MAX_DIFFERENCES} more`] : out;
+  return out.length > MAX_DIFFERENCES
+    ? [...out.slice(0, MAX_DIFFERENCES), `… ${out.length - MAX_DIFFERENCES} more`]
+    : out;
 }
 
 function toolDifferences(expected: CanonicalRequest, actual: CanonicalRequest, out: string[]): void {
@@ -48,7 +51,9 @@ function toolDifferences(expected: CanonicalRequest, actual: CanonicalRequest, o
       continue;
     }
     if (tool.description !== current.description)
-      out.push(`tool spec "${tool.name}" description: ${short(tool.description)} → ${short(current.description)}`);
+      out.push(
+        `tool spec "${tool.name}" description: ${short(tool.description)} → ${short(current.description)}`,
+      );
     const parameters = firstDifference(tool.parameters, current.parameters, "");
     if (parameters) out.push(`tool spec "${tool.name}" parameters${parameters}`);
   }
@@ -66,9 +71,14 @@ function firstDifference(expected: unknown, actual: unknown, path: string): stri
   if (canonicalJson(expected) === canonicalJson(actual)) return undefined;
   const bothArrays = Array.isArray(expected) && Array.isArray(actual);
   const bothObjects =
-    !bothArrays && isObject(expected) && isObject(actual) && !Array.isArray(expected) && !Array.isArray(actual);
+    !bothArrays &&
+    isObject(expected) &&
+    isObject(actual) &&
+    !Array.isArray(expected) &&
+    !Array.isArray(actual);
   if (bothArrays) {
-    if (expected.length !== actual.length) return `${path}: ${expected.length} items → ${actual.length} items`;
+    if (expected.length !== actual.length)
+      return `${path}: ${expected.length} items → ${actual.length} items`;
     for (let index = 0; index < expected.length; index++) {
       const found = firstDifference(expected[index], actual[index], `${path}[${index}]`);
       if (found) return found;

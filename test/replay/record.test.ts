@@ -12,17 +12,35 @@ describe("recording an Agent run", () => {
   it("records each request, reply, tool call, command and step, and replays them offline with the same events", async () => {
     const { tool, executions } = weatherTool();
     const streamFn = scriptedModel([
-      { thinking: "Look it up.", toolCalls: [{ id: "call_w1", name: "weather", arguments: { city: "Paris" } }] },
+      {
+        thinking: "Look it up.",
+        toolCalls: [{ id: "call_w1", name: "weather", arguments: { city: "Paris" } }],
+      },
       { text: "It is 21°C in Paris." },
     ]);
-    const agent = new Agent({ model: testModel, systemPrompt: "You forecast.", streamFn, tools: [tool], record: true });
+    const agent = new Agent({
+      model: testModel,
+      systemPrompt: "You forecast.",
+      streamFn,
+      tools: [tool],
+      record: true,
+    });
     const live = signaturesOf(agent);
     await agent.prompt("Weather in Paris?");
     const recording = agent.recording!;
     expect(recording.modelCalls.map((call) => call.request.messages.length)).toEqual([1, 3]);
-    expect(recording.toolCalls).toMatchObject([{ toolCallId: "call_w1", toolName: "weather", args: { city: "Paris" } }]);
-    expect(recording.commands.map((entry) => [entry.command.type, entry.state])).toEqual([["PROMPT", "idle"]]);
-    expect(agent.history.map((step) => step.step)).toEqual(["turn_start", "tools_settled", "turn_start", "run_end"]);
+    expect(recording.toolCalls).toMatchObject([
+      { toolCallId: "call_w1", toolName: "weather", args: { city: "Paris" } },
+    ]);
+    expect(recording.commands.map((entry) => [entry.command.type, entry.state])).toEqual([
+      ["PROMPT", "idle"],
+    ]);
+    expect(agent.history.map((step) => step.step)).toEqual([
+      "turn_start",
+      "tools_settled",
+      "turn_start",
+      "run_end",
+    ]);
     expect(agent.history.map((step) => step.index)).toEqual([0, 1, 2, 3]);
 
     const loaded = Recording.fromJSONL(recording.toJSONL());
@@ -61,8 +79,18 @@ describe("recording an Agent run", () => {
     const agent = new Agent({ model: testModel, streamFn: scriptedModel([{ text: "ok" }]), record: true });
     await agent.prompt("hi");
     const lines = agent.recording!.toJSONL().trimEnd().split("\n");
-    expect(JSON.parse(lines[0]!)).toEqual({ kind: "header", format: "agentchart.recording", version: 1, source: "agent" });
-    expect(lines.slice(1).map((line) => JSON.parse(line).kind)).toEqual(["command", "model_call", "step", "step"]);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      kind: "header",
+      format: "agentchart.recording",
+      version: 1,
+      source: "agent",
+    });
+    expect(lines.slice(1).map((line) => JSON.parse(line).kind)).toEqual([
+      "command",
+      "model_call",
+      "step",
+      "step",
+    ]);
   });
 
   it("has an empty history without record", async () => {
@@ -90,15 +118,23 @@ describe("reading a recording", () => {
   it("refuses a recording of another version, naming both versions", () => {
     const text = valid().replace('"version":1', '"version":2');
     expect(() => Recording.fromJSONL(text)).toThrow(
-      expect.objectContaining({ code: "version", line: 1, message: expect.stringMatching(/version 2; this agentchart reads version 1/) }),
+      expect.objectContaining({
+        code: "version",
+        line: 1,
+        message: expect.stringMatching(/version 2; this agentchart reads version 1/),
+      }),
     );
   });
 
   it("refuses text without a header, an empty text, and a hand-edited entry", () => {
     expect(() => Recording.fromJSONL("")).toThrow(expect.objectContaining({ code: "empty" }));
-    expect(() => Recording.fromJSONL('{"kind":"command"}\n')).toThrow(expect.objectContaining({ code: "format", line: 1 }));
+    expect(() => Recording.fromJSONL('{"kind":"command"}\n')).toThrow(
+      expect.objectContaining({ code: "format", line: 1 }),
+    );
     const edited = valid().replace('"agentPath":[]', '"agentPath":"root"');
-    expect(() => Recording.fromJSONL(edited)).toThrow(/^line 2: the command entry's "agentPath" must be an array/);
+    expect(() => Recording.fromJSONL(edited)).toThrow(
+      /^line 2: the command entry's "agentPath" must be an array/,
+    );
     const unknown = `${valid()}{"kind":"teleport"}\n`;
     expect(() => Recording.fromJSONL(unknown)).toThrow(expect.objectContaining({ code: "invalid", line: 3 }));
   });
