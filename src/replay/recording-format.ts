@@ -106,9 +106,16 @@ export class RecordingError extends Error {
   override readonly name = "RecordingError";
   readonly code: "empty" | "parse" | "format" | "version" | "invalid";
   readonly line: number | undefined;
-  constructor(code: RecordingError["code"], message: string, line?: number) {
-    super(line === undefined ? message : `line ${line}: ${message}`);
+  /** What is wrong, without where (`message` says both). */
+  readonly detail: string;
+  /** `message` is prefixed with `line N: ` when `line` is given, and with `file: ` when `file` is. */
+  constructor(code: RecordingError["code"], message: string, line?: number, file?: string) {
+    const where = [file, line === undefined ? undefined : `line ${line}`].filter(
+      (part) => part !== undefined,
+    );
+    super(where.length > 0 ? `${where.join(": ")}: ${message}` : message);
     this.code = code;
     this.line = line;
+    this.detail = message;
   }
 }
