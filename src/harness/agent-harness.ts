@@ -21,6 +21,7 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../types/mess
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { RunResult } from "../types/output.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
+import { chainInspect } from "../xstate/chain-inspect.js";
 import { composeHarness, type HarnessMachine } from "./create-harness-machine.js";
 import { AgentHarnessError, wrapError } from "./errors.js";
 import type { AgentHarnessOptions } from "./harness-options.js";
@@ -95,8 +96,10 @@ export class AgentHarness {
     this.session = options.session;
     const restoredAgent = restoring;
     restoring = undefined;
-    const { recording, inspect } = agentRecordingOf(options.record, options.inspect, "harness");
+    // The harness's actor system is inspected for the agent's commands and steps (see docs/replay.md).
+    const recording = agentRecordingOf(options.record, "harness");
     this.recording = recording;
+    const inspect = recording ? chainInspect(recording.inspect, options.inspect) : options.inspect;
     const { machine, parts } = composeHarness(recording ? { ...options, record: recording } : options, {
       ...(restoredAgent ? { restoring: restoredAgent } : {}),
       settle: (operation) => this.#settle(operation),

@@ -123,7 +123,7 @@ export function composeHarness(
   const agentTools = () =>
     settings.activeTools().map((tool) => harnessAgentTool(journaledTool(session, tool), wiring));
   const tools = agentTools();
-  const { recording } = agentRecordingOf(options.record, undefined, "harness");
+  const recording = agentRecordingOf(options.record, "harness");
   const agentOptions: AgentOptions & { record?: typeof recording } = {
     // The journal's idempotency keys are `<session id>:<tool call id>`: the agent's are the same.
     agentId: session.id,
