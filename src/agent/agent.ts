@@ -2,6 +2,7 @@ import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
 import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
+import { continueRefusal } from "../loop/continue-refusal.js";
 import { toMessage, userMessage } from "../loop/messages.js";
 import { outputStateOf } from "../loop/output-schema.js";
 import { runResultOf } from "../loop/run-result.js";
@@ -24,6 +25,7 @@ import type { RecordedStep } from "../replay/recording-format.js";
 import { commandEntryOf, stepRecorder } from "../replay/recording-inspector.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { type AgentBudget, BudgetError, type BudgetLimits } from "../types/budget.js";
+import { definedFields } from "../types/defined-fields.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrails } from "../types/guardrail.js";
@@ -33,6 +35,7 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../types/mess
 import type { Model, ModelInput, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL, type RunOutputState, type RunResult } from "../types/output.js";
 import { resolveModel } from "../types/resolve-model.js";
+import { PERSISTABLE_STREAM_OPTION_KEYS } from "../types/stream-option-keys.js";
 import type { AgentToolOptions, SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import { agentRecordingOf, persistAgentActor, type RecordOption } from "./agent-recording.js";
@@ -119,16 +122,6 @@ const BUSY_PROMPT =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
 const BUSY_CONTINUE = "Agent is already processing. Wait for completion before continuing.";
 const BUSY_RESET = "Agent is already processing. Wait for completion before resetting.";
-
-/** Stream options that are data: kept in the context, persisted, changeable between prompts. */
-const PERSISTED_STREAM_OPTIONS = [
-  "sessionId",
-  "metadata",
-  "maxTokens",
-  "temperature",
-  "timeoutMs",
-  "maxRetries",
-] as const;
 
 interface Run {
   finished: Promise<RunResult>;
@@ -470,10 +463,8 @@ export class Agent<TOutput = unknown> {
   continue(options: Omit<PromptOptions, "images"> = {}): Promise<RunResult<TOutput>> {
     if (this.#run) return Promise.reject(new Error(BUSY_CONTINUE));
     const context = this.#context;
-    const last = context.messages.at(-1) as { role?: string } | undefined;
-    if (!last) return Promise.reject(new Error("No messages to continue from"));
-    if (last.role === "assistant" && context.steering.length === 0 && context.followUp.length === 0)
-      return Promise.reject(new Error("Cannot continue from message role: assistant"));
+    const refusal = continueRefusal(context.messages, context.steering.length + context.followUp.length);
+    if (refusal) return Promise.reject(new Error(refusal));
     let output: RunOutputState | undefined;
     try {
       output = this.#prepareOutput(options);
@@ -795,9 +786,7 @@ function settingsOf(options: AgentOptions) {
 }
 
 function persistedStreamOptionsOf(options: AgentOptions): PersistableStreamOptions {
-  const picked: Record<string, unknown> = {};
-  for (const key of PERSISTED_STREAM_OPTIONS) if (options[key] !== undefined) picked[key] = options[key];
-  return picked as PersistableStreamOptions;
+  return definedFields(Object.fromEntries(PERSISTABLE_STREAM_OPTION_KEYS.map((key) => [key, options[key]])));
 }
 
 /** The start of an agent that begins as the handoff target `name` (see `AgentOptions.activeAgent`). */

@@ -94,8 +94,7 @@ export class AgentHarness {
 
   constructor(options: AgentHarnessOptions) {
     this.session = options.session;
-    const restoredAgent = restoring;
-    restoring = undefined;
+    const restoredAgent = (options as RestoringOptions)[RESTORING];
     // The harness's actor system is inspected for the agent's commands and steps (see docs/replay.md).
     const recording = agentRecordingOf(options.record, "harness");
     this.recording = recording;
@@ -274,13 +273,9 @@ export class AgentHarness {
         "invalid_state",
         `The persisted harness belongs to session "${persisted.sessionId}", not "${options.session.id}"`,
       );
-    restoring = persisted.agent;
-    let harness: AgentHarness;
-    try {
-      harness = new AgentHarness(options);
-    } finally {
-      restoring = undefined;
-    }
+    const harness = new AgentHarness(
+      persisted.agent ? ({ ...options, [RESTORING]: persisted.agent } as RestoringOptions) : options,
+    );
     harness.#nextTurn = [...persisted.queues.nextTurn];
     // A persisted agent holds its queues; else they go to the agent built from the session.
     if (!persisted.agent) {
@@ -592,8 +587,9 @@ export class AgentHarness {
   }
 }
 
-/** Set by `AgentHarness.restore` for the constructor it calls: the agent to restore instead of building one. */
-let restoring: PersistedAgent | undefined;
+/** The key under which `AgentHarness.restore` hands its constructor the agent to restore instead of building one. */
+const RESTORING = Symbol("restoring");
+type RestoringOptions = AgentHarnessOptions & { [RESTORING]?: PersistedAgent };
 
 function busyError(): AgentHarnessError {
   return new AgentHarnessError("busy", "AgentHarness is busy");
