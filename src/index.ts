@@ -7,6 +7,7 @@ export {
   type PromptOptions,
 } from "./agent/agent.js";
 export { agentLoop, agentLoopContinue, createAgentLoopActor } from "./agent/agent-loop.js";
+export type { RecordOption } from "./agent/agent-recording.js";
 export {
   AGENT_SNAPSHOT_FORMAT,
   AGENT_SNAPSHOT_VERSION,
@@ -35,6 +36,21 @@ export { type AgentMachineInput, agentMachine } from "./machines/agent/agent.mac
 export { type AgentMachine, createAgentMachine } from "./machines/agent/agent.provided.js";
 export type { ToolCallContext } from "./machines/tool-call/tool-call.context.js";
 export { toolCallMachine } from "./machines/tool-call/tool-call.machine.js";
+export { Recording } from "./replay/recording.js";
+export {
+  type CanonicalRequest,
+  RECORDING_FORMAT,
+  RECORDING_FORMAT_VERSION,
+  type RecordedCommand,
+  type RecordedModelCall,
+  type RecordedReplyEvent,
+  type RecordedStep,
+  type RecordedStepKind,
+  type RecordedToolCall,
+  type RecordingEntry,
+  RecordingError,
+  type RecordingHeader,
+} from "./replay/recording-format.js";
 export * from "./storage/index.js";
 export { defineAgentTool } from "./tools/define-agent-tool.js";
 export { type ClientToolDefinition, defineClientTool } from "./tools/define-client-tool.js";

@@ -8,5 +8,6 @@ export * from "./harness/resources/skills-prompt.js";
 export type { ExpandableTemplate } from "./harness/resources/template-args.js";
 export * from "./inspector/index.js";
 export * from "./node-tools.js";
+export { readRecordingFile, writeRecordingFile } from "./replay/read-recording-file.js";
 export type { Durability } from "./storage/jsonl-files.js";
 export { JsonlSessionRepo, type JsonlSessionRepoOptions } from "./storage/jsonl-session-repo.js";

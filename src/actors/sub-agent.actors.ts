@@ -45,6 +45,8 @@ export function subAgentOptions(parent: AgentImplementations, spec: SubAgentSpec
     streamFn: spec.streamFn ?? parent.callbacks.streamFn,
     toolContext: spec.toolContext ?? parent.callbacks.toolContext,
     ...(guardrails ? { guardrails } : {}),
+    // A recording agent's sub-agents record into the same recording (with their agent path).
+    ...(parent.recording ? { record: parent.recording.recording } : {}),
   };
 }
 

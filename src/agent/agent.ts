@@ -11,7 +11,7 @@ import type {
   PersistableStreamOptions,
   QueueMode,
 } from "../machines/agent/agent.context.js";
-import type { ResumedCallState } from "../machines/agent/agent.events.js";
+import type { AgentCommand, ResumedCallState } from "../machines/agent/agent.events.js";
 import {
   type AgentImplementations,
   activeTools,
@@ -20,6 +20,9 @@ import {
 } from "../machines/agent/agent.implementations.js";
 import type { AgentMachineInput } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
+import type { Recording } from "../replay/recording.js";
+import type { RecordedStep } from "../replay/recording-format.js";
+import { commandEntryOf, stepRecorder } from "../replay/recording-inspector.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { type AgentBudget, BudgetError, type BudgetLimits } from "../types/budget.js";
 import { definedFields } from "../types/defined-fields.js";
@@ -35,6 +38,7 @@ import { resolveModel } from "../types/resolve-model.js";
 import { PERSISTABLE_STREAM_OPTION_KEYS } from "../types/stream-option-keys.js";
 import type { AgentToolOptions, SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
+import { agentRecordingOf, persistAgentActor, type RecordOption } from "./agent-recording.js";
 import {
   type AgentActor,
   type PersistedAgent,
@@ -87,6 +91,12 @@ export interface AgentOptions<TOutput = unknown>
    * negative or non-numeric limit, or `maxCostUsd` with a model without prices.
    */
   budget?: AgentBudget;
+  /**
+   * Records the run (`agent.recording`, `agent.history`): every model request and reply, tool call,
+   * command from outside with its state, and the persisted snapshot at each step (see docs/replay.md).
+   * `true` starts a new recording; a `Recording` is filled (e.g. one recording across a restore).
+   */
+  record?: RecordOption;
 }
 
 /** Addresses a sub-agent: the tool call ids from this agent down to it (see docs/subagents.md). */
@@ -124,7 +134,14 @@ interface Run {
  */
 const prebuilt = new WeakMap<
   object,
-  { actor: AgentActor; implementations: AgentImplementations; plan: RestorePlan | undefined }
+  {
+    actor: AgentActor;
+    implementations: AgentImplementations;
+    plan: RestorePlan | undefined;
+    recording?: Recording<PersistedAgent> | undefined;
+    /** Whether the facade records commands and steps itself (not when its host inspects the actor). */
+    records?: boolean;
+  }
 >();
 
 /**
@@ -146,6 +163,10 @@ export class Agent<TOutput = unknown> {
   readonly actor: AgentActor;
   readonly #options: AgentOptions<TOutput> | AgentRestoreOptions<TOutput>;
   readonly #implementations: AgentImplementations;
+  /** What `record` fills (see `history`; docs/replay.md). */
+  readonly recording: Recording<PersistedAgent> | undefined;
+  /** The recording this facade adds the commands it sends to, and the steps it sees (see `constructor`). */
+  readonly #recordsInto: Recording<PersistedAgent> | undefined;
   readonly #events = new Subject<AgentEvent>();
   readonly #stateChanges = new Subject<void>();
   readonly #listeners = new Set<AgentListener>();
@@ -168,15 +189,25 @@ export class Agent<TOutput = unknown> {
     if (restoring) {
       this.#implementations = restoring.implementations;
       this.actor = restoring.actor;
+      this.recording = restoring.recording;
     } else {
       if (options.output) outputStateOf(options.output, options.maxOutputRepairs); // fails early
-      this.#implementations = agentImplementations(options);
+      this.recording = agentRecordingOf(options.record, "agent");
+      this.#implementations = agentImplementations({ ...options, record: this.recording });
       const input = agentInputOf(options, this.#implementations);
       if (options.budget) checkBudget(options.budget, input.model, "Agent budget"); // fails early
       this.actor = createActor(agentMachineOf(this.#implementations), {
         input,
         ...(options.inspect ? { inspect: options.inspect } : {}),
       });
+    }
+    // An agent of its own records the commands it sends and its steps here, through its methods and a
+    // snapshot subscription (cheaper than inspecting every event); a harness's inspects its actor system.
+    this.#recordsInto = restoring?.records === false ? undefined : this.recording;
+    const recording = this.#recordsInto;
+    if (recording) {
+      const step = stepRecorder((entry) => recording.add(entry), persistAgentActor);
+      this.actor.subscribe((snapshot) => step(this.actor, snapshot.value));
     }
     this.actor.on("*", (event) => this.#dispatch(event));
     this.actor.start();
@@ -186,8 +217,11 @@ export class Agent<TOutput = unknown> {
       this.#beginRun();
       const plan = restoring.plan;
       queueMicrotask(() => {
-        this.actor.send(resumeEvent(plan));
-        for (const sub of plan.subAgents) agentAt(this.actor, sub.path)?.send(resumeEvent(sub.plan));
+        this.#sendTo(this.actor, resumeEvent(plan));
+        for (const sub of plan.subAgents) {
+          const agent = agentAt(this.actor, sub.path);
+          if (agent) this.#sendTo(agent, resumeEvent(sub.plan));
+        }
       });
     } else if (this.actor.getSnapshot().hasTag("busy")) this.#beginRun(); // restored by its parent mid-run
   }
@@ -203,7 +237,8 @@ export class Agent<TOutput = unknown> {
     snapshot: string | PersistedAgent,
     options: AgentRestoreOptions<TOutput>,
   ): Agent<TOutput> {
-    const implementations = agentImplementations(options);
+    const recording = agentRecordingOf(options.record, "agent");
+    const implementations = agentImplementations({ ...options, record: recording });
     const overrides = {
       model: options.model,
       systemPrompt: options.systemPrompt,
@@ -213,7 +248,7 @@ export class Agent<TOutput = unknown> {
     const { actor, plan } = restoreAgentActor(snapshot, implementations, overrides, options.inspect);
     // A copy of the options keys this restore: the same options may build other agents.
     const keyed = { ...options } as AgentOptions<TOutput>;
-    prebuilt.set(keyed, { actor, implementations, plan });
+    prebuilt.set(keyed, { actor, implementations, plan, recording });
     return new Agent<TOutput>(keyed);
   }
 
@@ -235,7 +270,8 @@ export class Agent<TOutput = unknown> {
 
   /** This agent's definition as a sub-agent spec (its current state, its options' functions). */
   #definition(): SubAgentSpec {
-    const options = this.#options;
+    // A child records into this agent's recording when this one records (`subAgentOptions`), not its own.
+    const { record: _record, ...options } = this.#options;
     const context = this.#context;
     return {
       ...options,
@@ -256,6 +292,15 @@ export class Agent<TOutput = unknown> {
 
   get #context(): AgentMachineContext {
     return this.actor.getSnapshot().context;
+  }
+
+  /**
+   * The step boundaries recorded so far (turn starts, settled tool batches, calls awaiting a person,
+   * run ends), each with its state `value` and persisted `snapshot` — give one to `Agent.restore` to
+   * fork the run from there. Empty without `record` (see docs/replay.md).
+   */
+  get history(): RecordedStep<PersistedAgent>[] {
+    return this.recording?.steps ?? [];
   }
 
   /** A snapshot of the state (the arrays are the machine's: do not mutate). */
@@ -600,6 +645,10 @@ export class Agent<TOutput = unknown> {
   }
 
   #sendTo(agent: AnyActorRef, event: Parameters<AgentActor["send"]>[0]): void {
+    if (this.#recordsInto) {
+      const entry = commandEntryOf(agent, event as AgentCommand);
+      if (entry) this.#recordsInto.add(entry);
+    }
     agent.send(event);
     this.#publishState();
   }
@@ -688,7 +737,8 @@ export function agentOver<TOutput = unknown>(
   plan?: RestorePlan,
 ): Agent<TOutput> {
   const keyed = { ...options } as AgentOptions<TOutput>;
-  prebuilt.set(keyed, { actor, implementations, plan });
+  const recording = implementations.recording?.recording as Recording<PersistedAgent> | undefined;
+  prebuilt.set(keyed, { actor, implementations, plan, recording, records: false });
   return new Agent<TOutput>(keyed);
 }
 

@@ -2,6 +2,7 @@ import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, type Obs
 import { type Actor, createActor } from "xstate";
 import type { z } from "zod";
 import type { Agent, AgentPathOption, PromptOptions } from "../agent/agent.js";
+import { agentRecordingOf } from "../agent/agent-recording.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { WaitingToolCall } from "../agent/agent-state.js";
 import { toMessage } from "../loop/messages.js";
@@ -13,12 +14,14 @@ import type {
   HarnessPhase,
   NavigateTreeOptions,
 } from "../machines/harness/harness.machine.js";
+import type { Recording } from "../replay/recording.js";
 import type { Session } from "../storage/session.js";
 import type { BudgetLimits } from "../types/budget.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../types/messages.js";
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { RunResult } from "../types/output.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
+import { chainInspect } from "../xstate/chain-inspect.js";
 import { composeHarness, type HarnessMachine } from "./create-harness-machine.js";
 import { AgentHarnessError, wrapError } from "./errors.js";
 import type { AgentHarnessOptions } from "./harness-options.js";
@@ -86,15 +89,22 @@ export class AgentHarness {
   #nextTurn: AgentMessage[] = [];
   #lastQueues: unknown;
 
+  /** What `record` fills: the agent's model calls, tool calls, commands and steps (see docs/replay.md). */
+  readonly recording: Recording<PersistedAgent> | undefined;
+
   constructor(options: AgentHarnessOptions) {
     this.session = options.session;
     const restoredAgent = (options as RestoringOptions)[RESTORING];
-    const { machine, parts } = composeHarness(options, {
+    // The harness's actor system is inspected for the agent's commands and steps (see docs/replay.md).
+    const recording = agentRecordingOf(options.record, "harness");
+    this.recording = recording;
+    const inspect = recording ? chainInspect(recording.inspect, options.inspect) : options.inspect;
+    const { machine, parts } = composeHarness(recording ? { ...options, record: recording } : options, {
       ...(restoredAgent ? { restoring: restoredAgent } : {}),
       settle: (operation) => this.#settle(operation),
     });
     this.#parts = parts;
-    this.#actor = createActor(machine, options.inspect ? { inspect: options.inspect } : {});
+    this.#actor = createActor(machine, inspect ? { inspect } : {});
     this.#actor.subscribe((snapshot) => this.#phase.next(snapshot.value));
     this.#actor.start();
     this.#agent = parts.agent;

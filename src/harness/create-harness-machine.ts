@@ -1,5 +1,6 @@
 import type { AnyActorLogic, AnyActorScope } from "xstate";
 import { type Agent, type AgentOptions, agentInputOf, agentOver } from "../agent/agent.js";
+import { agentRecordingOf } from "../agent/agent-recording.js";
 import {
   type AgentActor,
   type PersistedAgent,
@@ -122,7 +123,8 @@ export function composeHarness(
   const agentTools = () =>
     settings.activeTools().map((tool) => harnessAgentTool(journaledTool(session, tool), wiring));
   const tools = agentTools();
-  const agentOptions: AgentOptions = {
+  const recording = agentRecordingOf(options.record, "harness");
+  const agentOptions: AgentOptions & { record?: typeof recording } = {
     // The journal's idempotency keys are `<session id>:<tool call id>`: the agent's are the same.
     agentId: session.id,
     streamFn: loopHooks.streamFn,
@@ -151,6 +153,7 @@ export function composeHarness(
     ...(options.toolExecution ? { toolExecution: options.toolExecution } : {}),
     ...(options.guardrails ? { guardrails: options.guardrails } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
+    ...(recording ? { record: recording } : {}),
     onListenerError: (error, event) => onError(error, event.type),
   };
   const implementations = agentImplementations(agentOptions);

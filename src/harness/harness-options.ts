@@ -1,4 +1,5 @@
 import type { InspectionEvent, Observer } from "xstate";
+import type { RecordOption } from "../agent/agent-recording.js";
 import type { QueueMode } from "../machines/agent/agent.context.js";
 import type { Session } from "../storage/session.js";
 import type { SessionRepo } from "../storage/session-repo.js";
@@ -61,4 +62,10 @@ export interface AgentHarnessOptions {
   guardrails?: Guardrails;
   /** The budget of every turn's run: limits and what happens at each (see docs/budgets.md). */
   budget?: AgentBudget;
+  /**
+   * Records the agent's runs (`harness.recording`, see docs/replay.md): `true` for a new recording, or a
+   * `Recording` to fill — with `createHarnessMachine`, give a `Recording` here and `recording.inspect`
+   * to `createActor` (the harness does both itself).
+   */
+  record?: RecordOption;
 }

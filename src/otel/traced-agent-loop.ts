@@ -1,9 +1,10 @@
 import { defer, finalize, type Observable, tap } from "rxjs";
-import type { AnyActorRef, InspectionEvent } from "xstate";
+import type { AnyActorRef } from "xstate";
 import { agentLoop, agentLoopContinue } from "../agent/agent-loop.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentContext, AgentLoopConfig } from "../types/loop.js";
 import type { AgentMessage } from "../types/messages.js";
+import { chainInspect } from "../xstate/chain-inspect.js";
 import { tracerOf } from "./instrument.js";
 import { RunTracer, type TraceOptions } from "./run-tracer.js";
 import { treeSource } from "./traced-source.js";
@@ -77,16 +78,4 @@ function traceRun(
       finalize(() => runTracer.endAll()),
     );
   });
-}
-
-function chainInspect(
-  first: (event: InspectionEvent) => void,
-  inspect: AgentLoopConfig["inspect"],
-): AgentLoopConfig["inspect"] {
-  if (!inspect) return first;
-  const forward = typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next?.(event);
-  return (event) => {
-    first(event);
-    forward(event);
-  };
 }

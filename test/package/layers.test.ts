@@ -18,6 +18,9 @@ function unitOf(file: string): string {
     if (/\.(context|events)\.ts$/.test(name)) return "machines:data";
     if (/\.implementations\.ts$/.test(name)) return "machines:implementations";
   }
+  // replay/: recording and replaying sit below the machines' implementations (which record); checking
+  // a re-run (`replay/verify/`) drives an Agent, so it sits above the agent.
+  if (parts[0] === "replay" && parts[1] === "verify") return "replay:verify";
   return parts[0]!;
 }
 
@@ -129,17 +132,20 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 // implementations ← actors ← machines (definitions, actions, guards, provided) ← agent, storage ← harness
 // ← postgres (its workers drive harnesses), ag-ui (the AG-UI server over agents and harnesses) ← otel
 // ← evals (traces its cases with otel) ← cli (runs evals), client (reads what ag-ui serves) ← react; tools, providers and the inspector are leaves beside
-// the steps, mcp (tools from MCP servers) sits on tools; the entry points at the top (".") import
+// the steps, mcp (tools from MCP servers) sits on tools; replay (recordings, replayed models and tools)
+// sits under the implementations that record, its check of a re-run (replay/verify) beside the harness;
+// the entry points at the top (".") import
 // anything. testing (the model-based testing kit) drives machines, beside agent and storage.
 const LAYERS = [
   ["types", "xstate"],
   ["machines:data"],
   ["loop", "tools", "providers", "inspector"],
+  ["replay"],
   ["machines:implementations"],
   ["actors", "mcp"],
   ["machines"],
   ["agent", "storage", "testing"],
-  ["harness"],
+  ["harness", "replay:verify"],
   ["postgres", "ag-ui"],
   ["otel"],
   ["evals"],

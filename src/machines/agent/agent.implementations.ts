@@ -1,4 +1,7 @@
 import type { z } from "zod";
+import { recordedStreamFn } from "../../replay/recorded-stream-fn.js";
+import { recordedTool } from "../../replay/recorded-tool.js";
+import type { Recording } from "../../replay/recording.js";
 import type { AgentBudget } from "../../types/budget.js";
 import type { Guardrail, GuardrailNames, Guardrails } from "../../types/guardrail.js";
 import type { AgentCallbacks, AgentContext } from "../../types/loop.js";
@@ -28,6 +31,8 @@ export interface AgentImplementations {
   outputSchemas: WeakMap<object, z.ZodType>;
   /** The budget of an actor whose input gives none. */
   budget?: AgentBudget;
+  /** Where this agent's model calls and tool executions are recorded (`record`), as the agent at `agentPath`. */
+  recording?: { recording: Recording; agentPath: readonly string[] };
 }
 
 /** What `createAgentMachine` takes: the callbacks (StreamFn, hooks, queue sources), tools, guardrails, output. */
@@ -41,16 +46,33 @@ export interface AgentMachineOptions extends AgentCallbacks {
    * with the input's model, when the actor is created.
    */
   budget?: AgentBudget;
+  /**
+   * Records every model request with its reply and every tool execution into this recording, also of
+   * sub-agents (with their `agentPath`); give the actor `inspect: record.inspect` to record the
+   * commands and step snapshots too (see docs/replay.md).
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: a recording of any snapshot type records the same calls
+  record?: Recording<any>;
 }
 
 /**
- * The implementations of an agent machine built from `options`.
+ * The implementations of an agent machine built from `options` — of the agent at `agentPath` (a
+ * sub-agent's, for the recording).
  *
  * Contract: synchronous; never throws; the options' arrays are copied.
  */
-export function agentImplementations(options: AgentMachineOptions): AgentImplementations {
+export function agentImplementations(
+  options: AgentMachineOptions,
+  agentPath: readonly string[] = [],
+): AgentImplementations {
+  const record = options.record;
   const implementations: AgentImplementations = {
-    callbacks: options,
+    // A recording agent's StreamFn is recorded; its other callbacks stay the options' (getters included).
+    callbacks: record
+      ? Object.create(options, {
+          streamFn: { value: recordedStreamFn(options.streamFn, record, agentPath), enumerable: true },
+        })
+      : options,
     tools: new Map(),
     guardrails: {
       input: [...(options.guardrails?.input ?? [])],
@@ -60,22 +82,28 @@ export function agentImplementations(options: AgentMachineOptions): AgentImpleme
     outputSchemas: new WeakMap(),
     ...(options.output ? { output: options.output } : {}),
     ...(options.budget ? { budget: { ...options.budget } } : {}),
+    ...(record ? { recording: { recording: record, agentPath } } : {}),
   };
   addTools(implementations, options.tools ?? []);
   return implementations;
 }
 
 /**
- * Adds tool implementations (replacing those of the same name), with the agents their handoffs lead to
- * and those agents' tools (inactive until a handoff), transitively.
+ * Adds tool implementations (replacing those of the same name; recorded when the agent records), with
+ * the agents their handoffs lead to and those agents' tools (inactive until a handoff), transitively.
  *
  * Contract: synchronous; never throws.
  */
 export function addTools(
-  implementations: Pick<AgentImplementations, "tools" | "handoffs">,
+  implementations: Pick<AgentImplementations, "tools" | "handoffs" | "recording">,
   tools: readonly AgentTool[],
 ): void {
-  for (const tool of tools) implementations.tools.set(tool.name, tool);
+  const recording = implementations.recording;
+  for (const tool of tools)
+    implementations.tools.set(
+      tool.name,
+      recording ? recordedTool(tool, recording.recording, recording.agentPath) : tool,
+    );
   for (const tool of tools) {
     const handoff = tool.handoff;
     if (!handoff || implementations.handoffs.has(handoff.agent)) continue;

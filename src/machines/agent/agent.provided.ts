@@ -214,7 +214,9 @@ function checkRestorable(persisted: PersistedMachine, implementations: AgentImpl
  */
 function subAgentLogic(parent: AgentImplementations): AnyActorLogic {
   const machineFor = (start: SubAgentStart) =>
-    agentMachineOf(agentImplementations(subAgentOptions(parent, subAgentSpecOf(parent, start))));
+    agentMachineOf(
+      agentImplementations(subAgentOptions(parent, subAgentSpecOf(parent, start)), start.place.path),
+    );
   const logic: Partial<AnyActorLogic> = {
     getInitialSnapshot: (scope: ActorScope<AnyMachineSnapshot, never>, start: SubAgentStart) =>
       machineFor(start).getInitialSnapshot(scope as never, start as never),
