@@ -24,6 +24,7 @@ const BUDGET = {
   maxToolCalls: 1e9,
   maxToolCallsPerTool: 1e9,
   maxTurns: 1e9,
+  maxWallMs: 1e12,
   onExceeded: "pause" as const,
 };
 
@@ -66,15 +67,15 @@ function ledgerPerRoundTrip(): number {
   const tools = ourTools.map((tool) => tool.name);
   const TRIPS = 20_000;
   const start = performance.now();
-  let ledger = openLedger(BUDGET);
+  let ledger = openLedger(BUDGET, Date.now());
   for (let trip = 0; trip < TRIPS; trip++) {
     for (let call = 0; call < 2; call++) {
-      const verdict = checkModelCall(ledger);
+      const verdict = checkModelCall(ledger, Date.now());
       if (!verdict.go) throw new Error("the bench's budget was reached");
       ledger = settleReply(verdict.ledger, reply);
     }
     for (let call = 0; call < 4; call++) {
-      const verdict = checkToolCall(ledger, tools[call % tools.length]!);
+      const verdict = checkToolCall(ledger, tools[call % tools.length]!, Date.now());
       if (!verdict.go) throw new Error("the bench's budget was reached");
       ledger = verdict.ledger;
     }

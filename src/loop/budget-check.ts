@@ -8,6 +8,7 @@ const LIMITS: readonly BudgetName[] = [
   "maxToolCalls",
   "maxToolCallsPerTool",
   "maxTurns",
+  "maxWallMs",
 ];
 const ACTIONS = ["pause", "stop", "warn"];
 

@@ -10,24 +10,59 @@ import type {
 import type { AgentEvent } from "../types/events.js";
 import type { AssistantMessage } from "../types/messages.js";
 
-// A run's budget ledger: pure functions over plain data. Counts (model calls, tool calls, turns) are
-// reserved when the call is checked, before it starts, so calls started one after the other — parallel
-// tool calls are spawned one per step — never go past a cap. Tokens and cost are settled from each
-// reply's reported usage; a call is refused once what was used reached the limit.
+// A run's budget ledger: pure functions over plain data (the time, `now`, is an argument). Counts (model
+// calls, tool calls, turns) are reserved when the call is checked, before it starts, so calls started
+// one after the other — parallel tool calls are spawned one per step — never go past a cap. Tokens and
+// cost are settled from each reply's reported usage; a call is refused once what was used reached the
+// limit. Wall time is clocked in at each check: the time since the last one is added, except while the
+// run was paused at a limit (the clock stops) or before a restore (it restarts at the restore).
 
-/** A ledger with nothing used. */
-export function openLedger(budget: AgentBudget): BudgetLedger {
+/** A ledger with nothing used, its clock started at `now` (epoch ms). */
+export function openLedger(budget: AgentBudget, now: number): BudgetLedger {
   return {
     budget: { ...budget },
-    usage: { tokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0, toolCallsByTool: {}, turns: 0 },
+    usage: { tokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0, toolCallsByTool: {}, turns: 0, wallMs: 0 },
     warned: [],
+    clockedAt: now,
   };
 }
 
-/** What a check decided: the call goes ahead (`exceeded` set for a warning), or waits / stops the run. */
+/** The ledger with the wall time since its last check point added (a stopped clock starts at `now`). */
+export function clockIn(ledger: BudgetLedger, now: number): BudgetLedger {
+  if (ledger.clockedAt === undefined) return { ...ledger, clockedAt: now };
+  const elapsed = Math.max(0, now - ledger.clockedAt);
+  return { ...ledger, usage: { ...ledger.usage, wallMs: ledger.usage.wallMs + elapsed }, clockedAt: now };
+}
+
+/** The ledger of a restored run: its clock restarts at `now` (the time the process was gone is not counted). */
+export function restartClock(ledger: BudgetLedger, now: number): BudgetLedger {
+  return ledger.paused ? ledger : { ...ledger, clockedAt: now };
+}
+
+/** The ledger paused at `exceeded`: its clock stops (a pause's time is not counted). */
+export function pauseLedger(ledger: BudgetLedger, exceeded: BudgetExceeded): BudgetLedger {
+  const { clockedAt: _stopped, ...rest } = ledger;
+  return { ...rest, paused: exceeded };
+}
+
+/**
+ * Milliseconds of wall time the run has left at `now` (`undefined` without a wall-time limit, `0` once it
+ * is spent).
+ */
+export function wallTimeLeft(ledger: BudgetLedger, now: number): number | undefined {
+  const limit = ledger.budget.maxWallMs;
+  if (limit === undefined) return undefined;
+  const running = ledger.clockedAt === undefined ? 0 : Math.max(0, now - ledger.clockedAt);
+  return Math.max(0, limit - ledger.usage.wallMs - running);
+}
+
+/**
+ * What a check decided: the call goes ahead (`warning` set for a warning), or waits / stops the run.
+ * Either way `ledger` is the ledger clocked in at the check (and, for a call that goes, with it reserved).
+ */
 export type BudgetVerdict =
   | { go: true; ledger: BudgetLedger; warning?: BudgetExceeded }
-  | { go: false; exceeded: BudgetExceeded };
+  | { go: false; ledger: BudgetLedger; exceeded: BudgetExceeded };
 
 /** The action of a limit: its own, the budget's, or `pause`. */
 export function actionOf(budget: AgentBudget, name: BudgetName): BudgetAction {
@@ -48,7 +83,8 @@ function modelCallOverrun(ledger: BudgetLedger): Omit<BudgetExceeded, "action"> 
     over("maxModelCalls", budget.maxModelCalls, usage.modelCalls, true) ??
     over("maxTurns", budget.maxTurns, usage.turns, true) ??
     over("maxTokens", budget.maxTokens, usage.tokens, false) ??
-    over("maxCostUsd", budget.maxCostUsd, usage.costUsd, false)
+    over("maxCostUsd", budget.maxCostUsd, usage.costUsd, false) ??
+    over("maxWallMs", budget.maxWallMs, usage.wallMs, false)
   );
 }
 
@@ -72,16 +108,20 @@ function toolCallOverrun(ledger: BudgetLedger, toolName: string): Omit<BudgetExc
       before: "toolCall",
       toolName,
     };
+  if (budget.maxWallMs !== undefined && usage.wallMs >= budget.maxWallMs)
+    return { budget: "maxWallMs", limit: budget.maxWallMs, used: usage.wallMs, before: "toolCall", toolName };
   return undefined;
 }
 
 /**
- * Checks a model call against the ledger and, if it may start, reserves it (a model call and a turn).
+ * Checks a model call against the ledger clocked in at `now` and, if it may start, reserves it (a model
+ * call and a turn).
  *
  * Contract: pure; never throws.
  */
-export function checkModelCall(ledger: BudgetLedger): BudgetVerdict {
-  return decide(ledger, modelCallOverrun(ledger), (usage) => ({
+export function checkModelCall(ledger: BudgetLedger, now: number): BudgetVerdict {
+  const clocked = clockIn(ledger, now);
+  return decide(clocked, modelCallOverrun(clocked), (usage) => ({
     ...usage,
     modelCalls: usage.modelCalls + 1,
     turns: usage.turns + 1,
@@ -89,12 +129,13 @@ export function checkModelCall(ledger: BudgetLedger): BudgetVerdict {
 }
 
 /**
- * Checks a call of `toolName` against the ledger and, if it may start, reserves it.
+ * Checks a call of `toolName` against the ledger clocked in at `now` and, if it may start, reserves it.
  *
  * Contract: pure; never throws.
  */
-export function checkToolCall(ledger: BudgetLedger, toolName: string): BudgetVerdict {
-  return decide(ledger, toolCallOverrun(ledger, toolName), (usage) => ({
+export function checkToolCall(ledger: BudgetLedger, toolName: string, now: number): BudgetVerdict {
+  const clocked = clockIn(ledger, now);
+  return decide(clocked, toolCallOverrun(clocked, toolName), (usage) => ({
     ...usage,
     toolCalls: usage.toolCalls + 1,
     toolCallsByTool: { ...usage.toolCallsByTool, [toolName]: (usage.toolCallsByTool[toolName] ?? 0) + 1 },
@@ -111,7 +152,7 @@ function decide(
     return { go: true, ledger: { ...rest, usage: reserve(ledger.usage) } };
   }
   const exceeded: BudgetExceeded = { ...overrun, action: actionOf(ledger.budget, overrun.budget) };
-  if (exceeded.action !== "warn") return { go: false, exceeded };
+  if (exceeded.action !== "warn") return { go: false, ledger, exceeded };
   const reserved = { ...ledger, usage: reserve(ledger.usage) };
   if (ledger.warned.includes(overrun.budget)) return { go: true, ledger: reserved };
   return { go: true, ledger: { ...reserved, warned: [...ledger.warned, overrun.budget] }, warning: exceeded };

@@ -1,14 +1,19 @@
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
-import type { BudgetLimits } from "../types/budget.js";
+import type { BudgetExceeded, BudgetLimits } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
 import {
+  actionOf,
   type BudgetVerdict,
   budgetExceededEvent,
   budgetStopText,
   checkModelCall,
+  clockIn,
   countDescendantEvents,
   passOnce,
+  pauseLedger,
   raiseLimits,
+  restartClock,
+  wallTimeLeft,
 } from "./budget-ledger.js";
 import { failTurn, type StepResult } from "./run-steps.js";
 
@@ -27,7 +32,9 @@ export function modelCallVerdict(ctx: AgentMachineContext): BudgetVerdict | unde
   if (!ledger) return undefined;
   let verdict = verdicts.get(ledger);
   if (!verdict) {
-    verdict = ledger.stoppedBy ? { go: false, exceeded: ledger.stoppedBy } : checkModelCall(ledger);
+    verdict = ledger.stoppedBy
+      ? { go: false, ledger, exceeded: ledger.stoppedBy }
+      : checkModelCall(ledger, Date.now());
     verdicts.set(ledger, verdict);
   }
   return verdict;
@@ -57,7 +64,7 @@ export function reserveModelCall(ctx: AgentMachineContext): StepResult {
 export function pauseBeforeModelCall(ctx: AgentMachineContext): StepResult {
   const verdict = modelCallVerdict(ctx);
   if (!verdict || verdict.go) return { context: ctx, events: [] };
-  const ledger = { ...ctx.run!.ledger!, paused: verdict.exceeded };
+  const ledger = pauseLedger(verdict.ledger, verdict.exceeded);
   return {
     context: { ...ctx, run: { ...ctx.run!, ledger } },
     events: [budgetExceededEvent(verdict.exceeded)],
@@ -106,4 +113,50 @@ export function countDescendants(
 /** Whether the run waits at a budget limit. */
 export function budgetPaused(ctx: AgentMachineContext): boolean {
   return ctx.run?.ledger?.paused !== undefined;
+}
+
+/**
+ * Milliseconds until the run's wall time runs out, when its `maxWallMs` action is `stop` (the machine
+ * arms a delayed `WALL_TIME_UP` with it while a model call or tool calls run); `undefined`: no timer (no
+ * such limit, or the run waits at a limit or already stops).
+ */
+export function wallTimerDelay(ctx: AgentMachineContext): number | undefined {
+  const ledger = ctx.run?.ledger;
+  if (!ledger || ledger.paused || ledger.stoppedBy || actionOf(ledger.budget, "maxWallMs") !== "stop")
+    return undefined;
+  return wallTimeLeft(ledger, Date.now());
+}
+
+/**
+ * The run's wall time ran out while a call ran (`WALL_TIME_UP`) and its action is `stop`: the ledger
+ * clocked in, `budget_exceeded`, the run's stop reason `budget`. The machine then ends the run as an
+ * abort does (the call in flight is told to stop; every started call is answered).
+ */
+export function stopAtWallTime(ctx: AgentMachineContext, before: "modelCall" | "toolCall"): StepResult {
+  const ledger = ctx.run?.ledger;
+  // A run already stopped by its budget (a refused tool call) announced it.
+  if (!ledger || ledger.stoppedBy || ledger.budget.maxWallMs === undefined)
+    return { context: ctx, events: [] };
+  const clocked = clockIn(ledger, Date.now());
+  const exceeded: BudgetExceeded = {
+    budget: "maxWallMs",
+    limit: ledger.budget.maxWallMs,
+    used: clocked.usage.wallMs,
+    action: "stop",
+    before,
+  };
+  return {
+    context: {
+      ...ctx,
+      run: { ...ctx.run!, ledger: { ...clocked, stoppedBy: exceeded }, stopReason: "budget" },
+    },
+    events: [budgetExceededEvent(exceeded)],
+  };
+}
+
+/** A restored run: its wall-time clock restarts now (the time its process was gone is not counted). */
+export function restartWallClock(ctx: AgentMachineContext): AgentMachineContext {
+  const ledger = ctx.run?.ledger;
+  if (!ledger) return ctx;
+  return { ...ctx, run: { ...ctx.run!, ledger: restartClock(ledger, Date.now()) } };
 }

@@ -5,7 +5,8 @@ export type BudgetName =
   | "maxModelCalls"
   | "maxToolCalls"
   | "maxToolCallsPerTool"
-  | "maxTurns";
+  | "maxTurns"
+  | "maxWallMs";
 
 /**
  * What happens when a call would go past a limit: `pause` (the run waits in a state tagged
@@ -28,6 +29,11 @@ export interface BudgetLimits {
   maxToolCallsPerTool?: number;
   /** Turns of the run (a model call and its tool calls each). */
   maxTurns?: number;
+  /**
+   * Wall time of the run in milliseconds, measured while it runs in a process: time paused at a budget
+   * limit and time between a snapshot and its restore are not counted.
+   */
+  maxWallMs?: number;
 }
 
 /** A run's budget: its limits and what happens at each (default `"pause"`). Plain data, persisted. */
@@ -44,6 +50,8 @@ export interface BudgetUsage {
   /** Tool calls started, by tool name (this agent's own). */
   toolCallsByTool: Record<string, number>;
   turns: number;
+  /** Wall time used (milliseconds), as of the run's last check point (a check, a pause, a restore). */
+  wallMs: number;
 }
 
 /** A limit reached: which, its value, what was used, what happens, and the tool for a per-tool limit. */
@@ -69,6 +77,8 @@ export interface BudgetLedger {
   stoppedBy?: BudgetExceeded;
   /** `CONTINUE_ONCE` arrived: the next check lets its call through, whatever the limits. */
   passOnce?: boolean;
+  /** When (epoch ms) the run's wall time was last added to `usage.wallMs`; absent while it is paused. */
+  clockedAt?: number;
 }
 
 /** Why a budget was refused (`invalid_budget`, `no_model_price`) or a budget command was (`not_waiting`). */
