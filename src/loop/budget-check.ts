@@ -9,6 +9,9 @@ const LIMITS: readonly BudgetName[] = [
   "maxToolCallsPerTool",
   "maxTurns",
   "maxWallMs",
+  "maxIdenticalCalls",
+  "maxFailedRepeats",
+  "maxRepeatedReplies",
 ];
 const ACTIONS = ["pause", "stop", "warn"];
 

@@ -6,9 +6,11 @@ import type {
   BudgetLimits,
   BudgetName,
   BudgetUsage,
+  LoopBreakerName,
 } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
-import type { AssistantMessage } from "../types/messages.js";
+import type { AssistantMessage, ToolCall, UserMessage } from "../types/messages.js";
+import { userMessage } from "./messages.js";
 
 // A run's budget ledger: pure functions over plain data (the time, `now`, is an argument). Counts (model
 // calls, tool calls, turns) are reserved when the call is checked, before it starts, so calls started
@@ -16,6 +18,46 @@ import type { AssistantMessage } from "../types/messages.js";
 // cost are settled from each reply's reported usage; a call is refused once what was used reached the
 // limit. Wall time is clocked in at each check: the time since the last one is added, except while the
 // run was paused at a limit (the clock stops) or before a restore (it restarts at the restore).
+
+/** The loop breakers' limits when a budget does not set them. */
+const LOOP_BREAKER_DEFAULTS: Record<LoopBreakerName, number> = {
+  maxIdenticalCalls: 5,
+  maxFailedRepeats: 2,
+  maxRepeatedReplies: 1,
+};
+
+/** Whether a limit is a loop breaker (reaching it emits `loop_detected`). */
+export function isLoopBreaker(name: BudgetName): name is LoopBreakerName {
+  return name in LOOP_BREAKER_DEFAULTS;
+}
+
+/** A loop breaker's limit: the budget's, or its default. */
+function loopLimit(budget: AgentBudget, name: LoopBreakerName): number {
+  return budget[name] ?? LOOP_BREAKER_DEFAULTS[name];
+}
+
+/** JSON with object keys sorted: two equal values give the same text whatever their key order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}
+
+/** What makes two tool calls the same call for the loop breakers: the tool and its arguments. */
+export function callSignature(call: Pick<ToolCall, "name" | "arguments">): string {
+  return `${call.name} ${canonicalJson(call.arguments)}`;
+}
+
+/** What makes two replies the same for the loop breakers: their text and their calls, in order. */
+function replySignature(message: AssistantMessage): string {
+  return canonicalJson(
+    message.content.flatMap((block) =>
+      block.type === "text" ? [block.text] : block.type === "toolCall" ? [callSignature(block)] : [],
+    ),
+  );
+}
 
 /** A ledger with nothing used, its clock started at `now` (epoch ms). */
 export function openLedger(budget: AgentBudget, now: number): BudgetLedger {
@@ -84,13 +126,44 @@ function modelCallOverrun(ledger: BudgetLedger): Omit<BudgetExceeded, "action"> 
     over("maxTurns", budget.maxTurns, usage.turns, true) ??
     over("maxTokens", budget.maxTokens, usage.tokens, false) ??
     over("maxCostUsd", budget.maxCostUsd, usage.costUsd, false) ??
-    over("maxWallMs", budget.maxWallMs, usage.wallMs, false)
+    over("maxWallMs", budget.maxWallMs, usage.wallMs, false) ??
+    repeatedReplyOverrun(ledger, "modelCall")
   );
 }
 
-/** The first limit a call of `toolName` would go past. */
-function toolCallOverrun(ledger: BudgetLedger, toolName: string): Omit<BudgetExceeded, "action"> | undefined {
+/** The run's last replies repeat one another past `maxRepeatedReplies`. */
+function repeatedReplyOverrun(
+  ledger: BudgetLedger,
+  before: "modelCall" | "toolCall",
+  toolName?: string,
+): Omit<BudgetExceeded, "action"> | undefined {
+  const limit = loopLimit(ledger.budget, "maxRepeatedReplies");
+  const used = ledger.replyRepeats ?? 0;
+  if (used < limit) return undefined;
+  return { budget: "maxRepeatedReplies", limit, used, before, ...(toolName ? { toolName } : {}) };
+}
+
+/** A call made past `maxIdenticalCalls`, or made again after failing `maxFailedRepeats` times. */
+function loopingCallOverrun(
+  ledger: BudgetLedger,
+  call: ToolCall,
+): Omit<BudgetExceeded, "action"> | undefined {
+  const seen = ledger.calls?.[callSignature(call)];
+  if (!seen) return undefined;
+  const base = { before: "toolCall" as const, toolName: call.name };
+  const identical = loopLimit(ledger.budget, "maxIdenticalCalls");
+  if (seen.made + 1 > identical)
+    return { budget: "maxIdenticalCalls", limit: identical, used: seen.made, ...base };
+  const failures = loopLimit(ledger.budget, "maxFailedRepeats");
+  if (seen.failed >= failures)
+    return { budget: "maxFailedRepeats", limit: failures, used: seen.failed, ...base };
+  return undefined;
+}
+
+/** The first limit `call` would go past. */
+function toolCallOverrun(ledger: BudgetLedger, call: ToolCall): Omit<BudgetExceeded, "action"> | undefined {
   const { budget, usage } = ledger;
+  const toolName = call.name;
   if (budget.maxToolCalls !== undefined && usage.toolCalls + 1 > budget.maxToolCalls)
     return {
       budget: "maxToolCalls",
@@ -110,7 +183,7 @@ function toolCallOverrun(ledger: BudgetLedger, toolName: string): Omit<BudgetExc
     };
   if (budget.maxWallMs !== undefined && usage.wallMs >= budget.maxWallMs)
     return { budget: "maxWallMs", limit: budget.maxWallMs, used: usage.wallMs, before: "toolCall", toolName };
-  return undefined;
+  return loopingCallOverrun(ledger, call) ?? repeatedReplyOverrun(ledger, "toolCall", toolName);
 }
 
 /**
@@ -129,17 +202,30 @@ export function checkModelCall(ledger: BudgetLedger, now: number): BudgetVerdict
 }
 
 /**
- * Checks a call of `toolName` against the ledger clocked in at `now` and, if it may start, reserves it.
+ * Checks `call` against the ledger clocked in at `now` and, if it may start, reserves it (a tool call,
+ * one of its tool, one of its signature).
  *
  * Contract: pure; never throws.
  */
-export function checkToolCall(ledger: BudgetLedger, toolName: string, now: number): BudgetVerdict {
+export function checkToolCall(ledger: BudgetLedger, call: ToolCall, now: number): BudgetVerdict {
   const clocked = clockIn(ledger, now);
-  return decide(clocked, toolCallOverrun(clocked, toolName), (usage) => ({
+  const verdict = decide(clocked, toolCallOverrun(clocked, call), (usage) => ({
     ...usage,
     toolCalls: usage.toolCalls + 1,
-    toolCallsByTool: { ...usage.toolCallsByTool, [toolName]: (usage.toolCallsByTool[toolName] ?? 0) + 1 },
+    toolCallsByTool: { ...usage.toolCallsByTool, [call.name]: (usage.toolCallsByTool[call.name] ?? 0) + 1 },
   }));
+  if (!verdict.go) return verdict;
+  const signature = callSignature(call);
+  const seen = verdict.ledger.calls?.[signature] ?? { made: 0, failed: 0 };
+  const calls = { ...verdict.ledger.calls, [signature]: { ...seen, made: seen.made + 1 } };
+  return { ...verdict, ledger: { ...verdict.ledger, calls } };
+}
+
+/** The ledger with a failure of `call` (an error result) remembered for `maxFailedRepeats`. */
+export function recordCallFailure(ledger: BudgetLedger, call: ToolCall): BudgetLedger {
+  const signature = callSignature(call);
+  const seen = ledger.calls?.[signature] ?? { made: 0, failed: 0 };
+  return { ...ledger, calls: { ...ledger.calls, [signature]: { ...seen, failed: seen.failed + 1 } } };
 }
 
 function decide(
@@ -147,19 +233,28 @@ function decide(
   overrun: Omit<BudgetExceeded, "action"> | undefined,
   reserve: (usage: BudgetUsage) => BudgetUsage,
 ): BudgetVerdict {
+  // A repeated reply let through (continue-once, warn) is spent: the run's next replies count afresh.
+  const spent = overrun?.budget === "maxRepeatedReplies" ? { ...ledger, replyRepeats: 0 } : ledger;
   if (overrun === undefined || ledger.passOnce) {
-    const { passOnce: _spent, ...rest } = ledger;
+    const { passOnce: _spent, ...rest } = spent;
     return { go: true, ledger: { ...rest, usage: reserve(ledger.usage) } };
   }
   const exceeded: BudgetExceeded = { ...overrun, action: actionOf(ledger.budget, overrun.budget) };
   if (exceeded.action !== "warn") return { go: false, ledger, exceeded };
-  const reserved = { ...ledger, usage: reserve(ledger.usage) };
+  const reserved = { ...spent, usage: reserve(ledger.usage) };
   if (ledger.warned.includes(overrun.budget)) return { go: true, ledger: reserved };
   return { go: true, ledger: { ...reserved, warned: [...ledger.warned, overrun.budget] }, warning: exceeded };
 }
 
-/** The ledger with a reply's reported tokens and cost added. */
+/** The ledger with a reply's reported tokens and cost added, and whether it repeats the previous one. */
 export function settleReply(ledger: BudgetLedger, message: AssistantMessage): BudgetLedger {
+  const signature = replySignature(message);
+  const repeats = signature === ledger.lastReply ? (ledger.replyRepeats ?? 0) + 1 : 0;
+  return countReply({ ...ledger, lastReply: signature, replyRepeats: repeats }, message);
+}
+
+/** The ledger with a reply's reported tokens and cost added. */
+function countReply(ledger: BudgetLedger, message: AssistantMessage): BudgetLedger {
   const usage = message.usage;
   if (!usage) return ledger;
   return {
@@ -180,7 +275,7 @@ export function countDescendantEvents(ledger: BudgetLedger, events: readonly Age
   let counted = ledger;
   for (const event of events) {
     if (event.type === "message_end" && (event.message as AssistantMessage).role === "assistant") {
-      counted = settleReply(counted, event.message as AssistantMessage);
+      counted = countReply(counted, event.message as AssistantMessage);
       counted = { ...counted, usage: { ...counted.usage, modelCalls: counted.usage.modelCalls + 1 } };
     } else if (event.type === "tool_execution_start")
       counted = { ...counted, usage: { ...counted.usage, toolCalls: counted.usage.toolCalls + 1 } };
@@ -200,9 +295,27 @@ export function passOnce(ledger: BudgetLedger): BudgetLedger {
   return { ...rest, passOnce: true };
 }
 
-/** The `budget_exceeded` event of a limit reached. */
+/** The event of a limit reached: `loop_detected` for a loop breaker, else `budget_exceeded`. */
 export function budgetExceededEvent(exceeded: BudgetExceeded): AgentEvent {
-  return { type: "budget_exceeded", ...exceeded };
+  return { type: isLoopBreaker(exceeded.budget) ? "loop_detected" : "budget_exceeded", ...exceeded };
+}
+
+/**
+ * What the model is told when a run goes on past a loop breaker: a user message, injected before its
+ * next model call. `undefined` for a budget limit (the model is not told about those).
+ */
+export function loopNotice(exceeded: BudgetExceeded): UserMessage | undefined {
+  return isLoopBreaker(exceeded.budget) ? userMessage(loopNoticeText(exceeded)) : undefined;
+}
+
+function loopNoticeText(exceeded: BudgetExceeded): string {
+  const what =
+    exceeded.budget === "maxIdenticalCalls"
+      ? `you called "${exceeded.toolName}" with the same arguments ${exceeded.used} times in this run`
+      : exceeded.budget === "maxFailedRepeats"
+        ? `the call of "${exceeded.toolName}" you are repeating failed ${exceeded.used} times with the same arguments`
+        : "your last reply repeated the one before it";
+  return `[loop breaker] The run was held because ${what}. It goes on now: do not repeat it; change the approach, or say what blocks you.`;
 }
 
 /** The text a run stopped by its budget ends with (and a tool call it refused gets). */

@@ -9,13 +9,14 @@ import {
   checkModelCall,
   clockIn,
   countDescendantEvents,
+  loopNotice,
   passOnce,
   pauseLedger,
   raiseLimits,
   restartClock,
   wallTimeLeft,
 } from "./budget-ledger.js";
-import { failTurn, type StepResult } from "./run-steps.js";
+import { failTurn, injectNext, type StepResult } from "./run-steps.js";
 
 // The budget's steps of a run (see budget-ledger.ts for the ledger itself): the check before a model
 // call (the check before a tool call is run-steps.ts' `checkToolStart`, part of the batch's advance),
@@ -52,12 +53,27 @@ export function modelCallStops(ctx: AgentMachineContext): boolean {
   return verdict !== undefined && !verdict.go && verdict.exceeded.action === "stop";
 }
 
-/** The model call goes ahead: reserved in the ledger (a warning, if a `warn` limit was passed). */
+/**
+ * The model call goes ahead: reserved in the ledger (a warning, if a `warn` limit was passed; a loop
+ * breaker's warning also tells the model, in a user message added before this call).
+ */
 export function reserveModelCall(ctx: AgentMachineContext): StepResult {
   const verdict = modelCallVerdict(ctx);
   if (!verdict?.go) return { context: ctx, events: [] };
-  const events: AgentEvent[] = verdict.warning ? [budgetExceededEvent(verdict.warning)] : [];
-  return { context: { ...ctx, run: { ...ctx.run!, ledger: verdict.ledger } }, events };
+  const reserved = { ...ctx, run: { ...ctx.run!, ledger: verdict.ledger } };
+  if (!verdict.warning) return { context: reserved, events: [] };
+  const warned = [budgetExceededEvent(verdict.warning)];
+  const told = withLoopNotice(reserved, verdict.warning);
+  if (told === reserved) return { context: reserved, events: warned };
+  const injected = injectNext(told);
+  return { context: injected.context, events: [...warned, ...injected.events] };
+}
+
+/** The context with the model told about a loop breaker it went past (queued in the run's inbox). */
+function withLoopNotice(ctx: AgentMachineContext, exceeded: BudgetExceeded): AgentMachineContext {
+  const notice = loopNotice(exceeded);
+  if (!notice) return ctx;
+  return { ...ctx, run: { ...ctx.run!, inbox: [...ctx.run!.inbox, { message: notice }] } };
 }
 
 /** The run waits at the limit the next model call would pass: `budget_exceeded`, the pause recorded. */
@@ -86,18 +102,23 @@ export function stopAtBudget(ctx: AgentMachineContext): StepResult {
   };
 }
 
-/** `RAISE_BUDGET`: the run's limits changed, its pause lifted (it goes on with a new check). */
+/**
+ * `RAISE_BUDGET`: the run's limits changed, its pause lifted (it goes on with a new check); the model
+ * is told about a loop breaker it was held at.
+ */
 export function raiseBudget(ctx: AgentMachineContext, limits: BudgetLimits): AgentMachineContext {
   const ledger = ctx.run?.ledger;
   if (!ledger) return ctx;
-  return { ...ctx, run: { ...ctx.run!, ledger: raiseLimits(ledger, limits) } };
+  const raised = { ...ctx, run: { ...ctx.run!, ledger: raiseLimits(ledger, limits) } };
+  return ledger.paused ? withLoopNotice(raised, ledger.paused) : raised;
 }
 
-/** `CONTINUE_ONCE`: the pause lifted for the one call it held. */
+/** `CONTINUE_ONCE`: the pause lifted for the one call it held (the model told about a loop breaker). */
 export function continueOnce(ctx: AgentMachineContext): AgentMachineContext {
   const ledger = ctx.run?.ledger;
   if (!ledger) return ctx;
-  return { ...ctx, run: { ...ctx.run!, ledger: passOnce(ledger) } };
+  const passed = { ...ctx, run: { ...ctx.run!, ledger: passOnce(ledger) } };
+  return ledger.paused ? withLoopNotice(passed, ledger.paused) : passed;
 }
 
 /** What a descendant agent used (its events on their way up), added to this run's totals. */

@@ -16,8 +16,10 @@ import {
   budgetStopText,
   checkToolCall,
   clockIn,
+  loopNotice,
   openLedger,
   pauseLedger,
+  recordCallFailure,
   settleReply,
 } from "./budget-ledger.js";
 import { failedAssistantMessage } from "./messages.js";
@@ -401,10 +403,15 @@ function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused
     endToolCall(step, errorOutcome(call, budgetStopText(ledger.stoppedBy)));
     return "refused";
   }
-  const verdict = checkToolCall(ledger, call.name, Date.now());
+  const verdict = checkToolCall(ledger, call, Date.now());
   if (verdict.go) {
     step.setRun({ ledger: verdict.ledger });
-    if (verdict.warning) step.emit(budgetExceededEvent(verdict.warning));
+    if (verdict.warning) {
+      step.emit(budgetExceededEvent(verdict.warning));
+      // A loop breaker's warning: the model is told before its next call.
+      const notice = loopNotice(verdict.warning);
+      if (notice) step.setRun({ inbox: [...step.run.inbox, { message: notice }] });
+    }
     return "start";
   }
   const exceeded = verdict.exceeded;
@@ -450,6 +457,9 @@ export function recordToolOutcome(ctx: AgentMachineContext, outcome: ToolCallOut
   if (!batch?.calls.some((call) => call.id === outcome.toolCall.id)) return { context: ctx, events: [] };
   if (phaseOf(batch, outcome.toolCall.id) === "settled") return { context: ctx, events: [] };
   const step = new Step(ctx);
+  // A failed call is remembered for the loop breaker `maxFailedRepeats`.
+  if (outcome.isError && step.run.ledger)
+    step.setRun({ ledger: recordCallFailure(step.run.ledger, outcome.toolCall) });
   endToolCall(step, outcome);
   return step.result();
 }

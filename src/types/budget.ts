@@ -6,7 +6,15 @@ export type BudgetName =
   | "maxToolCalls"
   | "maxToolCallsPerTool"
   | "maxTurns"
-  | "maxWallMs";
+  | "maxWallMs"
+  | LoopBreakerName;
+
+/**
+ * The limits that break loops (see docs/budgets.md, "Loop breakers"): reaching one emits `loop_detected`
+ * instead of `budget_exceeded`, with the same pause / stop / warn choice. They apply to every run with
+ * a budget, with defaults (5, 2, 1) when the budget does not set them.
+ */
+export type LoopBreakerName = "maxIdenticalCalls" | "maxFailedRepeats" | "maxRepeatedReplies";
 
 /**
  * What happens when a call would go past a limit: `pause` (the run waits in a state tagged
@@ -34,6 +42,12 @@ export interface BudgetLimits {
    * limit and time between a snapshot and its restore are not counted.
    */
   maxWallMs?: number;
+  /** Calls of one tool with identical arguments in the run (default 5): the next identical one is held. */
+  maxIdenticalCalls?: number;
+  /** Failures of one call (a tool and identical arguments) before it is held when made again (default 2). */
+  maxFailedRepeats?: number;
+  /** Replies in a row that repeat the previous reply (its text and calls) before the run is held (default 1). */
+  maxRepeatedReplies?: number;
 }
 
 /** A run's budget: its limits and what happens at each (default `"pause"`). Plain data, persisted. */
@@ -79,6 +93,11 @@ export interface BudgetLedger {
   passOnce?: boolean;
   /** When (epoch ms) the run's wall time was last added to `usage.wallMs`; absent while it is paused. */
   clockedAt?: number;
+  /** The loop breakers' memory: per call (a tool and its canonical arguments), times made and failed. */
+  calls?: Record<string, { made: number; failed: number }>;
+  /** The last reply (its text and calls, canonical), and how many replies in a row repeated it. */
+  lastReply?: string;
+  replyRepeats?: number;
 }
 
 /** Why a budget was refused (`invalid_budget`, `no_model_price`) or a budget command was (`not_waiting`). */
