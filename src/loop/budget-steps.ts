@@ -16,7 +16,7 @@ import {
   restartClock,
   wallTimeLeft,
 } from "./budget-ledger.js";
-import { failTurn, injectNext, type StepResult } from "./run-steps.js";
+import { failTurn, injectNext, markWaiting, type StepResult } from "./run-steps.js";
 
 // The budget's steps of a run (see budget-ledger.ts for the ledger itself): the check before a model
 // call (the check before a tool call is run-steps.ts' `checkToolStart`, part of the batch's advance),
@@ -119,6 +119,22 @@ export function continueOnce(ctx: AgentMachineContext): AgentMachineContext {
   if (!ledger) return ctx;
   const passed = { ...ctx, run: { ...ctx.run!, ledger: passOnce(ledger) } };
   return ledger.paused ? withLoopNotice(passed, ledger.paused) : passed;
+}
+
+/**
+ * Whether the call `toolCallId` (its sub-agent, or one below it) waits at a budget limit or a loop
+ * breaker after `events` came up from it: a `pause` event makes it wait, any later event of that
+ * sub-tree means it went on. The parent marks the call waiting, so it shows `awaitingHuman` too.
+ */
+export function markDescendantPause(
+  ctx: AgentMachineContext,
+  toolCallId: string,
+  events: readonly AgentEvent[],
+): AgentMachineContext {
+  let waits = ctx.run?.batch?.waiting?.includes(toolCallId) ?? false;
+  for (const event of events)
+    waits = (event.type === "budget_exceeded" || event.type === "loop_detected") && event.action === "pause";
+  return markWaiting(ctx, toolCallId, waits);
 }
 
 /** What a descendant agent used (its events on their way up), added to this run's totals. */

@@ -240,9 +240,13 @@ export function describeBudgetPaths(inspect: Inspect) {
       );
       const done = agent.prompt("go");
       expect(await paused).toMatchObject({ agentPath: ["h1"], budget: "maxModelCalls" });
+      // The parent waits with its sub-agent: executingTools.awaitingHuman.
+      expect(agent.actor.getSnapshot().matches({ running: { executingTools: "awaitingHuman" } })).toBe(true);
+      expect(agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(true);
       expect(() => agent.raiseBudget({ maxModelCalls: 2 })).toThrow(/not waiting/);
       agent.raiseBudget({ maxModelCalls: 2 }, { agentPath: ["h1"] });
       expect((await done).stopReason).toBe("stop");
+      expect(agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(false);
       const results = agent.state.messages.filter((m): m is ToolResultMessage => roleOf(m) === "toolResult");
       expect(results[0]?.content).toEqual([{ type: "text", text: "child done" }]);
       expectFinished(agent);

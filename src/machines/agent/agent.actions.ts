@@ -110,7 +110,10 @@ export function emitReplyEvents({ context, enqueue }: ActionArgs, events: AgentE
  */
 export function forwardSubAgentEvents({ context, enqueue }: ActionArgs, from: SubAgentEventsEvent): void {
   // What the descendant used counts in this run's budget totals.
-  if (context.run?.ledger) enqueue.assign(() => budgetSteps.countDescendants(context, from.events));
+  const counted = context.run?.ledger ? budgetSteps.countDescendants(context, from.events) : context;
+  // A sub-agent paused at a limit makes its call wait: this agent shows `awaitingHuman` too.
+  const marked = budgetSteps.markDescendantPause(counted, from.toolCallId, from.events);
+  if (marked !== context) enqueue.assign(() => marked);
   const forwarded: AgentEvent[] = [];
   for (const event of from.events) {
     const emitted: AgentEvent = { ...event, agentPath: [from.toolCallId, ...(event.agentPath ?? [])] };
