@@ -7,6 +7,7 @@ import type {
   BudgetName,
   BudgetUsage,
   LoopBreakerName,
+  RequestEstimate,
 } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AssistantMessage, ToolCall, UserMessage } from "../types/messages.js";
@@ -113,20 +114,32 @@ export function actionOf(budget: AgentBudget, name: BudgetName): BudgetAction {
   return onExceeded?.[name] ?? "pause";
 }
 
-/** The first limit a model call would go past: a count reserved past its cap, or a total already reached. */
-function modelCallOverrun(ledger: BudgetLedger): Omit<BudgetExceeded, "action"> | undefined {
+/** Nothing expected: a model call whose request was not estimated. */
+const NO_ESTIMATE: RequestEstimate = { tokens: 0, costUsd: 0 };
+
+/**
+ * The first limit a model call would go past: a count reserved past its cap, or a total that reached
+ * its limit or would pass it with the request's estimate reserved.
+ */
+function modelCallOverrun(
+  ledger: BudgetLedger,
+  estimate: RequestEstimate,
+): Omit<BudgetExceeded, "action"> | undefined {
   const { budget, usage } = ledger;
-  // A count is past its cap when the reserved call would exceed it; a total once it reached its limit.
-  const over = (budget: BudgetName, limit: number | undefined, used: number, count: boolean) =>
-    limit !== undefined && (count ? used + 1 > limit : used >= limit)
+  const count = (budget: BudgetName, limit: number | undefined, used: number) =>
+    limit !== undefined && used + 1 > limit
       ? { budget, limit, used, before: "modelCall" as const }
       : undefined;
+  const total = (budget: BudgetName, limit: number | undefined, used: number, expected: number) =>
+    limit !== undefined && (used >= limit || used + expected > limit)
+      ? { budget, limit, used, before: "modelCall" as const, ...(expected > 0 ? { estimate: expected } : {}) }
+      : undefined;
   return (
-    over("maxModelCalls", budget.maxModelCalls, usage.modelCalls, true) ??
-    over("maxTurns", budget.maxTurns, usage.turns, true) ??
-    over("maxTokens", budget.maxTokens, usage.tokens, false) ??
-    over("maxCostUsd", budget.maxCostUsd, usage.costUsd, false) ??
-    over("maxWallMs", budget.maxWallMs, usage.wallMs, false) ??
+    count("maxModelCalls", budget.maxModelCalls, usage.modelCalls) ??
+    count("maxTurns", budget.maxTurns, usage.turns) ??
+    total("maxTokens", budget.maxTokens, usage.tokens, estimate.tokens) ??
+    total("maxCostUsd", budget.maxCostUsd, usage.costUsd, estimate.costUsd) ??
+    total("maxWallMs", budget.maxWallMs, usage.wallMs, 0) ??
     repeatedReplyOverrun(ledger, "modelCall")
   );
 }
@@ -187,18 +200,23 @@ function toolCallOverrun(ledger: BudgetLedger, call: ToolCall): Omit<BudgetExcee
 }
 
 /**
- * Checks a model call against the ledger clocked in at `now` and, if it may start, reserves it (a model
- * call and a turn).
+ * Checks a model call against the ledger clocked in at `now` and, if it may start, reserves it: a model
+ * call, a turn, and its request's `estimate` of tokens and cost (until `settleReply`).
  *
  * Contract: pure; never throws.
  */
-export function checkModelCall(ledger: BudgetLedger, now: number): BudgetVerdict {
+export function checkModelCall(
+  ledger: BudgetLedger,
+  now: number,
+  estimate: RequestEstimate = NO_ESTIMATE,
+): BudgetVerdict {
   const clocked = clockIn(ledger, now);
-  return decide(clocked, modelCallOverrun(clocked), (usage) => ({
+  const verdict = decide(clocked, modelCallOverrun(clocked, estimate), (usage) => ({
     ...usage,
     modelCalls: usage.modelCalls + 1,
     turns: usage.turns + 1,
   }));
+  return verdict.go ? { ...verdict, ledger: { ...verdict.ledger, reserved: estimate } } : verdict;
 }
 
 /**
@@ -246,11 +264,24 @@ function decide(
   return { go: true, ledger: { ...reserved, warned: [...ledger.warned, overrun.budget] }, warning: exceeded };
 }
 
-/** The ledger with a reply's reported tokens and cost added, and whether it repeats the previous one. */
+/**
+ * The ledger with a reply settled: its reported tokens and cost added in place of the estimate its call
+ * reserved (a reply that reports no usage counts that estimate), and whether it repeats the previous one.
+ */
 export function settleReply(ledger: BudgetLedger, message: AssistantMessage): BudgetLedger {
   const signature = replySignature(message);
   const repeats = signature === ledger.lastReply ? (ledger.replyRepeats ?? 0) + 1 : 0;
-  return countReply({ ...ledger, lastReply: signature, replyRepeats: repeats }, message);
+  const { reserved, ...rest } = ledger;
+  const settled = { ...rest, lastReply: signature, replyRepeats: repeats };
+  if (message.usage || !reserved) return countReply(settled, message);
+  return {
+    ...settled,
+    usage: {
+      ...settled.usage,
+      tokens: settled.usage.tokens + reserved.tokens,
+      costUsd: settled.usage.costUsd + reserved.costUsd,
+    },
+  };
 }
 
 /** The ledger with a reply's reported tokens and cost added. */

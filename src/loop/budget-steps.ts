@@ -1,5 +1,6 @@
+import { estimateContextTokens, estimateTokens } from "../harness/compaction/token-estimate.js";
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
-import type { BudgetExceeded, BudgetLimits } from "../types/budget.js";
+import type { BudgetExceeded, BudgetLedger, BudgetLimits, RequestEstimate } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
 import {
   actionOf,
@@ -16,6 +17,7 @@ import {
   restartClock,
   wallTimeLeft,
 } from "./budget-ledger.js";
+import { userMessage } from "./messages.js";
 import { failTurn, injectNext, markWaiting, type StepResult } from "./run-steps.js";
 
 // The budget's steps of a run (see budget-ledger.ts for the ledger itself): the check before a model
@@ -35,10 +37,25 @@ export function modelCallVerdict(ctx: AgentMachineContext): BudgetVerdict | unde
   if (!verdict) {
     verdict = ledger.stoppedBy
       ? { go: false, ledger, exceeded: ledger.stoppedBy }
-      : checkModelCall(ledger, Date.now());
+      : checkModelCall(ledger, Date.now(), requestEstimate(ctx, ledger));
     verdicts.set(ledger, verdict);
   }
   return verdict;
+}
+
+/**
+ * What the next model call is expected to use, for a run with a token or cost limit: its input (the
+ * transcript's last reported usage plus characters / 4 of what came after, and the system prompt) and
+ * its output cap when the request sets one (`maxTokens`), priced with the model's `cost`.
+ */
+function requestEstimate(ctx: AgentMachineContext, ledger: BudgetLedger): RequestEstimate | undefined {
+  if (ledger.budget.maxTokens === undefined && ledger.budget.maxCostUsd === undefined) return undefined;
+  const input =
+    estimateContextTokens(ctx.messages).tokens +
+    (ctx.systemPrompt ? estimateTokens(userMessage(ctx.systemPrompt)) : 0);
+  const output = ctx.streamOptions.maxTokens ?? 0;
+  const price = ctx.model.cost;
+  return { tokens: input + output, costUsd: price ? (input * price.input + output * price.output) / 1e6 : 0 };
 }
 
 /** The next model call must wait at a limit (`pause`). */

@@ -77,6 +77,14 @@ export interface BudgetExceeded {
   /** The call that would have gone past the limit is a model call or a call of this tool. */
   before: "modelCall" | "toolCall";
   toolName?: string;
+  /** For `maxTokens` / `maxCostUsd`: what the held model call would have reserved (its request's estimate). */
+  estimate?: number;
+}
+
+/** What a model call is expected to use, reserved before it starts: its request's estimate. */
+export interface RequestEstimate {
+  tokens: number;
+  costUsd: number;
 }
 
 /** A run's ledger: its limits (raised by `RAISE_BUDGET`), what it used, and where it stands. */
@@ -93,6 +101,8 @@ export interface BudgetLedger {
   passOnce?: boolean;
   /** When (epoch ms) the run's wall time was last added to `usage.wallMs`; absent while it is paused. */
   clockedAt?: number;
+  /** The estimate the model call in flight reserved, until its reply settles it with the reported usage. */
+  reserved?: RequestEstimate;
   /** The loop breakers' memory: per call (a tool and its canonical arguments), times made and failed. */
   calls?: Record<string, { made: number; failed: number }>;
   /** The last reply (its text and calls, canonical), and how many replies in a row repeated it. */
