@@ -39,11 +39,13 @@ function loopLimit(budget: AgentBudget, name: LoopBreakerName): number {
 
 /** JSON with object keys sorted: two equal values give the same text whatever their key order. */
 function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === "object" && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((key) => record[key] !== undefined)
+    .sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
 }
 
 /** What makes two tool calls the same call for the loop breakers: the tool and its arguments. */
@@ -53,11 +55,11 @@ export function callSignature(call: Pick<ToolCall, "name" | "arguments">): strin
 
 /** What makes two replies the same for the loop breakers: their text and their calls, in order. */
 function replySignature(message: AssistantMessage): string {
-  return canonicalJson(
-    message.content.flatMap((block) =>
-      block.type === "text" ? [block.text] : block.type === "toolCall" ? [callSignature(block)] : [],
-    ),
-  );
+  let signature = "";
+  for (const block of message.content)
+    if (block.type === "text") signature += `\u0000t${block.text}`;
+    else if (block.type === "toolCall") signature += `\u0000c${callSignature(block)}`;
+  return signature;
 }
 
 /** A ledger with nothing used, its clock started at `now` (epoch ms). */
