@@ -1,7 +1,8 @@
 // Budget checks, per round-trip: one prompt whose answer calls 4 tools (in parallel) and then answers
 // with 20 text deltas (the zero-latency faux LLM of loop.bench.ts), run by the agentchart Agent without a
 // budget and with one that sets every limit (high enough never to be reached, so every check runs: two
-// model calls and four tool calls reserved, two replies settled, per round-trip). Same process,
+// model calls and four tool calls reserved — wall clock, request estimates and loop breakers included —,
+// two replies settled, per round-trip). Same process,
 // round-robin, paired ratio to the agent without a budget (issue 31: the checks cost < 2 % of a
 // round-trip).
 //
