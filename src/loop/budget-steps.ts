@@ -1,4 +1,3 @@
-import { estimateContextTokens, estimateTokens } from "../harness/compaction/token-estimate.js";
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { BudgetExceeded, BudgetLedger, BudgetLimits, RequestEstimate } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
@@ -19,6 +18,7 @@ import {
 } from "./budget-ledger.js";
 import { userMessage } from "./messages.js";
 import { failTurn, injectNext, markWaiting, type StepResult } from "./run-steps.js";
+import { estimateContextTokens, estimateTokens } from "./token-estimate.js";
 
 // The budget's steps of a run (see budget-ledger.ts for the ledger itself): the check before a model
 // call (the check before a tool call is run-steps.ts' `checkToolStart`, part of the batch's advance),

@@ -1,4 +1,15 @@
 export {
+  type BashExecutionMessage,
+  type ContextTokenEstimate,
+  calculateContextTokens,
+  createContextEstimator,
+  estimateContextTokens,
+  estimateTokens,
+  isBashExecution,
+  type LastUsage,
+  lastUsage,
+} from "../../loop/token-estimate.js";
+export {
   type BranchSummaryEntries,
   type BranchSummaryPreparation,
   type BranchSummaryResult,
@@ -30,14 +41,3 @@ export {
   type SummaryModelOptions,
   type SummaryRequestOptions,
 } from "./summarize.js";
-export {
-  type BashExecutionMessage,
-  type ContextTokenEstimate,
-  calculateContextTokens,
-  createContextEstimator,
-  estimateContextTokens,
-  estimateTokens,
-  isBashExecution,
-  type LastUsage,
-  lastUsage,
-} from "./token-estimate.js";
