@@ -1,7 +1,8 @@
 // Budget checks, per round-trip: one prompt whose answer calls 4 tools (in parallel) and then answers
 // with 20 text deltas (the zero-latency faux LLM of loop.bench.ts), run by the agentchart Agent without a
 // budget and with one that sets every limit (high enough never to be reached, so every check runs: two
-// model calls and four tool calls reserved, two replies settled, per round-trip). Same process,
+// model calls and four tool calls reserved — wall clock, request estimates and loop breakers included —,
+// two replies settled, per round-trip). Same process,
 // round-robin, paired ratio to the agent without a budget (issue 31: the checks cost < 2 % of a
 // round-trip).
 //
@@ -24,6 +25,11 @@ const BUDGET = {
   maxToolCalls: 1e9,
   maxToolCallsPerTool: 1e9,
   maxTurns: 1e9,
+  maxWallMs: 1e12,
+  // Every round-trip makes the same four calls: the loop breakers are set high (they still run).
+  maxIdenticalCalls: 1e9,
+  maxFailedRepeats: 1e9,
+  maxRepeatedReplies: 1e9,
   onExceeded: "pause" as const,
 };
 
@@ -62,19 +68,29 @@ async function perRoundTrip(variant: Variant): Promise<number> {
  * 2 replies settled), measured alone over many round-trips: the pure part of the checks.
  */
 function ledgerPerRoundTrip(): number {
-  const reply = { usage: { totalTokens: 100, cost: { total: 0.001 } } } as any;
-  const tools = ourTools.map((tool) => tool.name);
+  // Four calls, each of its own tool with its own arguments (the loop breakers compare them).
+  const toolCalls = ourTools.map((tool, index) => ({
+    type: "toolCall" as const,
+    id: `c${index}`,
+    name: tool.name,
+    arguments: { value: index },
+  }));
+  const usage = { totalTokens: 100, cost: { total: 0.001 } };
+  const replies = [
+    { content: toolCalls, usage },
+    { content: [{ type: "text", text: "the answer, in twenty deltas" }], usage },
+  ] as any[];
   const TRIPS = 20_000;
   const start = performance.now();
-  let ledger = openLedger(BUDGET);
+  let ledger = openLedger(BUDGET, Date.now());
   for (let trip = 0; trip < TRIPS; trip++) {
     for (let call = 0; call < 2; call++) {
-      const verdict = checkModelCall(ledger);
+      const verdict = checkModelCall(ledger, Date.now());
       if (!verdict.go) throw new Error("the bench's budget was reached");
-      ledger = settleReply(verdict.ledger, reply);
+      ledger = settleReply(verdict.ledger, replies[call]);
     }
     for (let call = 0; call < 4; call++) {
-      const verdict = checkToolCall(ledger, tools[call % tools.length]!);
+      const verdict = checkToolCall(ledger, toolCalls[call]!, Date.now());
       if (!verdict.go) throw new Error("the bench's budget was reached");
       ledger = verdict.ledger;
     }

@@ -176,6 +176,35 @@ export default createMachine({
             description: "The batch settled meanwhile: the run ends as from between turns.",
           },
         ],
+        WALL_TIME_UP: [
+          {
+            guard: "replyStreaming",
+            actions: [
+              {
+                type: "stopAtWallTime",
+                params: "modelCall",
+              },
+              "abortStream",
+            ],
+            description:
+              "The run's wall time ran out during the model call (maxWallMs, action stop): the stream is aborted and the run ends with stopReason budget.",
+          },
+          {
+            guard: "replyRecorded",
+            actions: [
+              {
+                type: "stopAtWallTime",
+                params: "toolCall",
+              },
+              "abortCalls",
+              {
+                type: "endRunNext",
+              },
+            ],
+            description:
+              "The run's wall time ran out while tool calls ran (maxWallMs, action stop): they are aborted and the run ends with stopReason budget.",
+          },
+        ],
         RUN_FAILED: [
           {
             target: "#agent.idle",
@@ -359,6 +388,16 @@ export default createMachine({
             "The model's reply streams (the stream actor). `released`: its events reach listeners as they stream; `held` (output guardrails are set): they wait until `checking` passes the finished reply.",
           initial: "released",
           tags: ["streaming"],
+          entry: [
+            {
+              type: "armWallTimer",
+            },
+          ],
+          exit: [
+            {
+              type: "disarmWallTimer",
+            },
+          ],
           invoke: {
             id: "stream",
             src: "streamReply",
@@ -610,7 +649,15 @@ export default createMachine({
           initial: "working",
           entry: [
             {
+              type: "armWallTimer",
+            },
+            {
               type: "advanceToolBatch",
+            },
+          ],
+          exit: [
+            {
+              type: "disarmWallTimer",
             },
           ],
           on: {
@@ -691,6 +738,7 @@ export default createMachine({
                   type: "announceResume",
                   params: "executingTools",
                 },
+                "armWallTimer",
                 "resumeToolCalls",
                 "advanceToolBatch",
               ],
@@ -727,6 +775,16 @@ export default createMachine({
               description:
                 "The next tool call would go past a limit of the run's budget: no further call starts until RAISE_BUDGET or CONTINUE_ONCE (ABORT ends the run); started calls finish.",
               tags: ["awaitingHuman"],
+              entry: [
+                {
+                  type: "disarmWallTimer",
+                },
+              ],
+              exit: [
+                {
+                  type: "armWallTimer",
+                },
+              ],
               on: {
                 RAISE_BUDGET: {
                   actions: ["raiseBudget", "advanceToolBatch"],

@@ -5,7 +5,7 @@ import type { AgentTool } from "../types/tool.js";
 import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
 import { AgUiRun, type AgUiRunInput } from "./ag-ui-run.js";
-import { parseCommandRequest } from "./agent-command.js";
+import { budgetLimitsOf, parseCommandRequest } from "./agent-command.js";
 import { type Authorize, checkAuthorization } from "./authorization.js";
 import { applyAnswers, clientAnswers, notAwaiting } from "./client-answers.js";
 import { clientToolsOf, sameClientTools } from "./client-tools.js";
@@ -116,7 +116,9 @@ const SSE_HEADERS = {
  * `Last-Event-ID` header (all of them without one) and then the live ones. A client that disconnects
  * only stops reading: the run goes on until it ends or an `abort` command stops it. New user messages
  * of the input (ids not seen before on the thread) become the prompt; `resume` entries answer approvals
- * (`interruptId` = tool call id; `resolved` with `payload.approved !== false` approves, else denies).
+ * (`interruptId` = tool call id; `resolved` with `payload.approved !== false` approves, else denies)
+ * and budget pauses (`interruptId: "budget"`: `payload.limits` raises them, else continue once;
+ * `cancelled` stops the run; see docs/budgets.md).
  *
  * **Frontend tools**: the tools of `RunAgentInput.tools` become client tools of the thread's agent (no
  * `execute` on the server; a name of a server tool is refused). When the agent's run can go on only
@@ -215,6 +217,10 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     const target = await thread.target;
     if (input.resume?.length) {
       for (const entry of input.resume) {
+        if (entry.interruptId === BUDGET_INTERRUPT_ID) {
+          answerBudgetPause(thread.current, entry);
+          continue;
+        }
         const approved =
           entry.status === "resolved" &&
           (entry.payload as { approved?: unknown } | undefined)?.approved !== false;
@@ -388,6 +394,32 @@ function streamOf(run: AgUiRun, lastEventId: number): Response {
 }
 
 /** The `agentPath` an approval's resume payload names (`{ approved, agentPath }`), if it is one. */
+/** The `interruptId` of a resume entry that answers a run held at a budget limit or a loop breaker. */
+export const BUDGET_INTERRUPT_ID = "budget";
+
+/**
+ * Answers a budget pause from a resume entry: `cancelled` aborts the run; `resolved` with
+ * `payload.limits` raises them, else lets the held call through once. A sub-agent's: `payload.agentPath`.
+ * An entry for a run that does not wait there (already answered: a reconnect) is skipped.
+ */
+function answerBudgetPause(
+  run: AgUiRun | undefined,
+  entry: NonNullable<RunAgentInput["resume"]>[number],
+): void {
+  const agentPath = resumePath(entry.payload);
+  if (!run?.awaitsBudget(agentPath)) return;
+  const path = agentPath?.length ? { agentPath } : {};
+  if (entry.status === "cancelled") run.command({ type: "abort" });
+  else {
+    const limits = (entry.payload as { limits?: unknown } | undefined)?.limits;
+    run.command(
+      limits === undefined
+        ? { type: "continuePastBudget", ...path }
+        : { type: "raiseBudget", limits: budgetLimitsOf(limits), ...path },
+    );
+  }
+}
+
 function resumePath(payload: unknown): string[] | undefined {
   const agentPath = (payload as { agentPath?: unknown } | undefined)?.agentPath;
   return Array.isArray(agentPath) && agentPath.every((id) => typeof id === "string")

@@ -8,7 +8,7 @@ import type { AgentCommand } from "./agent-command.js";
 import { RunLog } from "./run-log.js";
 import { runOutcomeEvent } from "./run-outcome.js";
 import { type RunTarget, waitsForClientOnly } from "./run-target.js";
-import type { PendingApproval, SharedAgentState } from "./shared-state.js";
+import type { BudgetPause, PendingApproval, SharedAgentState } from "./shared-state.js";
 import { AgUiTranslator } from "./to-ag-ui-events.js";
 import { toAgUiMessages } from "./to-ag-ui-messages.js";
 
@@ -20,6 +20,9 @@ const STATE_EVENTS = new Set<HarnessEvent["type"]>([
   "tool_execution_end",
   "message_start",
   "queue_update",
+  "budget_exceeded",
+  "loop_detected",
+  "agent_end",
 ]);
 
 /** Events after which the target's run may have come to wait for the client alone (not checked per delta). */
@@ -70,6 +73,8 @@ export class AgUiRun {
   readonly #target: RunTarget;
   readonly #translator: AgUiTranslator;
   readonly #awaitingApproval = new Map<string, PendingApproval>();
+  /** Runs held at a budget limit or a loop breaker, by agent path. */
+  readonly #awaitingBudget = new Map<string, BudgetPause>();
   readonly #subscription: Subscription;
   #lastState = "";
   #ended = false;
@@ -159,6 +164,14 @@ export class AgUiRun {
         case "followUp":
           this.#target.followUp(command.text);
           break;
+        case "raiseBudget":
+          this.#requireBudgetPause(command.agentPath);
+          this.#target.raiseBudget(command.limits, command.agentPath);
+          break;
+        case "continuePastBudget":
+          this.#requireBudgetPause(command.agentPath);
+          this.#target.continuePastBudget(command.agentPath);
+          break;
       }
     } catch (error) {
       if (error instanceof AgUiError) throw error;
@@ -168,6 +181,8 @@ export class AgUiRun {
     }
     if (command.type === "approve" || command.type === "deny")
       this.#awaitingApproval.delete(approvalKey(command.toolCallId, command.agentPath));
+    if (command.type === "raiseBudget" || command.type === "continuePastBudget")
+      this.#awaitingBudget.delete(pathKey(command.agentPath));
     this.#publishState();
   }
 
@@ -183,6 +198,19 @@ export class AgUiRun {
   awaitingPathOf(toolCallId: string): string[] | undefined {
     const waiting = [...this.#awaitingApproval.values()].filter((call) => call.toolCallId === toolCallId);
     return waiting.length === 1 ? (waiting[0]!.agentPath ?? []) : undefined;
+  }
+
+  /** Whether the run (a sub-agent's at `agentPath`) waits at a budget limit or a loop breaker. */
+  awaitsBudget(agentPath?: readonly string[]): boolean {
+    return this.#awaitingBudget.has(pathKey(agentPath));
+  }
+
+  #requireBudgetPause(agentPath: readonly string[] | undefined): void {
+    if (!this.awaitsBudget(agentPath))
+      throw new AgUiError(
+        "not_awaiting",
+        `${agentPath?.length ? `The sub-agent at ${agentPath.join("/")}` : "The run"} is not waiting at a budget limit in run ${this.runId}`,
+      );
   }
 
   #requireAwaiting(toolCallId: string, agentPath: readonly string[] | undefined): void {
@@ -204,20 +232,28 @@ export class AgUiRun {
       });
     } else if (event.type === "tool_execution_start" || event.type === "tool_execution_end")
       this.#awaitingApproval.delete(approvalKey(event.toolCallId, event.agentPath));
+    if ((event.type === "budget_exceeded" || event.type === "loop_detected") && event.action === "pause") {
+      const { type: _type, ...pause } = event;
+      this.#awaitingBudget.set(pathKey(event.agentPath), pause);
+    } else if (event.type === "agent_end") this.#awaitingBudget.delete(pathKey(event.agentPath));
   }
 
   #state(): SharedAgentState {
     const queued = this.#target.queued();
     const live = !this.#ended || this.#parked;
     const awaitingClient = live ? this.#target.state().awaitingClient.map(pendingCall) : [];
+    const budget = live ? this.#target.state().budget : undefined;
+    const waiting = this.#awaitingApproval.size > 0 || this.#awaitingBudget.size > 0 || this.#parked;
     return {
-      phase: !live ? "idle" : this.#awaitingApproval.size > 0 || this.#parked ? "waiting" : "running",
+      phase: !live ? "idle" : waiting ? "waiting" : "running",
       awaitingApproval: [...this.#awaitingApproval.values()],
       awaitingClient,
       queued: {
         steering: queued.steering.map((m) => messageText(m)),
         followUp: queued.followUp.map((m) => messageText(m)),
       },
+      ...(this.#awaitingBudget.size > 0 ? { awaitingBudget: [...this.#awaitingBudget.values()] } : {}),
+      ...(budget ? { budget: { limits: budget.limits, usage: budget.usage } } : {}),
     };
   }
 
@@ -240,6 +276,7 @@ export class AgUiRun {
   #end(error: unknown): void {
     if (this.#ended) return;
     this.#awaitingApproval.clear();
+    this.#awaitingBudget.clear();
     this.#ended = true;
     this.#subscription.unsubscribe();
     this.#publishState();
@@ -285,6 +322,10 @@ function pendingCall(call: WaitingToolCall): PendingApproval {
 }
 
 /** A waiting call's key: tool call ids are unique per agent, so the path and the id name it. */
+function pathKey(agentPath: readonly string[] | undefined): string {
+  return JSON.stringify(agentPath ?? []);
+}
+
 function approvalKey(toolCallId: string, agentPath: readonly string[] | undefined): string {
   return JSON.stringify([...(agentPath ?? []), toolCallId]);
 }

@@ -1,3 +1,5 @@
+import { checkBudgetLimits } from "../loop/budget-check.js";
+import type { BudgetLimits } from "../types/budget.js";
 import { AgUiError } from "./ag-ui-error.js";
 
 /**
@@ -11,6 +13,10 @@ export type AgentCommand =
   | { type: "deny"; toolCallId: string; reason?: string; agentPath?: string[] }
   | { type: "steer"; text: string }
   | { type: "followUp"; text: string }
+  /** The run (a sub-agent's at `agentPath`) waiting at a budget limit or a loop breaker goes on with `limits`. */
+  | { type: "raiseBudget"; limits: BudgetLimits; agentPath?: string[] }
+  /** The call a budget limit holds (a sub-agent's at `agentPath`) goes ahead once. */
+  | { type: "continuePastBudget"; agentPath?: string[] }
   | { type: "abort" };
 
 /** A command request's body. */
@@ -69,12 +75,43 @@ export function parseCommandRequest(body: Record<string, unknown>): AgentCommand
     case "steer":
     case "followUp":
       return { threadId, command: { type, text: field("text") } };
+    case "raiseBudget":
+      return {
+        threadId,
+        command: { type, limits: budgetLimitsOf((command as { limits?: unknown }).limits), ...path() },
+      };
+    case "continuePastBudget":
+      return { threadId, command: { type, ...path() } };
     case "abort":
       return { threadId, command: { type } };
     default:
       throw new AgUiError(
         "invalid_request",
-        `Unknown command "${String(type)}" (approve, deny, steer, followUp or abort)`,
+        `Unknown command "${String(type)}" (approve, deny, steer, followUp, raiseBudget, continuePastBudget or abort)`,
       );
   }
+}
+
+/**
+ * The limits of a `raiseBudget` command or of a budget interrupt's answer (`payload.limits`).
+ *
+ * Contract: pure; returns `limits` as `BudgetLimits`; throws `AgUiError` `invalid_request` naming a bad
+ * limit (not an object, an unknown name, a negative or non-numeric value).
+ *
+ * ```ts
+ * budgetLimitsOf({ maxModelCalls: 20 }); // { maxModelCalls: 20 }
+ * ```
+ */
+export function budgetLimitsOf(limits: unknown): BudgetLimits {
+  if (typeof limits !== "object" || limits === null || Array.isArray(limits))
+    throw new AgUiError(
+      "invalid_request",
+      'Command "raiseBudget" needs limits (an object, e.g. { "maxModelCalls": 20 })',
+    );
+  try {
+    checkBudgetLimits(limits as BudgetLimits, "raiseBudget");
+  } catch (error) {
+    throw new AgUiError("invalid_request", (error as Error).message);
+  }
+  return limits as BudgetLimits;
 }

@@ -4,6 +4,7 @@ import type { AgentState } from "../agent/agent-state.js";
 import type { AgentHarness } from "../harness/agent-harness.js";
 import type { HarnessEvent } from "../harness/hooks.js";
 import { userMessage } from "../loop/messages.js";
+import type { BudgetLimits } from "../types/budget.js";
 import type { AgentMessage } from "../types/messages.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import { isDeclaredClientTool } from "./client-tools.js";
@@ -38,6 +39,10 @@ export interface RunTarget {
   setClientTools(tools: readonly AgentTool[]): void;
   steer(text: string): void;
   followUp(text: string): void;
+  /** Raises limits of the run waiting at a budget limit or a loop breaker (a sub-agent's at `agentPath`). */
+  raiseBudget(limits: BudgetLimits, agentPath?: string[]): void;
+  /** Lets the call a budget limit holds go ahead once (a sub-agent's at `agentPath`). */
+  continuePastBudget(agentPath?: string[]): void;
   abort(): void;
 }
 
@@ -75,6 +80,8 @@ export function runTargetOf(target: Agent | AgentHarness): RunTarget {
         agent.setTools([...agent.state.tools.filter((tool) => !isDeclaredClientTool(tool)), ...tools]),
       steer: (text) => agent.steer(text),
       followUp: (text) => agent.followUp(text),
+      raiseBudget: (limits, agentPath) => agent.raiseBudget(limits, pathOption(agentPath)),
+      continuePastBudget: (agentPath) => agent.continuePastBudget(pathOption(agentPath)),
       abort: () => agent.abort(),
     };
   }
@@ -101,6 +108,8 @@ export function runTargetOf(target: Agent | AgentHarness): RunTarget {
     },
     steer: (text) => harness.steer(text),
     followUp: (text) => harness.followUp(text),
+    raiseBudget: (limits, agentPath) => harness.raiseBudget(limits, pathOption(agentPath)),
+    continuePastBudget: (agentPath) => harness.continuePastBudget(pathOption(agentPath)),
     abort: () => void harness.abort(),
   };
 }

@@ -1,3 +1,5 @@
+import type { BudgetExceeded, BudgetLimits, BudgetUsage } from "../types/budget.js";
+
 /** A tool call that waits for an `approve` or `deny` command, or for the client's answer. */
 export interface PendingApproval {
   toolCallId: string;
@@ -19,7 +21,21 @@ export interface SharedAgentState {
   /** Calls of client tools waiting for the client's answer (a `tool` message in the next run). */
   awaitingClient: PendingApproval[];
   queued: { steering: string[]; followUp: string[] };
+  /**
+   * Runs waiting at a budget limit or a loop breaker (the root's, or a sub-agent's with its
+   * `agentPath`): the interrupt the client answers (`raiseBudget`, `continuePastBudget`, or a resume
+   * entry with `interruptId: "budget"`). Absent when none waits.
+   */
+  awaitingBudget?: BudgetPause[];
+  /** The current run's budget: its limits and what it used (absent without a run or a budget). */
+  budget?: { limits: BudgetLimits; usage: BudgetUsage };
 }
+
+/** A run held at a budget limit or a loop breaker (see docs/budgets.md). */
+export type BudgetPause = BudgetExceeded & {
+  /** The run is a sub-agent's: the tool call ids from the root down to it. */
+  agentPath?: string[];
+};
 
 /** Names of the CUSTOM events the server sends besides the standard AG-UI events. */
 export const CUSTOM_EVENT = {
@@ -33,4 +49,8 @@ export const CUSTOM_EVENT = {
   outputDelta: "agentchart.output_delta",
   /** A guardrail tripped; `value` is `{ guardrail, kind, reason, threw? }` (see docs/output-and-guardrails.md). */
   guardrailTripped: "agentchart.guardrail_tripped",
+  /** A limit of the run's budget reached; `value` is the `budget_exceeded` event (see docs/budgets.md). */
+  budgetExceeded: "agentchart.budget_exceeded",
+  /** A loop breaker; `value` is the `loop_detected` event. */
+  loopDetected: "agentchart.loop_detected",
 } as const;

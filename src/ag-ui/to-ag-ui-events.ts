@@ -111,6 +111,12 @@ export class AgUiTranslator implements AgentStreamTranslator {
         return [{ type: "CUSTOM", name: CUSTOM_EVENT.retry, value: event }];
       case "output_delta":
         return [{ type: "CUSTOM", name: CUSTOM_EVENT.outputDelta, value: { partial: event.partial } }];
+      case "budget_exceeded":
+      case "loop_detected": {
+        const { type, agentPath: _path, ...exceeded } = event;
+        const name = type === "budget_exceeded" ? CUSTOM_EVENT.budgetExceeded : CUSTOM_EVENT.loopDetected;
+        return [{ type: "CUSTOM", name, value: exceeded }];
+      }
       case "guardrail_tripped": {
         const { type: _type, ...trip } = event;
         return [{ type: "CUSTOM", name: CUSTOM_EVENT.guardrailTripped, value: trip }];

@@ -11,6 +11,7 @@ import type { HarnessPhase } from "../machines/harness/harness.machine.js";
 import { MemorySessionRepo } from "../storage/memory-session-repo.js";
 import type { Session } from "../storage/session.js";
 import type { SessionRepo } from "../storage/session-repo.js";
+import type { AgentBudget, BudgetLimits } from "../types/budget.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import type { StreamFn } from "../types/stream.js";
@@ -41,6 +42,8 @@ export interface HarnessRunnerOptions {
   session?: Session;
   repo?: SessionRepo;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** The budget of every turn's run (see docs/budgets.md). */
+  budget?: AgentBudget;
   /** Errors thrown by event listeners (default `console.error`). */
   onHandlerError?: (error: unknown, eventType: string) => void;
   /** Called with every harness the runner binds (e.g. to trace it); the returned function detaches. */
@@ -97,6 +100,7 @@ class HarnessRunner implements AgentRunner {
       ...(options.resources ? { resources: options.resources } : {}),
       ...(options.compaction ? { compaction: options.compaction } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.budget ? { budget: options.budget } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.onHandlerError ? { onHandlerError: options.onHandlerError } : {}),
     });
@@ -153,6 +157,12 @@ class HarnessRunner implements AgentRunner {
     this.#current.denyToolCall(toolCallId, reason, options);
   }
 
+  raiseBudget(limits: BudgetLimits, options?: AgentPathOption): void {
+    this.#current.raiseBudget(limits, options);
+  }
+  continuePastBudget(options?: AgentPathOption): void {
+    this.#current.continuePastBudget(options);
+  }
   abort(): void {
     if (this.isRunning) void this.#current.abort();
   }

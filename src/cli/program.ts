@@ -3,9 +3,11 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
+import type { AgentBudget } from "../types/budget.js";
 import { errorText } from "../types/error-text.js";
 import { THINKING_LEVELS } from "../types/model.js";
 import { isSessionError } from "../types/session-error.js";
+import { parseBudgetOption } from "./budget-watch.js";
 import { CliError } from "./cli-error.js";
 import { type EvalCommandOptions, runEvalCommand } from "./eval-command.js";
 import { DEFAULT_INSPECTOR_PORT, runInspector } from "./inspect-command.js";
@@ -103,6 +105,11 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     .option(
       "--database-url <url>",
       "submit the prompt to the sessions in this PostgreSQL database, served by `agentchart worker`, and stream the reply",
+    )
+    .option(
+      "--budget <json>",
+      'the budget of every run, e.g. \'{"maxModelCalls":20,"maxCostUsd":0.5}\' (see docs/budgets.md); at a pause the CLI asks: raise, continue once or stop',
+      budgetArgument,
     )
     .option(
       "--otel",
@@ -267,6 +274,15 @@ function parseScore(value: string): number {
   if (!(value.trim() !== "" && score >= 0 && score <= 1))
     throw new InvalidArgumentError("expected a score from 0 to 1");
   return score;
+}
+
+/** `--budget`'s value, checked; commander reports a bad one as an invalid argument. */
+function budgetArgument(value: string): AgentBudget {
+  try {
+    return parseBudgetOption(value);
+  } catch (error) {
+    throw new InvalidArgumentError(errorText(error));
+  }
 }
 
 function parsePort(value: string): number {

@@ -1,8 +1,10 @@
 import { createInterface } from "node:readline";
 import { expandPromptTemplate, parseTemplateArgs } from "../harness/resources/prompt-templates.js";
 import type { McpConnection } from "../mcp/connect-mcp-servers.js";
+import type { BudgetLimits } from "../types/budget.js";
 import { errorText } from "../types/error-text.js";
 import { THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
+import { watchBudget } from "./budget-watch.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { describeMcpServers } from "./mcp-setup.js";
 import { withModelId } from "./model-choice.js";
@@ -42,6 +44,8 @@ export interface ReplOptions {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: NodeJS.WritableStream & { isTTY?: boolean };
   style: TerminalStyle;
+  /** The budget the CLI set (`--budget`): the status line shows usage against it. */
+  budget?: BudgetLimits;
 }
 
 /**
@@ -204,6 +208,10 @@ export function runRepl(options: ReplOptions): Promise<number> {
     });
   };
   subscription.add(askForToolApprovals(runner, ask));
+  // A run paused at a budget limit takes the next line too (raise, continue once, stop).
+  subscription.add(
+    watchBudget(runner, { ask, write: (line) => print(style.dim(line)), limits: options.budget ?? {} }),
+  );
   // A question still open when the run ends (aborted) is stale: the next line is a prompt again.
   subscription.add(
     runner.phase$.subscribe((phase) => {

@@ -7,8 +7,10 @@ import type { McpConnection } from "../mcp/connect-mcp-servers.js";
 import type { JsonlSessionRepo } from "../storage/jsonl-session-repo.js";
 import type { Session } from "../storage/session.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
+import type { AgentBudget, BudgetLimits } from "../types/budget.js";
 import { errorText } from "../types/error-text.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
+import { watchBudget } from "./budget-watch.js";
 import { withBuiltinApprovals } from "./builtin-tool-approvals.js";
 import { loadCliConfig } from "./cli-config.js";
 import { CliError } from "./cli-error.js";
@@ -48,6 +50,8 @@ export interface RunOptions {
   yes?: boolean;
   /** Export spans over OTLP/HTTP (also on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set). */
   otel?: boolean;
+  /** `--budget`: the budget of every run; a pause asks on the terminal (raise, continue once, stop). */
+  budget?: AgentBudget;
 }
 
 /** Where the run command reads and writes; the real process streams by default (tests pass their own). */
@@ -160,6 +164,7 @@ async function runPrepared(
     tools: () => [...builtinTools, ...(mcp?.tools ?? [])],
     resolveModel: (id) => withModelId(model, id),
   });
+  const budget: BudgetLimits = options.budget ?? {};
   const runner = await createHarnessRunner({
     model,
     streamFn: choice.streamFn,
@@ -170,6 +175,7 @@ async function runPrepared(
     toolContext: { cwd: io.cwd },
     resources: { skills: resources.skills, promptTemplates: resources.templates },
     ...(choice.compaction ? { compaction: choice.compaction } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
     ...(session ? { session, repo } : {}),
     ...(inspector ? { inspect: inspector.inspect } : {}),
     ...(tracing ? { attach: (harness: AgentHarness) => tracing.instrument(harness) } : {}),
@@ -183,7 +189,8 @@ async function runPrepared(
     for (const diagnostic of [...resources.diagnostics, ...subAgents.diagnostics]) {
       io.stderr.write(`${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}\n`);
     }
-    if (options.json) return await withLineApprovals(runner, io, () => runJson(runner, prompt as string, io));
+    if (options.json)
+      return await withLineApprovals(runner, io, budget, () => runJson(runner, prompt as string, io));
     const banner = [
       `agentchart — ${choice.banner}`,
       session ? `${resumed ? "continuing" : "new"} session ${session.id}` : "no session",
@@ -191,7 +198,7 @@ async function runPrepared(
     ];
     if (prompt !== undefined) {
       io.stderr.write(`${terminalStyle(io.stderr).dim(banner.join(" · "))}\n`);
-      return await withLineApprovals(runner, io, () => runOnce(runner, prompt, io));
+      return await withLineApprovals(runner, io, budget, () => runOnce(runner, prompt, io));
     }
     const style = terminalStyle(io.stdout);
     io.stdout.write(`${style.cyan(banner.join(" · "))}\n${style.dim("/help lists the commands")}\n`);
@@ -203,6 +210,7 @@ async function runPrepared(
       input: io.stdin,
       output: io.stdout,
       style,
+      budget,
     });
   } finally {
     await runner.close();
@@ -212,17 +220,25 @@ async function runPrepared(
 }
 
 /**
- * Runs `work` (one prompt, or `--json`) while tool approvals are asked on stderr and answered by the
- * next line of stdin: the terminal when there is one, else whatever is piped in (`echo y | …`). When
+ * Runs `work` (one prompt, or `--json`) while tool approvals and budget pauses (against `budget`, the
+ * status line on stderr) are asked on stderr and answered by the next line of stdin: the terminal when there is one, else whatever is piped in (`echo y | …`). When
  * stdin ends without an answer (closed, `</dev/null`) the call is refused, naming `--yes` and `trust`.
  */
 async function withLineApprovals(
   runner: AgentRunner,
   io: RunIo,
+  budget: BudgetLimits,
   work: () => Promise<number>,
 ): Promise<number> {
   const asker = lineAsker(io.stdin, io.stderr);
   const approvals = askForToolApprovals(runner, asker.ask);
+  approvals.add(
+    watchBudget(runner, {
+      ask: asker.ask,
+      write: (line) => io.stderr.write(`${line}\n`),
+      limits: budget,
+    }),
+  );
   try {
     return await work();
   } finally {

@@ -3,6 +3,7 @@ import type { AgentPathOption } from "../agent/agent.js";
 import type { HarnessEvent } from "../harness/hooks.js";
 import type { HarnessPhase } from "../machines/harness/harness.machine.js";
 import type { Session } from "../storage/session.js";
+import type { BudgetLimits } from "../types/budget.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 
@@ -51,6 +52,10 @@ export interface AgentRunner {
   approveToolCall(toolCallId: string, options?: AgentPathOption): void;
   /** Gives a tool call that waits for approval (a sub-agent's: with its `agentPath`) an error result with `reason`. */
   denyToolCall(toolCallId: string, reason?: string, options?: AgentPathOption): void;
+  /** Raises limits of the run waiting at a budget limit (a sub-agent's: with its `agentPath`); see `Agent.raiseBudget`. */
+  raiseBudget(limits: BudgetLimits, options?: AgentPathOption): void;
+  /** Lets the call a budget limit holds go ahead once; see `Agent.continuePastBudget`. */
+  continuePastBudget(options?: AgentPathOption): void;
   /** Aborts what runs (no-op when idle); `prompt` then resolves with an aborted message. */
   abort(): void;
   /** Summarises the older part of the branch into a compaction entry (`instructions`: extra focus). */

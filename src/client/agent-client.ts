@@ -2,6 +2,7 @@ import { createStore, type Store } from "@xstate/store";
 import type { AgUiEvent, AgUiMessage, AgUiTool, RunAgentInput } from "../ag-ui/ag-ui-events.js";
 import type { AgentCommand } from "../ag-ui/agent-command.js";
 import type { PendingApproval } from "../ag-ui/shared-state.js";
+import type { BudgetLimits } from "../types/budget.js";
 import {
   type AgentClientContext,
   applyAgUiEvent,
@@ -62,6 +63,13 @@ export interface AgentClientEvents {
   deny: { toolCallId: string; reason?: string; agentPath?: string[] };
   steer: { text: string };
   followUp: { text: string };
+  /**
+   * Answers a run held at a budget limit or a loop breaker (`state.awaitingBudget`, a sub-agent's with
+   * its `agentPath`): its limits raised.
+   */
+  raiseBudget: { limits: BudgetLimits; agentPath?: string[] };
+  /** Answers a run held at a budget limit: the held call goes ahead once. */
+  continuePastBudget: { agentPath?: string[] };
   abort: Record<string, never>;
   /**
    * Answers a call of a frontend tool waiting for the client (`awaiting-client`): `result` is text or
@@ -93,7 +101,8 @@ export const NOT_ANSWERED_TEXT = "Not answered: the user sent a new message inst
  * A client of an AG-UI endpoint as an `@xstate/store` store: its snapshot's context holds the
  * messages (the streaming one apart, in `streaming`), tool calls by id with their status, the status
  * of the run, the calls awaiting approval or the client's answer and the state the server shares. Its
- * events are the commands (`submit`, `approve`, `deny`, `steer`, `followUp`, `abort`, `answerTool`).
+ * events are the commands (`submit`, `approve`, `deny`, `steer`, `followUp`, `raiseBudget`,
+ * `continuePastBudget`, `abort`, `answerTool`).
  * `tools` declares frontend tools (sent with every run); their calls wait in `awaiting-client` until
  * `answerTool` (or the tool's own `execute`) answers them, and the answers continue the run with a new
  * one. `submit` while calls wait answers them "not answered" first. It reconnects by itself when the stream
@@ -191,6 +200,16 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       },
       followUp: (context, event: AgentClientEvents["followUp"], enqueue) => {
         enqueue.effect(() => command({ type: "followUp", text: event.text }));
+        return context;
+      },
+      raiseBudget: (context, event: AgentClientEvents["raiseBudget"], enqueue) => {
+        enqueue.effect(() =>
+          command({ type: "raiseBudget", limits: event.limits, ...pathOf(event.agentPath) }),
+        );
+        return context;
+      },
+      continuePastBudget: (context, event: AgentClientEvents["continuePastBudget"], enqueue) => {
+        enqueue.effect(() => command({ type: "continuePastBudget", ...pathOf(event.agentPath) }));
         return context;
       },
       abort: (context, _event: AgentClientEvents["abort"], enqueue) => {

@@ -1,6 +1,14 @@
 // The browser-safe harness: AgentHarness and its pieces. Nothing here imports a `node:` module;
 // loading skills and prompt templates from disk and the built-in tools live in `agentchart/node`.
 
+export {
+  type ContextTokenEstimate,
+  calculateContextTokens,
+  estimateContextTokens,
+  estimateTokens,
+  type LastUsage,
+  lastUsage,
+} from "../loop/token-estimate.js";
 export type { SessionCommand, SessionDraft, SessionReply } from "../machines/harness/harness.events.js";
 export {
   type BackoffInput,
@@ -64,14 +72,6 @@ export {
 export { type CompactionPreparation, prepareCompaction } from "./compaction/prepare.js";
 export { serializeConversation } from "./compaction/serialize.js";
 export { shouldCompact } from "./compaction/settings.js";
-export {
-  type ContextTokenEstimate,
-  calculateContextTokens,
-  estimateContextTokens,
-  estimateTokens,
-  type LastUsage,
-  lastUsage,
-} from "./compaction/token-estimate.js";
 export { createHarnessMachine, type HarnessMachine } from "./create-harness-machine.js";
 export { AgentHarnessError, type AgentHarnessErrorCode, isAgentHarnessError } from "./errors.js";
 export type { AgentHarnessOptions } from "./harness-options.js";

@@ -8,6 +8,10 @@ const LIMITS: readonly BudgetName[] = [
   "maxToolCalls",
   "maxToolCallsPerTool",
   "maxTurns",
+  "maxWallMs",
+  "maxIdenticalCalls",
+  "maxFailedRepeats",
+  "maxRepeatedReplies",
 ];
 const ACTIONS = ["pause", "stop", "warn"];
 

@@ -6,28 +6,108 @@ import type {
   BudgetLimits,
   BudgetName,
   BudgetUsage,
+  LoopBreakerName,
+  RequestEstimate,
 } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
-import type { AssistantMessage } from "../types/messages.js";
+import type { AssistantMessage, ToolCall, UserMessage } from "../types/messages.js";
+import { userMessage } from "./messages.js";
 
-// A run's budget ledger: pure functions over plain data. Counts (model calls, tool calls, turns) are
-// reserved when the call is checked, before it starts, so calls started one after the other — parallel
-// tool calls are spawned one per step — never go past a cap. Tokens and cost are settled from each
-// reply's reported usage; a call is refused once what was used reached the limit.
+// A run's budget ledger: pure functions over plain data (the time, `now`, is an argument). Counts (model
+// calls, tool calls, turns) are reserved when the call is checked, before it starts, so calls started
+// one after the other — parallel tool calls are spawned one per step — never go past a cap. Tokens and
+// cost are settled from each reply's reported usage; a call is refused once what was used reached the
+// limit. Wall time is clocked in at each check: the time since the last one is added, except while the
+// run was paused at a limit (the clock stops) or before a restore (it restarts at the restore).
 
-/** A ledger with nothing used. */
-export function openLedger(budget: AgentBudget): BudgetLedger {
+/** The loop breakers' limits when a budget does not set them. */
+const LOOP_BREAKER_DEFAULTS: Record<LoopBreakerName, number> = {
+  maxIdenticalCalls: 5,
+  maxFailedRepeats: 2,
+  maxRepeatedReplies: 1,
+};
+
+/** Whether a limit is a loop breaker (reaching it emits `loop_detected`). */
+export function isLoopBreaker(name: BudgetName): name is LoopBreakerName {
+  return name in LOOP_BREAKER_DEFAULTS;
+}
+
+/** A loop breaker's limit: the budget's, or its default. */
+function loopLimit(budget: AgentBudget, name: LoopBreakerName): number {
+  return budget[name] ?? LOOP_BREAKER_DEFAULTS[name];
+}
+
+/** JSON with object keys sorted: two equal values give the same text whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((key) => record[key] !== undefined)
+    .sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
+}
+
+/** What makes two tool calls the same call for the loop breakers: the tool and its arguments. */
+export function callSignature(call: Pick<ToolCall, "name" | "arguments">): string {
+  return `${call.name} ${canonicalJson(call.arguments)}`;
+}
+
+/** What makes two replies the same for the loop breakers: their text and their calls, in order. */
+function replySignature(message: AssistantMessage): string {
+  let signature = "";
+  for (const block of message.content)
+    if (block.type === "text") signature += `\u0000t${block.text}`;
+    else if (block.type === "toolCall") signature += `\u0000c${callSignature(block)}`;
+  return signature;
+}
+
+/** A ledger with nothing used, its clock started at `now` (epoch ms). */
+export function openLedger(budget: AgentBudget, now: number): BudgetLedger {
   return {
     budget: { ...budget },
-    usage: { tokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0, toolCallsByTool: {}, turns: 0 },
+    usage: { tokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0, toolCallsByTool: {}, turns: 0, wallMs: 0 },
     warned: [],
+    clockedAt: now,
   };
 }
 
-/** What a check decided: the call goes ahead (`exceeded` set for a warning), or waits / stops the run. */
+/** The ledger with the wall time since its last check point added (a stopped clock starts at `now`). */
+export function clockIn(ledger: BudgetLedger, now: number): BudgetLedger {
+  if (ledger.clockedAt === undefined) return { ...ledger, clockedAt: now };
+  const elapsed = Math.max(0, now - ledger.clockedAt);
+  return { ...ledger, usage: { ...ledger.usage, wallMs: ledger.usage.wallMs + elapsed }, clockedAt: now };
+}
+
+/** The ledger of a restored run: its clock restarts at `now` (the time the process was gone is not counted). */
+export function restartClock(ledger: BudgetLedger, now: number): BudgetLedger {
+  return ledger.paused ? ledger : { ...ledger, clockedAt: now };
+}
+
+/** The ledger paused at `exceeded`: its clock stops (a pause's time is not counted). */
+export function pauseLedger(ledger: BudgetLedger, exceeded: BudgetExceeded): BudgetLedger {
+  const { clockedAt: _stopped, ...rest } = ledger;
+  return { ...rest, paused: exceeded };
+}
+
+/**
+ * Milliseconds of wall time the run has left at `now` (`undefined` without a wall-time limit, `0` once it
+ * is spent).
+ */
+export function wallTimeLeft(ledger: BudgetLedger, now: number): number | undefined {
+  const limit = ledger.budget.maxWallMs;
+  if (limit === undefined) return undefined;
+  const running = ledger.clockedAt === undefined ? 0 : Math.max(0, now - ledger.clockedAt);
+  return Math.max(0, limit - ledger.usage.wallMs - running);
+}
+
+/**
+ * What a check decided: the call goes ahead (`warning` set for a warning), or waits / stops the run.
+ * Either way `ledger` is the ledger clocked in at the check (and, for a call that goes, with it reserved).
+ */
 export type BudgetVerdict =
   | { go: true; ledger: BudgetLedger; warning?: BudgetExceeded }
-  | { go: false; exceeded: BudgetExceeded };
+  | { go: false; ledger: BudgetLedger; exceeded: BudgetExceeded };
 
 /** The action of a limit: its own, the budget's, or `pause`. */
 export function actionOf(budget: AgentBudget, name: BudgetName): BudgetAction {
@@ -36,25 +116,69 @@ export function actionOf(budget: AgentBudget, name: BudgetName): BudgetAction {
   return onExceeded?.[name] ?? "pause";
 }
 
-/** The first limit a model call would go past: a count reserved past its cap, or a total already reached. */
-function modelCallOverrun(ledger: BudgetLedger): Omit<BudgetExceeded, "action"> | undefined {
+/** Nothing expected: a model call whose request was not estimated. */
+const NO_ESTIMATE: RequestEstimate = { tokens: 0, costUsd: 0 };
+
+/**
+ * The first limit a model call would go past: a count reserved past its cap, or a total that reached
+ * its limit or would pass it with the request's estimate reserved.
+ */
+function modelCallOverrun(
+  ledger: BudgetLedger,
+  estimate: RequestEstimate,
+): Omit<BudgetExceeded, "action"> | undefined {
   const { budget, usage } = ledger;
-  // A count is past its cap when the reserved call would exceed it; a total once it reached its limit.
-  const over = (budget: BudgetName, limit: number | undefined, used: number, count: boolean) =>
-    limit !== undefined && (count ? used + 1 > limit : used >= limit)
+  const count = (budget: BudgetName, limit: number | undefined, used: number) =>
+    limit !== undefined && used + 1 > limit
       ? { budget, limit, used, before: "modelCall" as const }
       : undefined;
+  const total = (budget: BudgetName, limit: number | undefined, used: number, expected: number) =>
+    limit !== undefined && (used >= limit || used + expected > limit)
+      ? { budget, limit, used, before: "modelCall" as const, ...(expected > 0 ? { estimate: expected } : {}) }
+      : undefined;
   return (
-    over("maxModelCalls", budget.maxModelCalls, usage.modelCalls, true) ??
-    over("maxTurns", budget.maxTurns, usage.turns, true) ??
-    over("maxTokens", budget.maxTokens, usage.tokens, false) ??
-    over("maxCostUsd", budget.maxCostUsd, usage.costUsd, false)
+    count("maxModelCalls", budget.maxModelCalls, usage.modelCalls) ??
+    count("maxTurns", budget.maxTurns, usage.turns) ??
+    total("maxTokens", budget.maxTokens, usage.tokens, estimate.tokens) ??
+    total("maxCostUsd", budget.maxCostUsd, usage.costUsd, estimate.costUsd) ??
+    total("maxWallMs", budget.maxWallMs, usage.wallMs, 0) ??
+    repeatedReplyOverrun(ledger, "modelCall")
   );
 }
 
-/** The first limit a call of `toolName` would go past. */
-function toolCallOverrun(ledger: BudgetLedger, toolName: string): Omit<BudgetExceeded, "action"> | undefined {
+/** The run's last replies repeat one another past `maxRepeatedReplies`. */
+function repeatedReplyOverrun(
+  ledger: BudgetLedger,
+  before: "modelCall" | "toolCall",
+  toolName?: string,
+): Omit<BudgetExceeded, "action"> | undefined {
+  const limit = loopLimit(ledger.budget, "maxRepeatedReplies");
+  const used = ledger.replyRepeats ?? 0;
+  if (used < limit) return undefined;
+  return { budget: "maxRepeatedReplies", limit, used, before, ...(toolName ? { toolName } : {}) };
+}
+
+/** A call made past `maxIdenticalCalls`, or made again after failing `maxFailedRepeats` times. */
+function loopingCallOverrun(
+  ledger: BudgetLedger,
+  call: ToolCall,
+): Omit<BudgetExceeded, "action"> | undefined {
+  const seen = ledger.calls?.[callSignature(call)];
+  if (!seen) return undefined;
+  const base = { before: "toolCall" as const, toolName: call.name };
+  const identical = loopLimit(ledger.budget, "maxIdenticalCalls");
+  if (seen.made + 1 > identical)
+    return { budget: "maxIdenticalCalls", limit: identical, used: seen.made, ...base };
+  const failures = loopLimit(ledger.budget, "maxFailedRepeats");
+  if (seen.failed >= failures)
+    return { budget: "maxFailedRepeats", limit: failures, used: seen.failed, ...base };
+  return undefined;
+}
+
+/** The first limit `call` would go past. */
+function toolCallOverrun(ledger: BudgetLedger, call: ToolCall): Omit<BudgetExceeded, "action"> | undefined {
   const { budget, usage } = ledger;
+  const toolName = call.name;
   if (budget.maxToolCalls !== undefined && usage.toolCalls + 1 > budget.maxToolCalls)
     return {
       budget: "maxToolCalls",
@@ -72,33 +196,56 @@ function toolCallOverrun(ledger: BudgetLedger, toolName: string): Omit<BudgetExc
       before: "toolCall",
       toolName,
     };
-  return undefined;
+  if (budget.maxWallMs !== undefined && usage.wallMs >= budget.maxWallMs)
+    return { budget: "maxWallMs", limit: budget.maxWallMs, used: usage.wallMs, before: "toolCall", toolName };
+  return loopingCallOverrun(ledger, call) ?? repeatedReplyOverrun(ledger, "toolCall", toolName);
 }
 
 /**
- * Checks a model call against the ledger and, if it may start, reserves it (a model call and a turn).
+ * Checks a model call against the ledger clocked in at `now` and, if it may start, reserves it: a model
+ * call, a turn, and its request's `estimate` of tokens and cost (until `settleReply`).
  *
  * Contract: pure; never throws.
  */
-export function checkModelCall(ledger: BudgetLedger): BudgetVerdict {
-  return decide(ledger, modelCallOverrun(ledger), (usage) => ({
+export function checkModelCall(
+  ledger: BudgetLedger,
+  now: number,
+  estimate: RequestEstimate = NO_ESTIMATE,
+): BudgetVerdict {
+  const clocked = clockIn(ledger, now);
+  const verdict = decide(clocked, modelCallOverrun(clocked, estimate), (usage) => ({
     ...usage,
     modelCalls: usage.modelCalls + 1,
     turns: usage.turns + 1,
   }));
+  return verdict.go ? { ...verdict, ledger: { ...verdict.ledger, reserved: estimate } } : verdict;
 }
 
 /**
- * Checks a call of `toolName` against the ledger and, if it may start, reserves it.
+ * Checks `call` against the ledger clocked in at `now` and, if it may start, reserves it (a tool call,
+ * one of its tool, one of its signature).
  *
  * Contract: pure; never throws.
  */
-export function checkToolCall(ledger: BudgetLedger, toolName: string): BudgetVerdict {
-  return decide(ledger, toolCallOverrun(ledger, toolName), (usage) => ({
+export function checkToolCall(ledger: BudgetLedger, call: ToolCall, now: number): BudgetVerdict {
+  const clocked = clockIn(ledger, now);
+  const verdict = decide(clocked, toolCallOverrun(clocked, call), (usage) => ({
     ...usage,
     toolCalls: usage.toolCalls + 1,
-    toolCallsByTool: { ...usage.toolCallsByTool, [toolName]: (usage.toolCallsByTool[toolName] ?? 0) + 1 },
+    toolCallsByTool: { ...usage.toolCallsByTool, [call.name]: (usage.toolCallsByTool[call.name] ?? 0) + 1 },
   }));
+  if (!verdict.go) return verdict;
+  const signature = callSignature(call);
+  const seen = verdict.ledger.calls?.[signature] ?? { made: 0, failed: 0 };
+  const calls = { ...verdict.ledger.calls, [signature]: { ...seen, made: seen.made + 1 } };
+  return { ...verdict, ledger: { ...verdict.ledger, calls } };
+}
+
+/** The ledger with a failure of `call` (an error result) remembered for `maxFailedRepeats`. */
+export function recordCallFailure(ledger: BudgetLedger, call: ToolCall): BudgetLedger {
+  const signature = callSignature(call);
+  const seen = ledger.calls?.[signature] ?? { made: 0, failed: 0 };
+  return { ...ledger, calls: { ...ledger.calls, [signature]: { ...seen, failed: seen.failed + 1 } } };
 }
 
 function decide(
@@ -106,19 +253,41 @@ function decide(
   overrun: Omit<BudgetExceeded, "action"> | undefined,
   reserve: (usage: BudgetUsage) => BudgetUsage,
 ): BudgetVerdict {
+  // A repeated reply let through (continue-once, warn) is spent: the run's next replies count afresh.
+  const spent = overrun?.budget === "maxRepeatedReplies" ? { ...ledger, replyRepeats: 0 } : ledger;
   if (overrun === undefined || ledger.passOnce) {
-    const { passOnce: _spent, ...rest } = ledger;
+    const { passOnce: _spent, ...rest } = spent;
     return { go: true, ledger: { ...rest, usage: reserve(ledger.usage) } };
   }
   const exceeded: BudgetExceeded = { ...overrun, action: actionOf(ledger.budget, overrun.budget) };
-  if (exceeded.action !== "warn") return { go: false, exceeded };
-  const reserved = { ...ledger, usage: reserve(ledger.usage) };
+  if (exceeded.action !== "warn") return { go: false, ledger, exceeded };
+  const reserved = { ...spent, usage: reserve(ledger.usage) };
   if (ledger.warned.includes(overrun.budget)) return { go: true, ledger: reserved };
   return { go: true, ledger: { ...reserved, warned: [...ledger.warned, overrun.budget] }, warning: exceeded };
 }
 
-/** The ledger with a reply's reported tokens and cost added. */
+/**
+ * The ledger with a reply settled: its reported tokens and cost added in place of the estimate its call
+ * reserved (a reply that reports no usage counts that estimate), and whether it repeats the previous one.
+ */
 export function settleReply(ledger: BudgetLedger, message: AssistantMessage): BudgetLedger {
+  const signature = replySignature(message);
+  const repeats = signature === ledger.lastReply ? (ledger.replyRepeats ?? 0) + 1 : 0;
+  const { reserved, ...rest } = ledger;
+  const settled = { ...rest, lastReply: signature, replyRepeats: repeats };
+  if (message.usage || !reserved) return countReply(settled, message);
+  return {
+    ...settled,
+    usage: {
+      ...settled.usage,
+      tokens: settled.usage.tokens + reserved.tokens,
+      costUsd: settled.usage.costUsd + reserved.costUsd,
+    },
+  };
+}
+
+/** The ledger with a reply's reported tokens and cost added. */
+function countReply(ledger: BudgetLedger, message: AssistantMessage): BudgetLedger {
   const usage = message.usage;
   if (!usage) return ledger;
   return {
@@ -139,7 +308,7 @@ export function countDescendantEvents(ledger: BudgetLedger, events: readonly Age
   let counted = ledger;
   for (const event of events) {
     if (event.type === "message_end" && (event.message as AssistantMessage).role === "assistant") {
-      counted = settleReply(counted, event.message as AssistantMessage);
+      counted = countReply(counted, event.message as AssistantMessage);
       counted = { ...counted, usage: { ...counted.usage, modelCalls: counted.usage.modelCalls + 1 } };
     } else if (event.type === "tool_execution_start")
       counted = { ...counted, usage: { ...counted.usage, toolCalls: counted.usage.toolCalls + 1 } };
@@ -159,9 +328,27 @@ export function passOnce(ledger: BudgetLedger): BudgetLedger {
   return { ...rest, passOnce: true };
 }
 
-/** The `budget_exceeded` event of a limit reached. */
+/** The event of a limit reached: `loop_detected` for a loop breaker, else `budget_exceeded`. */
 export function budgetExceededEvent(exceeded: BudgetExceeded): AgentEvent {
-  return { type: "budget_exceeded", ...exceeded };
+  return { type: isLoopBreaker(exceeded.budget) ? "loop_detected" : "budget_exceeded", ...exceeded };
+}
+
+/**
+ * What the model is told when a run goes on past a loop breaker: a user message, injected before its
+ * next model call. `undefined` for a budget limit (the model is not told about those).
+ */
+export function loopNotice(exceeded: BudgetExceeded): UserMessage | undefined {
+  return isLoopBreaker(exceeded.budget) ? userMessage(loopNoticeText(exceeded)) : undefined;
+}
+
+function loopNoticeText(exceeded: BudgetExceeded): string {
+  const what =
+    exceeded.budget === "maxIdenticalCalls"
+      ? `you called "${exceeded.toolName}" with the same arguments ${exceeded.used} times in this run`
+      : exceeded.budget === "maxFailedRepeats"
+        ? `the call of "${exceeded.toolName}" you are repeating failed ${exceeded.used} times with the same arguments`
+        : "your last reply repeated the one before it";
+  return `[loop breaker] The run was held because ${what}. It goes on now: do not repeat it; change the approach, or say what blocks you.`;
 }
 
 /** The text a run stopped by its budget ends with (and a tool call it refused gets). */

@@ -15,7 +15,11 @@ import {
   budgetExceededEvent,
   budgetStopText,
   checkToolCall,
+  clockIn,
+  loopNotice,
   openLedger,
+  pauseLedger,
+  recordCallFailure,
   settleReply,
 } from "./budget-ledger.js";
 import { failedAssistantMessage } from "./messages.js";
@@ -152,7 +156,7 @@ export function beginRun(
   };
   if (start.output) run.output = start.output;
   const budget = start.budget ?? ctx.budget;
-  if (budget) run.ledger = openLedger(budget);
+  if (budget) run.ledger = openLedger(budget, Date.now());
   const input = start.checkInput ? ctx.guardrails.input : [];
   if (input.length > 0) run.inputCheck = input.some((g) => g.mode === "blocking") ? "blocking" : "parallel";
   return { context: { ...ctx, run, errorMessage: undefined }, events: [{ type: "agent_start" }] };
@@ -208,7 +212,8 @@ export function endRun(ctx: AgentMachineContext): StepResult & { returned: Exter
     ...(output?.accepted ? { output: output.value } : {}),
     ...(output?.failure ? { outputFailure: output.failure } : {}),
     ...(run.tripped ? { guardrail: run.tripped } : {}),
-    ...(run.ledger ? { budgetUsage: run.ledger.usage } : {}),
+    // The wall time up to the run's end counts (the last check was before its last call).
+    ...(run.ledger ? { budgetUsage: clockIn(run.ledger, Date.now()).usage } : {}),
   });
   step.set({ run: undefined });
   return { ...step.result(), returned };
@@ -398,19 +403,24 @@ function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused
     endToolCall(step, errorOutcome(call, budgetStopText(ledger.stoppedBy)));
     return "refused";
   }
-  const verdict = checkToolCall(ledger, call.name);
+  const verdict = checkToolCall(ledger, call, Date.now());
   if (verdict.go) {
     step.setRun({ ledger: verdict.ledger });
-    if (verdict.warning) step.emit(budgetExceededEvent(verdict.warning));
+    if (verdict.warning) {
+      step.emit(budgetExceededEvent(verdict.warning));
+      // A loop breaker's warning: the model is told before its next call.
+      const notice = loopNotice(verdict.warning);
+      if (notice) step.setRun({ inbox: [...step.run.inbox, { message: notice }] });
+    }
     return "start";
   }
   const exceeded = verdict.exceeded;
   step.emit(budgetExceededEvent(exceeded));
   if (exceeded.action === "pause") {
-    step.setRun({ ledger: { ...ledger, paused: exceeded } });
+    step.setRun({ ledger: pauseLedger(verdict.ledger, exceeded) });
     return "wait";
   }
-  step.setRun({ ledger: { ...ledger, stoppedBy: exceeded }, stopReason: "budget" });
+  step.setRun({ ledger: { ...verdict.ledger, stoppedBy: exceeded }, stopReason: "budget" });
   startToolCall(step, call);
   endToolCall(step, errorOutcome(call, budgetStopText(exceeded)));
   return "refused";
@@ -447,6 +457,9 @@ export function recordToolOutcome(ctx: AgentMachineContext, outcome: ToolCallOut
   if (!batch?.calls.some((call) => call.id === outcome.toolCall.id)) return { context: ctx, events: [] };
   if (phaseOf(batch, outcome.toolCall.id) === "settled") return { context: ctx, events: [] };
   const step = new Step(ctx);
+  // A failed call is remembered for the loop breaker `maxFailedRepeats`.
+  if (outcome.isError && step.run.ledger)
+    step.setRun({ ledger: recordCallFailure(step.run.ledger, outcome.toolCall) });
   endToolCall(step, outcome);
   return step.result();
 }
@@ -512,8 +525,11 @@ export function abortToolBatch(
   text: string = ABORTED_CALL_TEXT,
 ): StepResult & { stop: string[] } {
   const step = new Step(ctx);
-  step.setRun({ stopReason: text === ABORTED_CALL_TEXT ? "aborted" : "error" });
-  const stop = settleRemaining(step, text);
+  // A run its wall time stopped (WALL_TIME_UP) aborts its calls with the budget's text and reason.
+  const aborted = text === ABORTED_CALL_TEXT;
+  const stoppedBy = aborted && step.run.stopReason === "budget" ? step.run.ledger?.stoppedBy : undefined;
+  step.setRun({ stopReason: stoppedBy ? "budget" : aborted ? "aborted" : "error" });
+  const stop = settleRemaining(step, stoppedBy ? budgetStopText(stoppedBy) : text);
   return { ...step.result(), stop };
 }
 

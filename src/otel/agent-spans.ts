@@ -1,4 +1,5 @@
 import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import type { BudgetExceeded, BudgetUsage } from "../types/budget.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentMessage, AssistantMessage, StopReason } from "../types/messages.js";
 import type { Model } from "../types/model.js";
@@ -267,6 +268,31 @@ export class AgentSpans {
       tool.span.end();
     }
     this.#tools.clear();
+  }
+
+  /** The run's usage against its budget, at its end: one attribute per count on the run span. */
+  onBudgetUsage(usage: BudgetUsage): void {
+    this.#run?.span.setAttributes({
+      [AGENTCHART.budgetTokens]: usage.tokens,
+      [AGENTCHART.budgetCostUsd]: usage.costUsd,
+      [AGENTCHART.budgetModelCalls]: usage.modelCalls,
+      [AGENTCHART.budgetToolCalls]: usage.toolCalls,
+      [AGENTCHART.budgetTurns]: usage.turns,
+      [AGENTCHART.budgetWallMs]: usage.wallMs,
+    });
+  }
+
+  /** A limit reached or a loop breaker: an event of the run span with the limit, its use and action. */
+  onBudgetExceeded(kind: "budget_exceeded" | "loop_detected", exceeded: BudgetExceeded): void {
+    this.#run?.span.addEvent(
+      kind === "budget_exceeded" ? AGENTCHART.budgetExceeded : AGENTCHART.loopDetected,
+      {
+        [AGENTCHART.budgetName]: exceeded.budget,
+        [AGENTCHART.budgetLimit]: exceeded.limit,
+        [AGENTCHART.budgetUsed]: exceeded.used,
+        [AGENTCHART.budgetAction]: exceeded.action,
+      },
+    );
   }
 
   /** Ends the run span, with its turn count and, for a failed run, its error status. */

@@ -68,6 +68,21 @@ export const AGENTCHART = {
   turns: "agentchart.turns",
   /** Of a sub-agent's run span: the tool call ids from the root down to it (`["call_1", "call_7"]`). */
   agentPath: "agentchart.agent.path",
+  /** Of a run span with a budget: what the run used, at its end (`agent_end.budgetUsage`). */
+  budgetTokens: "agentchart.budget.usage.tokens",
+  budgetCostUsd: "agentchart.budget.usage.cost_usd",
+  budgetModelCalls: "agentchart.budget.usage.model_calls",
+  budgetToolCalls: "agentchart.budget.usage.tool_calls",
+  budgetTurns: "agentchart.budget.usage.turns",
+  budgetWallMs: "agentchart.budget.usage.wall_ms",
+  /** Events of a run span: a limit reached (`budget_exceeded`) or a loop breaker (`loop_detected`). */
+  budgetExceeded: "agentchart.budget_exceeded",
+  loopDetected: "agentchart.loop_detected",
+  /** Attributes of those events: the limit's name, its value, what was used, and what happens. */
+  budgetName: "agentchart.budget.name",
+  budgetLimit: "agentchart.budget.limit",
+  budgetUsed: "agentchart.budget.used",
+  budgetAction: "agentchart.budget.action",
 } as const;
 
 /** `error.type` values agentchart sets (besides exception class names from throwing tools). */

@@ -105,6 +105,7 @@ export class RunTracer {
         this.#startRootRun(true);
         return;
       case "agent_end":
+        if (event.budgetUsage) this.#root.onBudgetUsage(event.budgetUsage);
         this.#root.onRunEnd();
         this.#endDescendants();
         if (this.#root.endsWithRun) this.#root.endRun();
@@ -206,6 +207,10 @@ export class RunTracer {
       case "tool_execution_end":
         agent.endTool(event.toolCallId, event.isError, event.result);
         return;
+      case "budget_exceeded":
+      case "loop_detected":
+        agent.onBudgetExceeded(event.type, event);
+        return;
       default:
         return;
     }
@@ -220,6 +225,7 @@ export class RunTracer {
     const agent = this.#descendants.get(key);
     if (!agent) return;
     if (event.type === "agent_end") {
+      if (event.budgetUsage) agent.onBudgetUsage(event.budgetUsage);
       agent.onRunEnd();
       this.#endDescendants(key);
       agent.endRun();

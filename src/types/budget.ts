@@ -5,7 +5,16 @@ export type BudgetName =
   | "maxModelCalls"
   | "maxToolCalls"
   | "maxToolCallsPerTool"
-  | "maxTurns";
+  | "maxTurns"
+  | "maxWallMs"
+  | LoopBreakerName;
+
+/**
+ * The limits that break loops (see docs/budgets.md, "Loop breakers"): reaching one emits `loop_detected`
+ * instead of `budget_exceeded`, with the same pause / stop / warn choice. They apply to every run with
+ * a budget, with defaults (5, 2, 1) when the budget does not set them.
+ */
+export type LoopBreakerName = "maxIdenticalCalls" | "maxFailedRepeats" | "maxRepeatedReplies";
 
 /**
  * What happens when a call would go past a limit: `pause` (the run waits in a state tagged
@@ -28,6 +37,17 @@ export interface BudgetLimits {
   maxToolCallsPerTool?: number;
   /** Turns of the run (a model call and its tool calls each). */
   maxTurns?: number;
+  /**
+   * Wall time of the run in milliseconds, measured while it runs in a process: time paused at a budget
+   * limit and time between a snapshot and its restore are not counted.
+   */
+  maxWallMs?: number;
+  /** Calls of one tool with identical arguments in the run (default 5): the next identical one is held. */
+  maxIdenticalCalls?: number;
+  /** Failures of one call (a tool and identical arguments) before it is held when made again (default 2). */
+  maxFailedRepeats?: number;
+  /** Replies in a row that repeat the previous reply (its text and calls) before the run is held (default 1). */
+  maxRepeatedReplies?: number;
 }
 
 /** A run's budget: its limits and what happens at each (default `"pause"`). Plain data, persisted. */
@@ -44,6 +64,8 @@ export interface BudgetUsage {
   /** Tool calls started, by tool name (this agent's own). */
   toolCallsByTool: Record<string, number>;
   turns: number;
+  /** Wall time used (milliseconds), as of the run's last check point (a check, a pause, a restore). */
+  wallMs: number;
 }
 
 /** A limit reached: which, its value, what was used, what happens, and the tool for a per-tool limit. */
@@ -55,6 +77,14 @@ export interface BudgetExceeded {
   /** The call that would have gone past the limit is a model call or a call of this tool. */
   before: "modelCall" | "toolCall";
   toolName?: string;
+  /** For `maxTokens` / `maxCostUsd`: what the held model call would have reserved (its request's estimate). */
+  estimate?: number;
+}
+
+/** What a model call is expected to use, reserved before it starts: its request's estimate. */
+export interface RequestEstimate {
+  tokens: number;
+  costUsd: number;
 }
 
 /** A run's ledger: its limits (raised by `RAISE_BUDGET`), what it used, and where it stands. */
@@ -69,6 +99,15 @@ export interface BudgetLedger {
   stoppedBy?: BudgetExceeded;
   /** `CONTINUE_ONCE` arrived: the next check lets its call through, whatever the limits. */
   passOnce?: boolean;
+  /** When (epoch ms) the run's wall time was last added to `usage.wallMs`; absent while it is paused. */
+  clockedAt?: number;
+  /** The estimate the model call in flight reserved, until its reply settles it with the reported usage. */
+  reserved?: RequestEstimate;
+  /** The loop breakers' memory: per call (a tool and its canonical arguments), times made and failed. */
+  calls?: Record<string, { made: number; failed: number }>;
+  /** The last reply (its text and calls, canonical), and how many replies in a row repeated it. */
+  lastReply?: string;
+  replyRepeats?: number;
 }
 
 /** Why a budget was refused (`invalid_budget`, `no_model_price`) or a budget command was (`not_waiting`). */

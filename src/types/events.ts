@@ -59,6 +59,11 @@ export type OwnAgentEvent =
    * goes on); see docs/budgets.md.
    */
   | ({ type: "budget_exceeded" } & BudgetExceeded)
+  /**
+   * A loop breaker (`maxIdenticalCalls`, `maxFailedRepeats`, `maxRepeatedReplies`) holds a call: the same
+   * choice as `budget_exceeded`; when the run goes on, the model is told why (a user message).
+   */
+  | ({ type: "loop_detected" } & BudgetExceeded)
   /** A restored agent goes on with a run it was persisted in the middle of (agentchart). */
   | { type: "agent_resume"; from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools" };
 

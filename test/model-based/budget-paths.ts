@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { InspectionEvent } from "xstate";
+import { type AnyActorRef, createActor, type InspectionEvent, SimulatedClock } from "xstate";
+import { z } from "zod";
 import { Agent, type AgentOptions } from "../../src/agent/agent.js";
+import { createAgentMachine } from "../../src/machines/agent/agent.provided.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
+import { defineTool } from "../../src/tools/define-tool.js";
 import { BudgetError } from "../../src/types/budget.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentMessage, ToolResultMessage } from "../../src/types/messages.js";
-import { echoTool, testModel } from "../support/loop-harness.js";
+import { echoTool, testModel, user } from "../support/loop-harness.js";
 
 // The budget's states crossed along every transition, through the `Agent` class: a pause before a
 // model call (raised, continued once, restored), a stop there, a pause before a tool call (raised,
@@ -46,6 +49,16 @@ function nextEvent(agent: Agent, type: AgentEvent["type"]) {
 }
 
 const roleOf = (m: AgentMessage) => (m as { role: string }).role;
+
+/** Resolves with the next event of `type` a plain actor emits. */
+function nextOf(actor: AnyActorRef, type: AgentEvent["type"]) {
+  return new Promise<AgentEvent>((resolve) => {
+    const listener = actor.on(type, (event: AgentEvent) => {
+      listener.unsubscribe();
+      resolve(event);
+    });
+  });
+}
 
 /** Idle, each call answered once. */
 function expectFinished(agent: Agent) {
@@ -227,12 +240,64 @@ export function describeBudgetPaths(inspect: Inspect) {
       );
       const done = agent.prompt("go");
       expect(await paused).toMatchObject({ agentPath: ["h1"], budget: "maxModelCalls" });
+      // The parent waits with its sub-agent: executingTools.awaitingHuman.
+      expect(agent.actor.getSnapshot().matches({ running: { executingTools: "awaitingHuman" } })).toBe(true);
+      expect(agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(true);
       expect(() => agent.raiseBudget({ maxModelCalls: 2 })).toThrow(/not waiting/);
       agent.raiseBudget({ maxModelCalls: 2 }, { agentPath: ["h1"] });
       expect((await done).stopReason).toBe("stop");
+      expect(agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(false);
       const results = agent.state.messages.filter((m): m is ToolResultMessage => roleOf(m) === "toolResult");
       expect(results[0]?.content).toEqual([{ type: "text", text: "child done" }]);
       expectFinished(agent);
+    });
+
+    it("streaming —WALL_TIME_UP [replyStreaming]→ the stream aborted, the run stopped (budget)", async () => {
+      const clock = new SimulatedClock();
+      const machine = createAgentMachine({ streamFn: scriptedModel([{ text: "slow", hang: true }]) });
+      const actor = createActor(machine, {
+        input: { model: testModel, agentId: "w1", budget: { maxWallMs: 60_000, onExceeded: "stop" } },
+        inspect,
+        clock,
+      });
+      actor.start();
+      const ended = nextOf(actor, "agent_end");
+      actor.send({ type: "PROMPT", messages: [user("go")] });
+      expect(actor.getSnapshot().matches({ running: "streaming" })).toBe(true);
+      clock.increment(60_000);
+      expect(await ended).toMatchObject({ stopReason: "budget" });
+      expect(actor.getSnapshot().value).toBe("idle");
+    });
+
+    it("executingTools —WALL_TIME_UP [replyRecorded]→ the calls aborted, the run stopped (budget)", async () => {
+      const clock = new SimulatedClock();
+      const hang = defineTool({
+        name: "hang",
+        description: "runs until aborted",
+        parameters: z.object({}),
+        execute: (_args, context) =>
+          new Promise<never>((_resolve, reject) =>
+            context.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+          ),
+      });
+      const machine = createAgentMachine({
+        streamFn: scriptedModel([{ toolCalls: [{ id: "h1", name: "hang", arguments: {} }] }]),
+        tools: [hang],
+      });
+      const actor = createActor(machine, {
+        input: { model: testModel, agentId: "w2", budget: { maxWallMs: 60_000, onExceeded: "stop" } },
+        inspect,
+        clock,
+      });
+      actor.start();
+      const started = nextOf(actor, "tool_execution_start");
+      const ended = nextOf(actor, "agent_end");
+      actor.send({ type: "PROMPT", messages: [user("go")] });
+      await started;
+      clock.increment(60_000);
+      const end = (await ended) as Extract<AgentEvent, { type: "agent_end" }>;
+      expect(end.stopReason).toBe("budget");
+      expect(end.messages.filter((m) => roleOf(m) === "toolResult")).toHaveLength(1);
     });
 
     it("refuses budget commands to a run that does not wait, and bad limits, naming them", async () => {

@@ -1,3 +1,4 @@
+import { estimateTokens } from "../../loop/token-estimate.js";
 import { entryToMessage } from "../../storage/build-context.js";
 import type { SessionEntry } from "../../storage/entries.js";
 import type { SessionTreeView } from "../../storage/session-tree.js";
@@ -8,7 +9,6 @@ import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_PROMPT, summaryRequestText } from
 import { serializeConversation } from "./serialize.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "./settings.js";
 import { requestSummary, type SummaryModelOptions } from "./summarize.js";
-import { estimateTokens } from "./token-estimate.js";
 
 /** The abandoned side of a navigation. */
 export interface BranchSummaryEntries {

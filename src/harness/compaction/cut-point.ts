@@ -1,6 +1,6 @@
+import { estimateTokens } from "../../loop/token-estimate.js";
 import { entryToMessage } from "../../storage/build-context.js";
 import type { SessionEntry } from "../../storage/entries.js";
-import { estimateTokens } from "./token-estimate.js";
 
 /** Where a compaction cuts a path. */
 export interface CutPoint {

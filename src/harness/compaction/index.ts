@@ -1,3 +1,13 @@
+export {
+  type ContextTokenEstimate,
+  calculateContextTokens,
+  createContextEstimator,
+  estimateContextTokens,
+  estimateTokens,
+  isBashExecution,
+  type LastUsage,
+  lastUsage,
+} from "../../loop/token-estimate.js";
 export type { BashExecutionMessage } from "../../types/harness-messages.js";
 export {
   type BranchSummaryEntries,
@@ -31,13 +41,3 @@ export {
   type SummaryModelOptions,
   type SummaryRequestOptions,
 } from "./summarize.js";
-export {
-  type ContextTokenEstimate,
-  calculateContextTokens,
-  createContextEstimator,
-  estimateContextTokens,
-  estimateTokens,
-  isBashExecution,
-  type LastUsage,
-  lastUsage,
-} from "./token-estimate.js";

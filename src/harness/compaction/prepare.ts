@@ -1,10 +1,10 @@
+import { estimateContextTokens } from "../../loop/token-estimate.js";
 import { buildSessionContext, entryToMessage } from "../../storage/build-context.js";
 import type { CompactionEntry, SessionEntry } from "../../storage/entries.js";
 import type { AgentMessage } from "../../types/index.js";
 import { findCutPoint } from "./cut-point.js";
 import { type FileOperations, FileOperationTracker } from "./file-operations.js";
 import type { CompactionSettings } from "./settings.js";
-import { estimateContextTokens } from "./token-estimate.js";
 
 /** Everything `compact()` needs, computed from a path without calling a model. Plain data. */
 export interface CompactionPreparation {

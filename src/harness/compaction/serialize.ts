@@ -1,5 +1,5 @@
+import { isBashExecution } from "../../loop/token-estimate.js";
 import type { AgentMessage, ImageContent, TextContent } from "../../types/index.js";
-import { isBashExecution } from "./token-estimate.js";
 
 /** Tool results and command outputs longer than this are cut in a transcript. */
 export const MAX_TOOL_RESULT_CHARS = 2000;

@@ -57,6 +57,8 @@ export interface Enqueue {
   spawnChild(src: "toolCall", options: { id: string; input: ToolCallInput }): void;
   spawnChild(src: "turnCallbacks", options: { id: string; input: { context: AgentMachineContext } }): void;
   stopChild(id: string): void;
+  raise(event: { type: "WALL_TIME_UP" }, options: { id: string; delay: number }): void;
+  cancel(id: string): void;
 }
 
 /** What an action gets from `enqueueActions`: the context and event, and what it may enqueue. */
@@ -109,7 +111,10 @@ export function emitReplyEvents({ context, enqueue }: ActionArgs, events: AgentE
  */
 export function forwardSubAgentEvents({ context, enqueue }: ActionArgs, from: SubAgentEventsEvent): void {
   // What the descendant used counts in this run's budget totals.
-  if (context.run?.ledger) enqueue.assign(() => budgetSteps.countDescendants(context, from.events));
+  const counted = context.run?.ledger ? budgetSteps.countDescendants(context, from.events) : context;
+  // A sub-agent paused at a limit makes its call wait: this agent shows `awaitingHuman` too.
+  const marked = budgetSteps.markDescendantPause(counted, from.toolCallId, from.events);
+  if (marked !== context) enqueue.assign(() => marked);
   const forwarded: AgentEvent[] = [];
   for (const event of from.events) {
     const emitted: AgentEvent = { ...event, agentPath: [from.toolCallId, ...(event.agentPath ?? [])] };
@@ -414,11 +419,36 @@ export function announceWaitingCall({ context, enqueue }: ActionArgs, request: T
   ]);
 }
 
+/** A restored run goes on: `agent_resume`; its wall-time clock restarts now. */
 export function announceResume(
   { context, enqueue }: ActionArgs,
   from: "preparingTurn" | "streaming" | "validatingOutput" | "executingTools",
 ): void {
+  if (context.run?.ledger) enqueue.assign(() => budgetSteps.restartWallClock(context));
   emitAll(enqueue, context, [{ type: "agent_resume", from }]);
+}
+
+/** The id of the delayed `WALL_TIME_UP` a run arms while its calls run. */
+const WALL_TIMER = "wallTimer";
+
+/**
+ * Arms (again) the delayed `WALL_TIME_UP` for the wall time the run has left, when its `maxWallMs`
+ * action is `stop`; otherwise only cancels a timer armed before.
+ */
+export function armWallTimer({ context, enqueue }: ActionArgs): void {
+  enqueue.cancel(WALL_TIMER);
+  const delay = budgetSteps.wallTimerDelay(context);
+  if (delay !== undefined) enqueue.raise({ type: "WALL_TIME_UP" }, { id: WALL_TIMER, delay });
+}
+
+/** Cancels the run's delayed `WALL_TIME_UP` (no call runs, or the run waits at a limit). */
+export function disarmWallTimer({ enqueue }: ActionArgs): void {
+  enqueue.cancel(WALL_TIMER);
+}
+
+/** `WALL_TIME_UP`: the run stops at its wall-time limit (the machine then ends it as an abort does). */
+export function stopAtWallTime({ context, enqueue }: ActionArgs, before: "modelCall" | "toolCall"): void {
+  apply(enqueue, budgetSteps.stopAtWallTime(context, before));
 }
 
 /** The model call goes ahead: reserved in the run's budget ledger (with a `warn` limit's event). */

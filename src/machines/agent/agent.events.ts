@@ -121,6 +121,8 @@ export type AgentInternalEvent =
   | { type: "RUN_ABORTED" }
   /** The same for `FAIL`. */
   | { type: "RUN_FAILED"; error: string }
+  /** Delayed, self-raised: the run's wall time (`maxWallMs`, action `stop`) ran out while a call ran. */
+  | { type: "WALL_TIME_UP" }
   /** A between-tools steering poll answered (`external`: what the external source returned). */
   | { type: "STEERING_POLLED"; external: AgentMessage[] }
   | StreamActorEvent

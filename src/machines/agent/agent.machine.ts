@@ -170,6 +170,9 @@ export const agentMachine = setup({
     stopForBudget: enqueueing(actions.stopForBudget),
     raiseBudget: enqueueing(actions.raiseBudget),
     continueOnce: enqueueing(actions.continueOnce),
+    armWallTimer: enqueueing(actions.armWallTimer),
+    disarmWallTimer: enqueueing(actions.disarmWallTimer),
+    stopAtWallTime: enqueueing(actions.stopAtWallTime),
     tripGuardrail: enqueueing(actions.tripGuardrail),
     inputPassed: enqueueing(actions.inputPassed),
     applyOutputVerdict: enqueueing(actions.applyOutputVerdict),
@@ -305,6 +308,24 @@ export const agentMachine = setup({
             actions: [{ type: "failTurn", params: { reason: "aborted", text: ABORTED_TEXT } }, "endRun"],
           },
         ],
+        WALL_TIME_UP: [
+          {
+            guard: "replyStreaming",
+            description:
+              "The run's wall time ran out during the model call (maxWallMs, action stop): the stream is aborted and the run ends with stopReason budget.",
+            actions: [{ type: "stopAtWallTime", params: "modelCall" }, "abortStream"],
+          },
+          {
+            guard: "replyRecorded",
+            description:
+              "The run's wall time ran out while tool calls ran (maxWallMs, action stop): they are aborted and the run ends with stopReason budget.",
+            actions: [
+              { type: "stopAtWallTime", params: "toolCall" },
+              "abortCalls",
+              { type: "endRunNext", params: undefined },
+            ],
+          },
+        ],
         RUN_FAILED: [
           {
             guard: "replyRecorded",
@@ -419,6 +440,8 @@ export const agentMachine = setup({
           description:
             "The model's reply streams (the stream actor). `released`: its events reach listeners as they stream; `held` (output guardrails are set): they wait until `checking` passes the finished reply.",
           tags: ["streaming"],
+          entry: "armWallTimer",
+          exit: "disarmWallTimer",
           initial: "released",
           invoke: {
             id: "stream",
@@ -538,7 +561,8 @@ export const agentMachine = setup({
         executingTools: {
           description:
             "The reply's tool calls run, one spawned toolCall actor each (id = tool call id): preflight in source order, then executed in parallel or one by one.",
-          entry: "advanceToolBatch",
+          entry: ["armWallTimer", "advanceToolBatch"],
+          exit: "disarmWallTimer",
           always: {
             guard: "batchSettled",
             target: "preparingTurn",
@@ -562,6 +586,8 @@ export const agentMachine = setup({
               description:
                 "The next tool call would go past a limit of the run's budget: no further call starts until RAISE_BUDGET or CONTINUE_ONCE (ABORT ends the run); started calls finish.",
               tags: ["awaitingHuman"],
+              entry: "disarmWallTimer",
+              exit: "armWallTimer",
               always: { guard: "budgetNotPaused", target: "working" },
               on: {
                 RAISE_BUDGET: { actions: ["raiseBudget", "advanceToolBatch"] },
@@ -618,6 +644,7 @@ export const agentMachine = setup({
             RESUME: {
               actions: [
                 { type: "announceResume", params: "executingTools" },
+                "armWallTimer",
                 "resumeToolCalls",
                 "advanceToolBatch",
               ],

@@ -1,6 +1,6 @@
-import { grewFrom } from "../../loop/transcript-growth.js";
-import type { BashExecutionMessage } from "../../types/harness-messages.js";
-import type { AgentMessage, AssistantMessage, ImageContent, TextContent, Usage } from "../../types/index.js";
+import type { BashExecutionMessage } from "../types/harness-messages.js";
+import type { AgentMessage, AssistantMessage, ImageContent, TextContent, Usage } from "../types/index.js";
+import { grewFrom } from "./transcript-growth.js";
 
 /** Characters per token of the estimate (a conservative average for English text and code). */
 const CHARS_PER_TOKEN = 4;
@@ -119,7 +119,7 @@ export interface ContextTokenEstimate {
  *
  * ```ts
  * const { tokens } = estimateContextTokens(session.buildContext().messages);
- * if (shouldCompact(tokens, model.contextWindow, settings)) await harness.compact();
+ * if (shouldCompact(tokens, model.contextWindow, settings)) void harness.compact();
  * ```
  */
 export function estimateContextTokens(messages: readonly AgentMessage[]): ContextTokenEstimate {

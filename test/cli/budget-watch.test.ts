@@ -1,0 +1,137 @@
+/**
+ * The CLI at a budget pause: it writes the status line (usage against the limits it set) and asks —
+ * raise (twice the limit, or a number), continue once, or stop — answering the runner, a sub-agent's
+ * pause with its agentPath; `--budget` is parsed and checked, naming what is wrong.
+ */
+import { Subject } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { budgetStatusLine, parseBudgetOption, watchBudget } from "../../src/cli/budget-watch.js";
+import type { AgentRunner } from "../../src/cli/runner.js";
+import type { HarnessEvent } from "../../src/harness/hooks.js";
+import type { BudgetUsage } from "../../src/types/budget.js";
+
+function fakeRunner() {
+  const events$ = new Subject<HarnessEvent>();
+  const calls: unknown[][] = [];
+  const runner = {
+    events$,
+    raiseBudget: (...args: unknown[]) => calls.push(["raise", ...args]),
+    continuePastBudget: (...args: unknown[]) => calls.push(["continue", ...args]),
+    abort: () => calls.push(["abort"]),
+  } as unknown as AgentRunner;
+  return { runner, events$, calls };
+}
+
+const usage: BudgetUsage = {
+  tokens: 1234,
+  costUsd: 0.0123,
+  modelCalls: 3,
+  toolCalls: 2,
+  toolCallsByTool: { bash: 2 },
+  turns: 3,
+  wallMs: 2100,
+};
+
+const pause = (extra: object = {}) =>
+  ({
+    type: "budget_exceeded",
+    budget: "maxModelCalls",
+    limit: 3,
+    used: 3,
+    action: "pause",
+    before: "modelCall",
+    ...extra,
+  }) as HarnessEvent;
+
+/** Answers each question with the next answer, recording the questions. */
+function answering(...answers: (string | undefined)[]) {
+  const questions: string[] = [];
+  let answered!: () => void;
+  const done = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  const ask = async (question: string) => {
+    questions.push(question);
+    const answer = answers.shift();
+    if (answers.length === 0) queueMicrotask(answered);
+    return answer;
+  };
+  return { ask, questions, done };
+}
+
+describe("budgetStatusLine", () => {
+  it("shows every count, against the limits that are set", () => {
+    expect(budgetStatusLine(usage, { maxModelCalls: 20, maxCostUsd: 0.5, maxWallMs: 60_000 })).toBe(
+      "budget: model calls 3/20 · turns 3 · tool calls 2 · tokens 1,234 · cost $0.0123/$0.5000 · wall 2.1 s/60.0 s",
+    );
+  });
+});
+
+describe("watchBudget", () => {
+  it("raise: doubles the limit that was reached, and the status line shows the new limit", async () => {
+    const { runner, events$, calls } = fakeRunner();
+    const { ask, questions, done } = answering("r");
+    const lines: string[] = [];
+    const watching = watchBudget(runner, {
+      ask,
+      write: (line) => lines.push(line),
+      limits: { maxModelCalls: 3 },
+    });
+    events$.next(pause());
+    await done;
+    expect(questions).toEqual(["maxModelCalls reached (3 of 3): [r]aise to 6 / [c]ontinue once / [s]top? "]);
+    await Promise.resolve();
+    expect(calls).toEqual([["raise", { maxModelCalls: 6 }, {}]]);
+    events$.next({ type: "agent_end", messages: [], stopReason: "stop", budgetUsage: usage } as HarnessEvent);
+    expect(lines.at(-1)).toContain("model calls 3/6");
+    watching.unsubscribe();
+  });
+
+  it("raise to a number, continue once, and stop — a sub-agent's with its agentPath", async () => {
+    const { runner, events$, calls } = fakeRunner();
+    const { ask, done } = answering("raise 50", "c", "s");
+    const watching = watchBudget(runner, { ask, write: () => {}, limits: {} });
+    events$.next(pause());
+    events$.next(
+      pause({ type: "loop_detected", budget: "maxIdenticalCalls", toolName: "bash", agentPath: ["t1"] }),
+    );
+    events$.next(pause());
+    await done;
+    for (let tick = 0; tick < 5; tick++) await Promise.resolve();
+    expect(calls).toEqual([
+      ["raise", { maxModelCalls: 50 }, {}],
+      ["continue", { agentPath: ["t1"] }],
+      ["abort"],
+    ]);
+    watching.unsubscribe();
+  });
+
+  it("stops the run when nobody answers (input ended), and asks nothing for warn", async () => {
+    const { runner, events$, calls } = fakeRunner();
+    const { ask, questions, done } = answering(undefined);
+    const watching = watchBudget(runner, { ask, write: () => {}, limits: {} });
+    events$.next(pause({ action: "warn" }));
+    events$.next(pause());
+    await done;
+    await Promise.resolve();
+    expect(questions).toHaveLength(1);
+    expect(calls).toEqual([["abort"]]);
+    watching.unsubscribe();
+  });
+});
+
+describe("--budget", () => {
+  it("parses a JSON object of limits", () => {
+    expect(parseBudgetOption('{"maxModelCalls":20,"onExceeded":"stop"}')).toEqual({
+      maxModelCalls: 20,
+      onExceeded: "stop",
+    });
+  });
+
+  it("refuses what is not JSON, not an object, or not a budget, naming it", () => {
+    expect(() => parseBudgetOption("maxModelCalls=3")).toThrow(/--budget: not JSON/);
+    expect(() => parseBudgetOption("[1]")).toThrow(/a JSON object of limits/);
+    expect(() => parseBudgetOption('{"maxTurns":-1}')).toThrow(/--budget: maxTurns must be a finite number/);
+    expect(() => parseBudgetOption('{"maxCalls":1}')).toThrow(/"maxCalls" is not a budget limit/);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * `kill -9` while a harness's run waits at a budget limit, on a JSONL session: the process that
+ * restores it (from the snapshot the killed one wrote, and the session's file) finds the run paused at
+ * the same limit, and raising it finishes the run with every call answered once.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { AgentHarness } from "../../src/harness/agent-harness.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { JsonlSessionRepo } from "../../src/storage/jsonl-session-repo.js";
+import { ProcessDriver, repoRoot, spawnTs } from "../support/cli-process.js";
+import { roles } from "../support/harness-support.js";
+import { echoTool, testModel } from "../support/loop-harness.js";
+
+vi.setConfig({ testTimeout: 90_000 });
+
+const scratch = mkdtempSync(join(tmpdir(), "agentchart-budget-kill-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("kill -9 while paused at a budget limit (JSONL)", () => {
+  it("restores paused at the limit; raised, the run finishes", async () => {
+    const root = join(scratch, "sessions");
+    const file = join(scratch, "harness.json");
+    const driver = new ProcessDriver(
+      spawnTs("test/support/harness-budget-child.ts", [root, file], { cwd: repoRoot }),
+    );
+    await driver.waitFor("PAUSED");
+    driver.child.kill("SIGKILL");
+    await driver.exited;
+
+    const saved = JSON.parse(readFileSync(file, "utf8"));
+    const session = await new JsonlSessionRepo({ root }).open("budget-session");
+    const { harness, resumed } = AgentHarness.restore(saved, {
+      session,
+      model: testModel,
+      tools: [echoTool()],
+      streamFn: scriptedModel([{ text: "Done." }]),
+      budget: { maxModelCalls: 1 },
+    });
+    expect(harness.agent.state.budget?.paused).toMatchObject({ budget: "maxModelCalls", limit: 1, used: 1 });
+    expect(harness.agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(true);
+    harness.raiseBudget({ maxModelCalls: 2 });
+    await resumed;
+    expect(roles(session.buildContext().messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    await session.close();
+  });
+});
