@@ -32,6 +32,7 @@ export {
 } from "./evals/eval-run.js";
 export type { EvalSuite } from "./evals/eval-suite.js";
 export { type ProgressBar, type ProgressStream, progressBar } from "./evals/progress-bar.js";
+export { evalCasesFromRecording } from "./evals/recording-cases.js";
 export {
   type CaseChange,
   type CaseDiff,
@@ -63,14 +64,13 @@ export {
 } from "./evals/scorers/trajectory-match.js";
 export { type EvalBudget, withinBudget } from "./evals/scorers/within-budget.js";
 export {
-  type RecordedModelCall,
   replayExceptStep,
   type SeamCandidate,
   type SeamEvalOptions,
   type SeamEvalResult,
-  type SeamRecording,
   seamEval,
 } from "./evals/seam-eval.js";
+export { type SeamCall, type SeamRecording, seamRecordingOf } from "./evals/seam-recording.js";
 export { evalCasesFromSession } from "./evals/session-cases.js";
 export {
   AGENT_ACTOR,

@@ -1,6 +1,7 @@
 import { from, lastValueFrom } from "rxjs";
 import { scriptedModel } from "../providers/scripted/scripted-model.js";
 import type { ScriptedBlock, ScriptedReply } from "../providers/scripted/scripted-reply.js";
+import { Recording } from "../replay/recording.js";
 import { errorText } from "../types/error-text.js";
 import { type AssistantMessage, emptyUsage } from "../types/messages.js";
 import type { Model } from "../types/model.js";
@@ -10,21 +11,7 @@ import { EvalInputError } from "./eval-input-error.js";
 import { type CaseScore, caseScore, passHatK } from "./eval-result.js";
 import { evalRunOf } from "./eval-run.js";
 import { applyScorer, type Scorer, type ScorerVerdict } from "./scorer.js";
-
-/** One model call of a recorded run: the request the agent sent and the reply it got. */
-export interface RecordedModelCall {
-  request: LlmContext;
-  reply: AssistantMessage;
-}
-
-/**
- * What a seam eval needs of a recorded run: its model and its model calls in order (step k is
- * `calls[k]`). A recording of any format becomes one with a small adapter.
- */
-export interface SeamRecording {
-  model: Model;
-  calls: RecordedModelCall[];
-}
+import { type SeamCall, type SeamRecording, seamRecordingOf } from "./seam-recording.js";
 
 /** What answers step k instead of the recording: a candidate model, prompt or tool set. */
 export interface SeamCandidate {
@@ -40,7 +27,7 @@ export interface SeamCandidate {
 
 /** Options of {@link seamEval}. */
 export interface SeamEvalOptions {
-  recording: SeamRecording;
+  recording: SeamRecording | Recording;
   /** The 0-based model call to hand to the candidate. */
   step: number;
   candidate: SeamCandidate;
@@ -79,7 +66,8 @@ export interface SeamEvalResult {
  * ```
  */
 export async function seamEval(options: SeamEvalOptions): Promise<SeamEvalResult> {
-  const { recording, step, candidate } = options;
+  const { step, candidate } = options;
+  const recording = seamsOf(options.recording);
   const recorded = recordedCall(recording, step);
   const samples = options.samples ?? 1;
   if (!Number.isInteger(samples) || samples < 1) {
@@ -127,7 +115,12 @@ export async function seamEval(options: SeamEvalOptions): Promise<SeamEvalResult
  * const agent = new Agent({ model: recording.model, streamFn: replayExceptStep(recording, 2, candidate) });
  * ```
  */
-export function replayExceptStep(recording: SeamRecording, step: number, candidate: StreamFn): StreamFn {
+export function replayExceptStep(
+  from: SeamRecording | Recording,
+  step: number,
+  candidate: StreamFn,
+): StreamFn {
+  const recording = seamsOf(from);
   recordedCall(recording, step);
   const replay = scriptedModel(
     recording.calls.filter((_, index) => index !== step).map((call) => scriptedReplyOf(call.reply)),
@@ -137,7 +130,11 @@ export function replayExceptStep(recording: SeamRecording, step: number, candida
     calls++ === step ? candidate(model, context, options) : replay(model, context, options);
 }
 
-function recordedCall(recording: SeamRecording, step: number): RecordedModelCall {
+function seamsOf(recording: SeamRecording | Recording): SeamRecording {
+  return recording instanceof Recording ? seamRecordingOf(recording) : recording;
+}
+
+function recordedCall(recording: SeamRecording, step: number): SeamCall {
   const call = Number.isInteger(step) ? recording.calls[step] : undefined;
   if (call === undefined) {
     throw new EvalInputError(
