@@ -29,6 +29,7 @@ export {
   createAgentTestModel,
 } from "./testing/agent-test-model.js";
 export type { OutsideEvent, OutsideEventSwitches } from "./testing/outside-model.js";
+export { scriptFromRecording } from "./testing/recorded-script.js";
 export {
   formatAgentTestCoverage,
   type PathTestFunction,

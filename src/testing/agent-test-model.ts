@@ -30,7 +30,7 @@ export interface AgentTestModelOptions {
   /** The agent under test: what `createAgentMachine` takes, without the StreamFn (the script is the model). */
   agent: Omit<AgentMachineOptions, "streamFn">;
   /**
-   * The model's replies, in order (a scripted model's script; a recording's replies fit too). Tool
+   * The model's replies, in order (a scripted model's script, or a recorded run's: `scriptFromRecording`). Tool
    * calls without an `id` get `call_1`, `call_2`, … in script order, the names the paths use.
    */
   script: ScriptedReply[];
