@@ -1,0 +1,107 @@
+import type { PersistedAgent } from "../agent/agent-snapshot.js";
+import { requestKeyOf } from "../replay/canonical-request.js";
+import type { Recording } from "../replay/recording.js";
+import {
+  RECORDING_FORMAT,
+  RECORDING_FORMAT_VERSION,
+  type RecordedStep,
+  type RecordingEntry,
+  type RecordingHeader,
+} from "../replay/recording-format.js";
+import type { Session } from "../storage/session.js";
+import type { AgentMessage } from "../types/messages.js";
+
+/**
+ * The custom type prefix of a recording kept in a session: the header is `agentchart.recording.header`,
+ * each entry `agentchart.recording.<kind>` (`model_call`, `tool_call`, `command`, `step`).
+ */
+export const SESSION_RECORDING_PREFIX = "agentchart.recording.";
+
+/**
+ * A message of a step's snapshot as the session keeps it: a reference to the session's message entry
+ * that holds the same message, or the message itself when the session holds none (a compaction's
+ * summary, a message whose entry was not written yet when the step was).
+ */
+export type SessionMessageRef = { entry: string } | { message: AgentMessage };
+
+/**
+ * A step as the session keeps it: the snapshot without its transcript (`context.messages` is empty),
+ * and `messages`, the transcript as references to the session's own message entries.
+ */
+export interface SessionRecordedStep extends RecordedStep<PersistedAgent> {
+  messages: SessionMessageRef[];
+}
+
+/**
+ * Keeps what `recording` records in `session`, as custom entries (`SESSION_RECORDING_PREFIX`): the
+ * harness's `record` does it, so a harness run's session — JSONL file or PostgreSQL rows — is its
+ * recording (`replaySession`, `recordingOfSession`). Entries are written in the recording's order, each
+ * once it is complete (a model call when its reply ended, a tool call when it settled); a step's
+ * transcript is written as references to the session's message entries, never a second time.
+ * Returns the function that stops it.
+ *
+ * Contract: synchronous; never throws; a write the session refuses (closed, failed) is dropped — the
+ * session's own writes report that failure.
+ *
+ * ```ts
+ * const stop = recordIntoSession(harness.recording!, session);
+ * ```
+ */
+export function recordIntoSession(recording: Recording<PersistedAgent>, session: Session): () => void {
+  const pending: RecordingEntry<PersistedAgent>[] = [];
+  let headerWritten = false;
+  const write = (customType: string, data: unknown) => {
+    session.appendCustom(`${SESSION_RECORDING_PREFIX}${customType}`, data).catch(() => {});
+  };
+  const drain = () => {
+    while (pending.length > 0 && isComplete(pending[0]!)) {
+      const entry = pending.shift()!;
+      if (!headerWritten) {
+        const header: RecordingHeader = {
+          kind: "header",
+          format: RECORDING_FORMAT,
+          version: RECORDING_FORMAT_VERSION,
+          source: recording.source,
+        };
+        write("header", header);
+        headerWritten = true;
+      }
+      if (entry.kind === "model_call" && entry.key === "") entry.key = requestKeyOf(entry.request);
+      write(entry.kind, entry.kind === "step" ? storedStep(entry, session) : entry);
+    }
+  };
+  return recording.onEntry((entry) => {
+    pending.push(entry);
+    drain();
+  });
+}
+
+/** Whether an entry holds all it will: a model call's reply ended, a tool call settled. */
+function isComplete(entry: RecordingEntry): boolean {
+  if (entry.kind === "model_call") {
+    const last = entry.events.at(-1)?.type;
+    return entry.error !== undefined || last === "done" || last === "error";
+  }
+  if (entry.kind === "tool_call") return entry.result !== undefined || entry.error !== undefined;
+  return true;
+}
+
+/** `step` with its transcript moved out of its snapshot into references to `session`'s message entries. */
+function storedStep(step: RecordedStep<PersistedAgent>, session: Session): SessionRecordedStep {
+  const machine = step.snapshot.snapshot;
+  const ids = new Map<string, string[]>();
+  for (const entry of session.getBranch()) {
+    if (entry.type !== "message") continue;
+    const key = JSON.stringify(entry.message);
+    ids.set(key, [...(ids.get(key) ?? []), entry.id]);
+  }
+  const messages = machine.context.messages.map((message): SessionMessageRef => {
+    const entry = ids.get(JSON.stringify(message))?.shift();
+    return entry === undefined ? { message } : { entry };
+  });
+  return {
+    ...step,
+    snapshot: { ...step.snapshot, snapshot: { ...machine, context: { ...machine.context, messages: [] } } },
+    messages,
+  };
+}

@@ -1,0 +1,293 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import { AgentHarness } from "../../src/harness/agent-harness.js";
+import { recordingOfSession, replaySession } from "../../src/harness/replay-session.js";
+import { SESSION_RECORDING_PREFIX, type SessionRecordedStep } from "../../src/harness/session-recording.js";
+import { JsonlSessionRepo } from "../../src/node.js";
+import { PostgresSessionRepo } from "../../src/postgres.js";
+import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { RecordingError } from "../../src/replay/recording-format.js";
+import type { CustomEntry } from "../../src/storage/entries.js";
+import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";
+import type { Session } from "../../src/storage/session.js";
+import { parseSessionText } from "../../src/storage/session-file.js";
+import type { SessionTreeView } from "../../src/storage/session-tree.js";
+import { testModel } from "../support/loop-harness.js";
+import { PglitePool } from "../support/pglite-pool.js";
+import { tempRoot } from "../support/session-files.js";
+import { deleteTool, weatherTool } from "./support.js";
+
+/** The session entry that holds live step `index` of a recorded harness run. */
+function stepEntryId(session: Pick<SessionTreeView, "getBranch">, index: number): string {
+  const entry = session
+    .getBranch()
+    .find(
+      (item): item is CustomEntry<SessionRecordedStep> =>
+        item.type === "custom" &&
+        item.customType === `${SESSION_RECORDING_PREFIX}step` &&
+        (item.data as SessionRecordedStep).index === index,
+    );
+  if (!entry) throw new Error(`no session entry holds step ${index}`);
+  return entry.id;
+}
+
+/** JSON's view of a snapshot (what the session stores and a restore reads). */
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+
+/** Every live step of `harness` against the snapshot `replaySession` rebuilds at its entry. */
+function expectEveryStepReplays(harness: AgentHarness, session: Pick<SessionTreeView, "getBranch">): void {
+  const live = harness.recording!.steps;
+  expect(live.length).toBeGreaterThan(0);
+  for (const step of live) {
+    const replayed = replaySession(session, { upTo: stepEntryId(session, step.index) });
+    expect(replayed.step?.index).toBe(step.index);
+    expect(plain(replayed.snapshot)).toEqual(plain(step.snapshot));
+  }
+}
+
+async function recordedHarness(session: Session, turns: ScriptedTurn[]) {
+  const { tool, executions } = weatherTool();
+  const model = scriptedModel(turns);
+  const harness = new AgentHarness({
+    session,
+    model: testModel,
+    streamFn: model,
+    tools: [tool, deleteTool],
+    record: true,
+  });
+  return { harness, model, executions };
+}
+
+describe("the session is the recording (record: true on a harness)", () => {
+  it("keeps the recording as custom entries, each step's transcript as references to the session's messages", async () => {
+    const session = await new MemorySessionRepo().create({ cwd: "/work" });
+    const { harness } = await recordedHarness(session, [
+      { toolCalls: [{ id: "call_w1", name: "weather", arguments: { city: "Oslo" } }] },
+      { text: "Oslo: 21°C." },
+    ]);
+    await harness.prompt("Oslo?");
+    await session.flush();
+
+    const custom = session
+      .getBranch()
+      .filter(
+        (entry): entry is CustomEntry =>
+          entry.type === "custom" && entry.customType.startsWith(SESSION_RECORDING_PREFIX),
+      );
+    expect(custom[0]).toMatchObject({
+      customType: `${SESSION_RECORDING_PREFIX}header`,
+      data: { format: "agentchart.recording", version: 1, source: "harness" },
+    });
+    const steps = custom.filter((entry) => entry.customType === `${SESSION_RECORDING_PREFIX}step`);
+    expect(steps.map((entry) => (entry.data as SessionRecordedStep).step)).toEqual([
+      "turn_start",
+      "tools_settled",
+      "turn_start",
+      "run_end",
+    ]);
+    // No message is written twice: the stored snapshots hold no transcript, only entry references.
+    const last = steps.at(-1)!.data as SessionRecordedStep;
+    expect(last.snapshot.snapshot.context.messages).toEqual([]);
+    expect(last.messages).toHaveLength(4);
+    for (const ref of last.messages) {
+      expect(ref).toHaveProperty("entry");
+      expect(session.getEntry((ref as { entry: string }).entry)?.type).toBe("message");
+    }
+
+    expectEveryStepReplays(harness, session);
+    const replayed = replaySession(session);
+    expect(replayed.step?.step).toBe("run_end");
+    expect(replayed.recording.modelCalls).toHaveLength(2);
+    expect(replayed.recording.toolCalls).toMatchObject([{ toolCallId: "call_w1", args: { city: "Oslo" } }]);
+  });
+
+  it("replays with zero model or tool calls: the restored step continues as the live agent would", async () => {
+    const session = await new MemorySessionRepo().create({ cwd: "/work" });
+    const { harness, model, executions } = await recordedHarness(session, [
+      { toolCalls: [{ id: "call_w2", name: "weather", arguments: { city: "Rome" } }] },
+      { text: "Rome: 21°C." },
+    ]);
+    await harness.prompt("Rome?");
+    const calls = model.calls.length;
+    const settled = harness.recording!.steps.find((step) => step.step === "tools_settled")!;
+    const { snapshot } = replaySession(session, { upTo: stepEntryId(session, settled.index) });
+    expect(model.calls.length).toBe(calls);
+    expect(executions).toEqual(["Rome"]);
+    expect(snapshot?.snapshot.value).toEqual(settled.value);
+    expect(snapshot?.snapshot.context.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+    ]);
+  });
+
+  it("refuses a session without a recording, an unknown entry, and a step whose message is gone", async () => {
+    const plainSession = await new MemorySessionRepo().create({ cwd: "/work" });
+    await plainSession.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+    expect(() => replaySession(plainSession)).toThrow(RecordingError);
+    expect(() => replaySession(plainSession)).toThrow(/holds no recording on this branch/);
+    expect(() => replaySession(plainSession, { upTo: "nope" })).toThrow(/nope/);
+
+    const session = await new MemorySessionRepo().create({ cwd: "/work" });
+    const { harness } = await recordedHarness(session, [{ text: "Hello." }]);
+    await harness.prompt("Hi");
+    const entries = session.getBranch();
+    // The same entries without the first message: the first step referring to it has nothing to point at.
+    const firstMessage = entries.find((entry) => entry.type === "message")!;
+    const step = entries.find(
+      (entry) =>
+        entry.type === "custom" &&
+        entry.customType === `${SESSION_RECORDING_PREFIX}step` &&
+        (entry.data as SessionRecordedStep).messages.some(
+          (ref) => "entry" in ref && ref.entry === firstMessage.id,
+        ),
+    )!;
+    const kept = entries.filter((entry) => entry !== firstMessage);
+    const broken = { getBranch: () => kept };
+    const error = (() => {
+      try {
+        replaySession(broken);
+      } catch (caught) {
+        return caught as RecordingError;
+      }
+    })();
+    expect(error).toBeInstanceOf(RecordingError);
+    expect(error?.code).toBe("invalid");
+    expect(error?.message).toContain(`session entry ${step.id}`);
+    expect(error?.message).toContain(`message entry ${firstMessage.id}`);
+  });
+
+  it("property: random scripted runs with random steer, abort and approval timings replay the live snapshot at every step", async () => {
+    const turn = fc.oneof(
+      fc.constant<ScriptedTurn>({ text: "A plain answer, in a few deltas." }),
+      fc.constant<ScriptedTurn>({ toolCalls: [{ name: "weather", arguments: { city: "Oslo" } }] }),
+      fc.constant<ScriptedTurn>({ toolCalls: [{ name: "delete_file", arguments: { path: "/tmp/x" } }] }),
+      fc.constant<ScriptedTurn>({
+        toolCalls: [
+          { name: "weather", arguments: { city: "Lima" } },
+          { name: "delete_file", arguments: { path: "/tmp/y" } },
+        ],
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(turn, { minLength: 1, maxLength: 5 }),
+        fc.option(fc.nat({ max: 40 })),
+        fc.option(fc.nat({ max: 60 })),
+        fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+        async (turns, steerAt, abortAt, approvals) => {
+          const session = await new MemorySessionRepo().create({ cwd: "/work" });
+          const { harness } = await recordedHarness(session, [
+            ...turns,
+            { text: "Done." },
+            { text: "Done again." },
+          ]);
+          let seen = 0;
+          let decided = 0;
+          harness.agent.subscribe((event) => {
+            seen++;
+            if (seen === steerAt) harness.steer("Also: be brief.");
+            if (seen === abortAt) void harness.abort();
+            if (event.type === "tool_approval_request") {
+              const approve = approvals[decided++ % approvals.length];
+              queueMicrotask(() => {
+                if (approve) harness.approveToolCall(event.toolCallId);
+                else harness.denyToolCall(event.toolCallId, "no");
+              });
+            }
+          });
+          await harness.prompt("Go").catch(() => {});
+          await harness.waitForIdle();
+          await session.flush();
+          expectEveryStepReplays(harness, session);
+          await harness.close();
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("a harness recorded on PostgreSQL (PGlite)", () => {
+  const pool = new PglitePool();
+  afterAll(() => pool.close());
+
+  it("replays from its JSONL export, every step", async () => {
+    const repo = new PostgresSessionRepo({ pool, schema: "replay_session" });
+    const session = await repo.create({ cwd: "/work" });
+    const { harness } = await recordedHarness(session, [
+      { toolCalls: [{ id: "call_p1", name: "delete_file", arguments: { path: "/tmp/z" } }] },
+      { text: "Deleted." },
+    ]);
+    harness.agent.subscribe((event) => {
+      if (event.type === "tool_approval_request")
+        queueMicrotask(() => harness.approveToolCall(event.toolCallId));
+    });
+    await harness.prompt("Delete /tmp/z");
+    await harness.waitForIdle();
+    await session.flush();
+    const exported = parseSessionText(await repo.exportJsonl(session.id));
+    expect(harness.recording!.steps.map((step) => step.step)).toContain("awaiting_human");
+    expectEveryStepReplays(harness, exported.tree);
+    const replayed = recordingOfSession(exported.tree);
+    expect(replayed.commands.map((entry) => entry.command.type)).toEqual(
+      harness.recording!.commands.map((entry) => entry.command.type),
+    );
+    await harness.close();
+    await session.close();
+  });
+});
+
+describe("a recording cut by kill -9", () => {
+  it("replays up to its last complete step, each step's snapshot restorable", {
+    timeout: 60_000,
+  }, async () => {
+    const { root, remove } = tempRoot("agentchart-recording-crash-");
+    try {
+      const created = await new JsonlSessionRepo({ root }).create({ id: "recorded" });
+      await created.close();
+      // `node --import tsx` (not the tsx CLI, which forks a grandchild) so SIGKILL hits the writer itself.
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", resolve("test/support/recording-crash-child.ts"), root, "recorded"],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      const exited = new Promise<void>((done) => child.once("exit", () => done()));
+      let output = "";
+      // Killed once it has acknowledged three runs: it is then in the middle of writing a fourth.
+      await new Promise<void>((acknowledged, failed) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString("utf8");
+          if (output.split("\n").length > 3) acknowledged();
+        });
+        child.once("exit", () => failed(new Error(`the child exited before three runs: ${output}`)));
+      });
+      child.kill("SIGKILL");
+      await exited;
+      const lastAcknowledged = Math.max(...output.split("\n").slice(0, -1).map(Number));
+
+      const session = await new JsonlSessionRepo({ root }).open("recorded");
+      const replayed = replaySession(session);
+      expect(replayed.step!.index).toBeGreaterThanOrEqual(lastAcknowledged);
+      // Every step up to the last complete one rebuilds, and restores as a plain agent snapshot.
+      const steps = replayed.recording.steps;
+      expect(steps.map((step) => step.index)).toEqual(steps.map((_, index) => index));
+      for (const step of steps) {
+        const again = replaySession(session, { upTo: stepEntryId(session, step.index) });
+        expect(plain(again.snapshot)).toEqual(plain(step.snapshot));
+      }
+      const restored = Agent.restore(replayed.snapshot!, {
+        streamFn: scriptedModel([]),
+        tools: [weatherTool().tool],
+      });
+      expect(restored.state.messages.length).toBe(replayed.snapshot!.snapshot.context.messages.length);
+      restored.abort();
+      await session.close();
+    } finally {
+      remove();
+    }
+  });
+});
