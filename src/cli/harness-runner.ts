@@ -43,6 +43,8 @@ export interface HarnessRunnerOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Errors thrown by event listeners (default `console.error`). */
   onHandlerError?: (error: unknown, eventType: string) => void;
+  /** Records each harness's runs (`harness.recording`, kept in its session too; see docs/replay.md). */
+  record?: boolean;
   /** Called with every harness the runner binds (e.g. to trace it); the returned function detaches. */
   attach?: (harness: AgentHarness) => () => void;
 }
@@ -98,6 +100,7 @@ class HarnessRunner implements AgentRunner {
       ...(options.compaction ? { compaction: options.compaction } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.record ? { record: true } : {}),
       ...(options.onHandlerError ? { onHandlerError: options.onHandlerError } : {}),
     });
     const recorded = session.buildContext();
