@@ -1,6 +1,6 @@
 // `npm run bench`: runs every existing bench/*.bench.ts file in its own
 // `node --expose-gc --import tsx` process (loop, persist, session, session-list, openai, ai-sdk, harness,
-// postgres, workers, mcp, otel, read-tool, ag-ui, replay), skipping absent ones.
+// postgres, workers, mcp, otel, read-tool, ag-ui, testing-kit, evals, replay), skipping absent ones.
 // Extra arguments are passed to every bench.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -22,6 +22,8 @@ const BENCHES = [
   "ag-ui",
   "output-guardrails",
   "subagents",
+  "testing-kit",
+  "evals",
   "replay",
 ];
 const root = fileURLToPath(new URL("..", import.meta.url));

@@ -9,7 +9,6 @@ export type { ToolStepInput } from "./actors/tool-step.actors.js";
 export type { TurnCallbacksAnswer, TurnCallbacksInput } from "./actors/turn-callbacks.actor.js";
 export type { OutputValidation } from "./actors/validate-output.actor.js";
 export { escapeXml } from "./harness/resources/skills-prompt.js";
-export { abortableDelay } from "./harness/retry-policy.js";
 export type { NextTurnPlan } from "./loop/between-turns.js";
 export type { OutputCandidate, OutputVerdict } from "./loop/output-steps.js";
 export type {
@@ -48,3 +47,4 @@ export type {
   ToolUpdateEvent,
   ToolValidatedEvent,
 } from "./machines/tool-call/tool-call.events.js";
+export { abortableDelay } from "./providers/abortable-delay.js";

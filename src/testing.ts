@@ -11,3 +11,33 @@ export {
   type SessionRepoFixture,
   sessionRepoConformance,
 } from "./storage/conformance.js";
+export { agentRunInvariants } from "./testing/agent-invariants.js";
+export type {
+  AgentInvariant,
+  AgentTestObservation,
+  TextDeltaRecord,
+  ToolExecutionRecord,
+} from "./testing/agent-observation.js";
+export { AgentTestError, type AgentTestErrorCode } from "./testing/agent-test-error.js";
+export {
+  type AgentPathExploration,
+  type AgentTestCoverage,
+  type AgentTestModel,
+  type AgentTestModelOptions,
+  type AgentTestPath,
+  type AgentTestStep,
+  createAgentTestModel,
+} from "./testing/agent-test-model.js";
+export type { OutsideEvent, OutsideEventSwitches } from "./testing/outside-model.js";
+export {
+  formatAgentTestCoverage,
+  type PathTestFunction,
+  testAgentPaths,
+} from "./testing/test-agent-paths.js";
+export {
+  createTransitionCoverage,
+  type MachineCoverage,
+  machineTransitions,
+  type TransitionCoverage,
+  transitionLabel,
+} from "./testing/transition-coverage.js";

@@ -23,6 +23,7 @@ import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL } from "../types/output.js";
 import type { AssistantMessageEvent, OutputRequest, StreamOptions, ToolSpec } from "../types/stream.js";
+import { STREAM_OPTION_KEYS } from "../types/stream-option-keys.js";
 import type { AgentTool } from "../types/tool.js";
 import { inputCheckContext, runGuardrails } from "./guardrails.actor.js";
 
@@ -67,20 +68,6 @@ export function finalAnswerSpec(output: ReplyOutput): ToolSpec {
       : schema,
   };
 }
-
-/** Every key a StreamFn may receive; the compiler checks the list against `StreamOptions`. */
-const STREAM_OPTION_KEYS = [
-  "sessionId",
-  "apiKey",
-  "headers",
-  "metadata",
-  "maxTokens",
-  "temperature",
-  "timeoutMs",
-  "maxRetries",
-  "onPayload",
-  "onResponse",
-] as const satisfies readonly Exclude<keyof StreamOptions, "signal" | "reasoning">[];
 
 /**
  * The options a StreamFn receives: the allowlisted fields of `persisted`, else of `callbacks`, then the

@@ -1,5 +1,6 @@
 import type { Agent } from "../agent/agent.js";
 import type { AgentHarness } from "../harness/agent-harness.js";
+import { messageText } from "../loop/messages.js";
 import type { AgentTool } from "../types/tool.js";
 import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
@@ -22,7 +23,6 @@ import { type RunTarget, runTargetOf } from "./run-target.js";
 import type { SessionRunSource } from "./session-run-source.js";
 import { sessionRuns } from "./session-runs.js";
 import { ThreadTable } from "./thread-table.js";
-import { messageText } from "./to-ag-ui-events.js";
 
 /** A fetch-style request handler: a Web-standard `Request` in, a `Response` out. */
 export type FetchHandler = (request: Request) => Promise<Response>;

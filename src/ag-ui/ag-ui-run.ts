@@ -1,8 +1,7 @@
 import type { Subscription } from "rxjs";
 import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { HarnessEvent } from "../harness/hooks.js";
-import { userMessage } from "../loop/messages.js";
-import type { AgentMessage } from "../types/messages.js";
+import { messageText, userMessage } from "../loop/messages.js";
 import { AgUiError } from "./ag-ui-error.js";
 import { AG_UI_PROTOCOL_VERSION } from "./ag-ui-events.js";
 import type { AgentCommand } from "./agent-command.js";
@@ -10,7 +9,7 @@ import { RunLog } from "./run-log.js";
 import { runOutcomeEvent } from "./run-outcome.js";
 import { type RunTarget, waitsForClientOnly } from "./run-target.js";
 import type { PendingApproval, SharedAgentState } from "./shared-state.js";
-import { AgUiTranslator, messageText } from "./to-ag-ui-events.js";
+import { AgUiTranslator } from "./to-ag-ui-events.js";
 import { toAgUiMessages } from "./to-ag-ui-messages.js";
 
 /** Events after which the shared state may have changed. */
@@ -215,7 +214,10 @@ export class AgUiRun {
       phase: !live ? "idle" : this.#awaitingApproval.size > 0 || this.#parked ? "waiting" : "running",
       awaitingApproval: [...this.#awaitingApproval.values()],
       awaitingClient,
-      queued: { steering: queued.steering.map(textOf), followUp: queued.followUp.map(textOf) },
+      queued: {
+        steering: queued.steering.map((m) => messageText(m)),
+        followUp: queued.followUp.map((m) => messageText(m)),
+      },
     };
   }
 
@@ -271,10 +273,6 @@ export class AgUiRun {
     const code = (error as { code?: unknown } | null)?.code;
     return Object.assign(new Error(this.#failureText(error)), typeof code === "string" ? { code } : {});
   }
-}
-
-function textOf(message: AgentMessage): string {
-  return messageText(message);
 }
 
 function pendingCall(call: WaitingToolCall): PendingApproval {

@@ -1,3 +1,4 @@
+import { messageText } from "../loop/messages.js";
 import { SessionError } from "../types/session-error.js";
 import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
@@ -5,7 +6,6 @@ import type { AgentCommand } from "./agent-command.js";
 import { SessionRunEvents } from "./session-run-events.js";
 import type { SessionRunSource, StoredRun } from "./session-run-source.js";
 import { sseFrame } from "./sse-frame.js";
-import { messageText } from "./to-ag-ui-events.js";
 
 /** Runs and commands of the AG-UI endpoint served from a session store (see {@link SessionRunSource}). */
 export interface SessionRuns {

@@ -1,5 +1,6 @@
 import { defer, mergeMap, type Observable, type OperatorFunction, from as observableFrom } from "rxjs";
 import type { HarnessEvent } from "../harness/hooks.js";
+import { messageText } from "../loop/messages.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../types/messages.js";
 import type { AgUiEvent } from "./ag-ui-events.js";
@@ -294,17 +295,6 @@ export function toAgUiEvents(
       const translator = new AgUiTranslator(options);
       return events.pipe(mergeMap((event) => observableFrom(translator.translate(event))));
     });
-}
-
-/** The text of a message's content (text blocks joined; images left out). */
-export function messageText(message: AgentMessage): string {
-  const content = (message as { content?: unknown }).content;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .filter((block): block is { type: "text"; text: string } => block?.type === "text")
-    .map((block) => block.text)
-    .join("");
 }
 
 function hasText(message: AssistantMessage): boolean {

@@ -1,6 +1,6 @@
+import { messageText } from "../loop/messages.js";
 import type { AgentMessage } from "../types/messages.js";
 import type { AgUiMessage } from "./ag-ui-events.js";
-import { messageText } from "./to-ag-ui-events.js";
 
 /**
  * The transcript as AG-UI messages (for `MESSAGES_SNAPSHOT`): message `i` gets id `${prefix}${i}`,

@@ -1,5 +1,6 @@
 import { Observable } from "rxjs";
 import { createActor } from "xstate";
+import { continueRefusal } from "../loop/continue-refusal.js";
 import { createAgentMachine } from "../machines/agent/agent.provided.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentContext, AgentLoopConfig } from "../types/loop.js";
@@ -89,9 +90,7 @@ export function agentLoop(
  * Throws synchronously when the context is empty or ends with an assistant message.
  */
 export function agentLoopContinue(context: AgentContext, config: AgentLoopConfig): Observable<AgentEvent> {
-  const last = context.messages.at(-1);
-  if (!last) throw new Error("Cannot continue: no messages in context");
-  if ((last as { role?: string }).role === "assistant")
-    throw new Error("Cannot continue from message role: assistant");
+  const refusal = continueRefusal(context.messages, 0);
+  if (refusal) throw new Error(refusal);
   return runLoop(undefined, context, config);
 }

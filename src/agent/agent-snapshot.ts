@@ -5,6 +5,7 @@ import { type AgentImplementations, agentImplementations } from "../machines/age
 import type { agentMachine } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
 import type { SubAgentStart, ToolCallContext } from "../machines/tool-call/tool-call.context.js";
+import { definedFields } from "../types/defined-fields.js";
 import { errorText } from "../types/error-text.js";
 import {
   issuesText,
@@ -58,8 +59,8 @@ export class AgentRestoreError extends Error {
 /**
  * The agent actor's persisted snapshot as data. Invoked step actors (the stream, async between-turn
  * callbacks, a tool's execution and hooks) are left out: a restore re-enters the state that ran them,
- * by the rules of `resumePlan`. Tool call actors are kept with their state and context, and a call
- * running a child agent keeps that agent, persisted the same way.
+ * by the rules of `restoreAgentActor`'s plan. Tool call actors are kept with their state and context,
+ * and a call running a child agent keeps that agent, persisted the same way.
  */
 export function persistAgent(actor: AgentActor): PersistedAgent {
   const persisted = actor.getPersistedSnapshot() as unknown as PersistedAgentMachine;
@@ -144,7 +145,7 @@ export function restorableAgentSnapshot(
   const plan = restoreLevel(persisted.snapshot, implementations, []);
   const snapshot = {
     ...persisted.snapshot,
-    context: { ...persisted.snapshot.context, ...definedOnly(overrides) },
+    context: { ...persisted.snapshot.context, ...definedFields(overrides) },
   };
   return { snapshot, plan };
 }
@@ -290,8 +291,4 @@ function requireTool(implementations: AgentImplementations, name: string) {
 
 function invalid(detail: string): AgentRestoreError {
   return new AgentRestoreError("invalid", `Malformed persisted agent: ${detail}`);
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

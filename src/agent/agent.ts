@@ -2,6 +2,7 @@ import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
 import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
+import { continueRefusal } from "../loop/continue-refusal.js";
 import { toMessage, userMessage } from "../loop/messages.js";
 import { outputStateOf } from "../loop/output-schema.js";
 import { runResultOf } from "../loop/run-result.js";
@@ -10,7 +11,7 @@ import type {
   PersistableStreamOptions,
   QueueMode,
 } from "../machines/agent/agent.context.js";
-import type { ResumedCallState } from "../machines/agent/agent.events.js";
+import type { AgentCommand, ResumedCallState } from "../machines/agent/agent.events.js";
 import {
   type AgentImplementations,
   activeTools,
@@ -21,8 +22,10 @@ import type { AgentMachineInput } from "../machines/agent/agent.machine.js";
 import { agentMachineOf } from "../machines/agent/agent.provided.js";
 import type { Recording } from "../replay/recording.js";
 import type { RecordedStep } from "../replay/recording-format.js";
+import { commandEntryOf, stepRecorder } from "../replay/recording-inspector.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
 import { type AgentBudget, BudgetError, type BudgetLimits } from "../types/budget.js";
+import { definedFields } from "../types/defined-fields.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import type { Guardrails } from "../types/guardrail.js";
@@ -32,9 +35,10 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../types/mess
 import type { Model, ModelInput, ThinkingLevel } from "../types/model.js";
 import { FINAL_ANSWER_TOOL, type RunOutputState, type RunResult } from "../types/output.js";
 import { resolveModel } from "../types/resolve-model.js";
+import { PERSISTABLE_STREAM_OPTION_KEYS } from "../types/stream-option-keys.js";
 import type { AgentToolOptions, SubAgentSpec } from "../types/sub-agent.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
-import { agentRecordingOf, type RecordOption } from "./agent-recording.js";
+import { agentRecordingOf, persistAgentActor, type RecordOption } from "./agent-recording.js";
 import {
   type AgentActor,
   type PersistedAgent,
@@ -119,16 +123,6 @@ const BUSY_PROMPT =
 const BUSY_CONTINUE = "Agent is already processing. Wait for completion before continuing.";
 const BUSY_RESET = "Agent is already processing. Wait for completion before resetting.";
 
-/** Stream options that are data: kept in the context, persisted, changeable between prompts. */
-const PERSISTED_STREAM_OPTIONS = [
-  "sessionId",
-  "metadata",
-  "maxTokens",
-  "temperature",
-  "timeoutMs",
-  "maxRetries",
-] as const;
-
 interface Run {
   finished: Promise<RunResult>;
   finish: (result: RunResult) => void;
@@ -145,6 +139,8 @@ const prebuilt = new WeakMap<
     implementations: AgentImplementations;
     plan: RestorePlan | undefined;
     recording?: Recording<PersistedAgent> | undefined;
+    /** Whether the facade records commands and steps itself (not when its host inspects the actor). */
+    records?: boolean;
   }
 >();
 
@@ -167,8 +163,10 @@ export class Agent<TOutput = unknown> {
   readonly actor: AgentActor;
   readonly #options: AgentOptions<TOutput> | AgentRestoreOptions<TOutput>;
   readonly #implementations: AgentImplementations;
-  /** What `record` fills (see `recording`). */
+  /** What `record` fills (see `history`; docs/replay.md). */
   readonly recording: Recording<PersistedAgent> | undefined;
+  /** The recording this facade adds the commands it sends to, and the steps it sees (see `constructor`). */
+  readonly #recordsInto: Recording<PersistedAgent> | undefined;
   readonly #events = new Subject<AgentEvent>();
   readonly #stateChanges = new Subject<void>();
   readonly #listeners = new Set<AgentListener>();
@@ -194,15 +192,22 @@ export class Agent<TOutput = unknown> {
       this.recording = restoring.recording;
     } else {
       if (options.output) outputStateOf(options.output, options.maxOutputRepairs); // fails early
-      const { recording, inspect } = agentRecordingOf(options.record, options.inspect, "agent");
-      this.recording = recording;
-      this.#implementations = agentImplementations({ ...options, record: recording });
+      this.recording = agentRecordingOf(options.record, "agent");
+      this.#implementations = agentImplementations({ ...options, record: this.recording });
       const input = agentInputOf(options, this.#implementations);
       if (options.budget) checkBudget(options.budget, input.model, "Agent budget"); // fails early
       this.actor = createActor(agentMachineOf(this.#implementations), {
         input,
-        ...(inspect ? { inspect } : {}),
+        ...(options.inspect ? { inspect: options.inspect } : {}),
       });
+    }
+    // An agent of its own records the commands it sends and its steps here, through its methods and a
+    // snapshot subscription (cheaper than inspecting every event); a harness's inspects its actor system.
+    this.#recordsInto = restoring?.records === false ? undefined : this.recording;
+    const recording = this.#recordsInto;
+    if (recording) {
+      const step = stepRecorder((entry) => recording.add(entry), persistAgentActor);
+      this.actor.subscribe((snapshot) => step(this.actor, snapshot.value));
     }
     this.actor.on("*", (event) => this.#dispatch(event));
     this.actor.start();
@@ -212,8 +217,11 @@ export class Agent<TOutput = unknown> {
       this.#beginRun();
       const plan = restoring.plan;
       queueMicrotask(() => {
-        this.actor.send(resumeEvent(plan));
-        for (const sub of plan.subAgents) agentAt(this.actor, sub.path)?.send(resumeEvent(sub.plan));
+        this.#sendTo(this.actor, resumeEvent(plan));
+        for (const sub of plan.subAgents) {
+          const agent = agentAt(this.actor, sub.path);
+          if (agent) this.#sendTo(agent, resumeEvent(sub.plan));
+        }
       });
     } else if (this.actor.getSnapshot().hasTag("busy")) this.#beginRun(); // restored by its parent mid-run
   }
@@ -229,7 +237,7 @@ export class Agent<TOutput = unknown> {
     snapshot: string | PersistedAgent,
     options: AgentRestoreOptions<TOutput>,
   ): Agent<TOutput> {
-    const { recording, inspect } = agentRecordingOf(options.record, options.inspect, "agent");
+    const recording = agentRecordingOf(options.record, "agent");
     const implementations = agentImplementations({ ...options, record: recording });
     const overrides = {
       model: options.model,
@@ -237,7 +245,7 @@ export class Agent<TOutput = unknown> {
       thinkingLevel: options.thinkingLevel,
       messages: options.messages,
     };
-    const { actor, plan } = restoreAgentActor(snapshot, implementations, overrides, inspect);
+    const { actor, plan } = restoreAgentActor(snapshot, implementations, overrides, options.inspect);
     // A copy of the options keys this restore: the same options may build other agents.
     const keyed = { ...options } as AgentOptions<TOutput>;
     prebuilt.set(keyed, { actor, implementations, plan, recording });
@@ -455,10 +463,8 @@ export class Agent<TOutput = unknown> {
   continue(options: Omit<PromptOptions, "images"> = {}): Promise<RunResult<TOutput>> {
     if (this.#run) return Promise.reject(new Error(BUSY_CONTINUE));
     const context = this.#context;
-    const last = context.messages.at(-1) as { role?: string } | undefined;
-    if (!last) return Promise.reject(new Error("No messages to continue from"));
-    if (last.role === "assistant" && context.steering.length === 0 && context.followUp.length === 0)
-      return Promise.reject(new Error("Cannot continue from message role: assistant"));
+    const refusal = continueRefusal(context.messages, context.steering.length + context.followUp.length);
+    if (refusal) return Promise.reject(new Error(refusal));
     let output: RunOutputState | undefined;
     try {
       output = this.#prepareOutput(options);
@@ -639,6 +645,10 @@ export class Agent<TOutput = unknown> {
   }
 
   #sendTo(agent: AnyActorRef, event: Parameters<AgentActor["send"]>[0]): void {
+    if (this.#recordsInto) {
+      const entry = commandEntryOf(agent, event as AgentCommand);
+      if (entry) this.#recordsInto.add(entry);
+    }
     agent.send(event);
     this.#publishState();
   }
@@ -728,7 +738,7 @@ export function agentOver<TOutput = unknown>(
 ): Agent<TOutput> {
   const keyed = { ...options } as AgentOptions<TOutput>;
   const recording = implementations.recording?.recording as Recording<PersistedAgent> | undefined;
-  prebuilt.set(keyed, { actor, implementations, plan, recording });
+  prebuilt.set(keyed, { actor, implementations, plan, recording, records: false });
   return new Agent<TOutput>(keyed);
 }
 
@@ -776,9 +786,7 @@ function settingsOf(options: AgentOptions) {
 }
 
 function persistedStreamOptionsOf(options: AgentOptions): PersistableStreamOptions {
-  const picked: Record<string, unknown> = {};
-  for (const key of PERSISTED_STREAM_OPTIONS) if (options[key] !== undefined) picked[key] = options[key];
-  return picked as PersistableStreamOptions;
+  return definedFields(Object.fromEntries(PERSISTABLE_STREAM_OPTION_KEYS.map((key) => [key, options[key]])));
 }
 
 /** The start of an agent that begins as the handoff target `name` (see `AgentOptions.activeAgent`). */

@@ -1,3 +1,4 @@
+import type { Tracer } from "@opentelemetry/api";
 import type { AgentHarness } from "../harness/agent-harness.js";
 import { CliError } from "./cli-error.js";
 
@@ -5,6 +6,8 @@ import { CliError } from "./cli-error.js";
 export interface CliTracing {
   /** Traces the harness until the returned function is called. */
   instrument(harness: AgentHarness): () => void;
+  /** The exporting tracer (for spans of the CLI's own, such as `agentchart eval`'s per case). */
+  readonly tracer: Tracer;
   /** Exports the spans still buffered and stops; reports an unreachable receiver on `warn`. */
   shutdown(): Promise<void>;
 }
@@ -53,6 +56,7 @@ export async function startOtlpTracing(
   });
   const tracer = provider.getTracer(otel.TRACER_NAME);
   return {
+    tracer,
     instrument(harness) {
       const handle = otel.instrument(harness, { tracer });
       return () => handle.dispose();

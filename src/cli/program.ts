@@ -7,6 +7,7 @@ import { errorText } from "../types/error-text.js";
 import { THINKING_LEVELS } from "../types/model.js";
 import { isSessionError } from "../types/session-error.js";
 import { CliError } from "./cli-error.js";
+import { type EvalCommandOptions, runEvalCommand } from "./eval-command.js";
 import { DEFAULT_INSPECTOR_PORT, runInspector } from "./inspect-command.js";
 import { REPLAY_TOOL_MODES, type ReplayCommandOptions, runReplayCommand } from "./replay-command.js";
 import { type RunIo, type RunOptions, runAgentCommand } from "./run-command.js";
@@ -242,6 +243,32 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     });
 
   program
+    .command("eval")
+    .description("run an eval dataset (JSONL) against an agent and score it; exits 1 below --min-score")
+    .argument("<dataset>", "a JSONL file of eval cases (see docs/evals.md)")
+    .option(
+      "--agent <file>",
+      "a module whose default export is { agent, scorers?, name? } (default: the demo agent)",
+    )
+    .option("--baseline <file>", "an earlier run's --json report to compare with")
+    .option("--min-score <score>", "the gate: exit 1 when the dataset score is below it", parseScore, 1)
+    .option("--repeats <n>", "samples per case (mean, spread, pass^k)", parseConcurrency, 1)
+    .option("--concurrency <n>", "cases run at once", parseConcurrency, 4)
+    .option("--results <file>", "write the result as JSON (a later run's --baseline)")
+    .option("--junit <file>", "write the result as JUnit XML")
+    .option("--markdown <file>", "write a Markdown report")
+    .option("--html <file>", "write an HTML report")
+    .action(
+      async (
+        dataset: string,
+        options: Omit<EvalCommandOptions, "otel" | "provider" | "model" | "baseUrl">,
+      ) => {
+        const top = program.opts<{ otel?: boolean; provider?: string; model?: string; baseUrl?: string }>();
+        setExitCode(await runEvalCommand(dataset, { ...top, ...options }, io));
+      },
+    );
+
+  program
     .command("inspect")
     .description("start the local inspector and print its URL; runs until Ctrl-C")
     .option("-p, --port <port>", "port (0 picks a free one)", parsePort, DEFAULT_INSPECTOR_PORT)
@@ -260,6 +287,13 @@ function parseConcurrency(value: string): number {
   const count = Number(value);
   if (!Number.isInteger(count) || count < 1) throw new InvalidArgumentError("expected a positive integer");
   return count;
+}
+
+function parseScore(value: string): number {
+  const score = Number(value);
+  if (!(value.trim() !== "" && score >= 0 && score <= 1))
+    throw new InvalidArgumentError("expected a score from 0 to 1");
+  return score;
 }
 
 function parsePort(value: string): number {

@@ -21,6 +21,7 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../types/mess
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import type { RunResult } from "../types/output.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
+import { chainInspect } from "../xstate/chain-inspect.js";
 import { composeHarness, type HarnessMachine } from "./create-harness-machine.js";
 import { AgentHarnessError, wrapError } from "./errors.js";
 import type { AgentHarnessOptions } from "./harness-options.js";
@@ -93,10 +94,11 @@ export class AgentHarness {
 
   constructor(options: AgentHarnessOptions) {
     this.session = options.session;
-    const restoredAgent = restoring;
-    restoring = undefined;
-    const { recording, inspect } = agentRecordingOf(options.record, options.inspect, "harness");
+    const restoredAgent = (options as RestoringOptions)[RESTORING];
+    // The harness's actor system is inspected for the agent's commands and steps (see docs/replay.md).
+    const recording = agentRecordingOf(options.record, "harness");
     this.recording = recording;
+    const inspect = recording ? chainInspect(recording.inspect, options.inspect) : options.inspect;
     const { machine, parts } = composeHarness(recording ? { ...options, record: recording } : options, {
       ...(restoredAgent ? { restoring: restoredAgent } : {}),
       settle: (operation) => this.#settle(operation),
@@ -271,13 +273,9 @@ export class AgentHarness {
         "invalid_state",
         `The persisted harness belongs to session "${persisted.sessionId}", not "${options.session.id}"`,
       );
-    restoring = persisted.agent;
-    let harness: AgentHarness;
-    try {
-      harness = new AgentHarness(options);
-    } finally {
-      restoring = undefined;
-    }
+    const harness = new AgentHarness(
+      persisted.agent ? ({ ...options, [RESTORING]: persisted.agent } as RestoringOptions) : options,
+    );
     harness.#nextTurn = [...persisted.queues.nextTurn];
     // A persisted agent holds its queues; else they go to the agent built from the session.
     if (!persisted.agent) {
@@ -589,8 +587,9 @@ export class AgentHarness {
   }
 }
 
-/** Set by `AgentHarness.restore` for the constructor it calls: the agent to restore instead of building one. */
-let restoring: PersistedAgent | undefined;
+/** The key under which `AgentHarness.restore` hands its constructor the agent to restore instead of building one. */
+const RESTORING = Symbol("restoring");
+type RestoringOptions = AgentHarnessOptions & { [RESTORING]?: PersistedAgent };
 
 function busyError(): AgentHarnessError {
   return new AgentHarnessError("busy", "AgentHarness is busy");

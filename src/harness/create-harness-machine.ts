@@ -124,7 +124,7 @@ export function composeHarness(
   const agentTools = () =>
     settings.activeTools().map((tool) => harnessAgentTool(journaledTool(session, tool), wiring));
   const tools = agentTools();
-  const { recording } = agentRecordingOf(options.record, undefined, "harness");
+  const recording = agentRecordingOf(options.record, "harness");
   // The session is the recording: what replay needs goes there too, as custom entries (docs/replay.md).
   if (recording) recordIntoSession(recording, session);
   const agentOptions: AgentOptions & { record?: typeof recording } = {

@@ -1,4 +1,5 @@
 import type { Session } from "../storage/session.js";
+import { definedFields } from "../types/defined-fields.js";
 import type { AfterToolCallContext, AfterToolCallResult, AgentCallbacks } from "../types/loop.js";
 import type { AgentMessage, ImageContent } from "../types/messages.js";
 import type { Model } from "../types/model.js";
@@ -268,8 +269,4 @@ export function runBeforeAgentStart(
     }),
     start.signal,
   );
-}
-
-function definedFields<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -10,6 +10,7 @@ import type {
   TurnOperation,
   TurnOutcome,
 } from "../machines/harness/harness.machine.js";
+import { abortableDelay } from "../providers/abortable-delay.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
 import { isPromiseLike, type MaybeAsyncSteps, runMaybeAsync } from "../types/maybe-async.js";
@@ -18,13 +19,7 @@ import type { AgentTool } from "../types/tool.js";
 import type { ContextBudget } from "./compaction/context-budget.js";
 import { type AgentHarnessError, wrapError } from "./errors.js";
 import { type LoopHooks, runBeforeAgentStart } from "./loop-hooks.js";
-import {
-  abortableDelay,
-  isContextOverflow,
-  isRetryableError,
-  type RetryPolicy,
-  retryDelayMs,
-} from "./retry-policy.js";
+import { isContextOverflow, isRetryableError, type RetryPolicy, retryDelayMs } from "./retry-policy.js";
 import type { SessionRecorder } from "./session-recorder.js";
 import type { HarnessSettings } from "./settings.js";
 import type { SubAgentSessions } from "./sub-agent-sessions.js";
@@ -104,7 +99,7 @@ export function harnessActors(parts: HarnessParts) {
 }
 
 /** How a run starts: its messages, system prompt and tool context, and a failure that ends it at once. */
-interface RunStart {
+interface PreparedRun {
   messages: AgentMessage[];
   systemPrompt: string;
   toolContext: unknown;
@@ -144,11 +139,15 @@ const DONE: TurnOutcome = { verdict: "done", compactionDue: false };
  * context or prompt function, hooks): a plain turn prepares synchronously. Never throws: a failure
  * becomes the run's `failure` (the run keeps the agent's system prompt when none could be resolved).
  */
-function* prepareRun(parts: HarnessParts, input: TurnInput, signal: AbortSignal): MaybeAsyncSteps<RunStart> {
+function* prepareRun(
+  parts: HarnessParts,
+  input: TurnInput,
+  signal: AbortSignal,
+): MaybeAsyncSteps<PreparedRun> {
   const { settings, session, hooks } = parts;
   const { operation } = input;
   const { model, thinkingLevel, systemPrompt } = parts.agent.state;
-  const start: RunStart = {
+  const start: PreparedRun = {
     messages: messagesOf(operation),
     systemPrompt,
     toolContext: undefined,
@@ -229,7 +228,9 @@ async function backoff(parts: HarnessParts, attempt: number, signal: AbortSignal
     delayMs,
     errorMessage: last?.errorMessage ?? "",
   });
-  await (retry.sleep ?? abortableDelay)(delayMs, signal);
+  if (retry.sleep) return retry.sleep(delayMs, signal);
+  await abortableDelay(delayMs, signal);
+  signal.throwIfAborted();
 }
 
 /**

@@ -9,7 +9,10 @@ export interface RetryPolicy {
   maxRetries: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  /** How to wait (default `abortableDelay`); must reject promptly when the signal aborts. For tests and custom schedulers. */
+  /**
+   * How to wait (default: a timer cut short by the signal); must reject promptly when the signal aborts.
+   * For tests and custom schedulers.
+   */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -57,20 +60,4 @@ export function isRetryableError(message: AssistantMessage): boolean {
 export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
   const delay = policy.baseDelayMs * 2 ** Math.max(0, attempt - 1);
   return Math.max(0, Math.min(delay, policy.maxDelayMs));
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -1,8 +1,8 @@
 import type { Agent } from "../agent/agent.js";
+import { contentText } from "../loop/messages.js";
 import type { NavigateTreeOptions } from "../machines/harness/harness.machine.js";
 import type { BranchSummaryEntry, CompactionEntry } from "../storage/entries.js";
 import type { Session } from "../storage/session.js";
-import type { ImageContent, TextContent } from "../types/messages.js";
 import type { StreamFn } from "../types/stream.js";
 import {
   type BranchSummaryResult,
@@ -168,10 +168,10 @@ export async function navigateSession(
   let editorText: string | undefined;
   if (target.type === "message" && target.message.role === "user") {
     newLeafId = target.parentId;
-    editorText = textOf(target.message.content);
+    editorText = contentText(target.message.content, "\n");
   } else if (target.type === "custom_message") {
     newLeafId = target.parentId;
-    editorText = textOf(target.content);
+    editorText = contentText(target.content, "\n");
   }
   let summaryEntry: BranchSummaryEntry | undefined;
   let newLeaf: string | null;
@@ -215,12 +215,4 @@ function summaryRequest(host: SummaryHost, signal: AbortSignal, customInstructio
     signal,
     ...(customInstructions !== undefined ? { customInstructions } : {}),
   };
-}
-
-function textOf(content: string | (TextContent | ImageContent)[]): string {
-  if (typeof content === "string") return content;
-  return content
-    .filter((part): part is TextContent => part.type === "text")
-    .map((part) => part.text)
-    .join("\n");
 }

@@ -1,3 +1,4 @@
+import { idempotencyKeyOf } from "../loop/idempotency-key.js";
 import type { SessionEntry } from "../storage/entries.js";
 import type { Session } from "../storage/session.js";
 import { errorText } from "../types/error-text.js";
@@ -30,11 +31,6 @@ export interface ToolCallJournalData {
 /** A tool's replay policy: its `replay` field when that is `"safe"`, else `"never"`. */
 export function toolReplayPolicy(tool: AgentTool | undefined): ToolReplayPolicy {
   return tool?.replay === "safe" ? "safe" : "never";
-}
-
-/** The idempotency key of a call in a session. */
-export function idempotencyKeyOf(sessionId: string, toolCallId: string): string {
-  return `${sessionId}:${toolCallId}`;
 }
 
 /**

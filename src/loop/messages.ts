@@ -85,6 +85,38 @@ export function toMessage(message: AgentMessage | string, images?: ImageContent[
 }
 
 /**
+ * The text of a message's content: its text blocks joined with `separator` (a string content as it
+ * is); images and other blocks left out; "" for a message without content.
+ *
+ * Contract: pure; never throws (any object is read defensively).
+ *
+ * ```ts
+ * messageText(userMessage("Hello")); // "Hello"
+ * ```
+ */
+export function messageText(message: AgentMessage, separator = ""): string {
+  return contentText((message as { content?: unknown }).content, separator);
+}
+
+/**
+ * The text of a message content (a string, or blocks whose text blocks are joined with `separator`).
+ *
+ * Contract: pure; never throws; "" for anything else.
+ *
+ * ```ts
+ * contentText([{ type: "text", text: "a" }, { type: "text", text: "b" }], "\n"); // "a\nb"
+ * ```
+ */
+export function contentText(content: unknown, separator = ""): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((block): block is TextContent => block?.type === "text")
+    .map((block) => block.text)
+    .join(separator);
+}
+
+/**
  * The text of messages: each message's text blocks joined (a string content as it is), messages
  * separated by a blank line, empty ones left out. What guardrails check and typed output parses.
  *
@@ -95,17 +127,8 @@ export function toMessage(message: AgentMessage | string, images?: ImageContent[
  * ```
  */
 export function messagesText(messages: readonly AgentMessage[]): string {
-  const texts: string[] = [];
-  for (const message of messages) {
-    const content = (message as { content?: unknown }).content;
-    if (typeof content === "string") texts.push(content);
-    else if (Array.isArray(content))
-      texts.push(
-        content
-          .filter((block): block is TextContent => block?.type === "text")
-          .map((block) => block.text)
-          .join(""),
-      );
-  }
-  return texts.filter((text) => text !== "").join("\n\n");
+  return messages
+    .map((message) => messageText(message))
+    .filter((text) => text !== "")
+    .join("\n\n");
 }

@@ -1,7 +1,7 @@
 import { AgentHarness } from "../harness/agent-harness.js";
 import type { AgentHarnessOptions } from "../harness/harness-options.js";
 import { planResume, type ToolCallDecision } from "../harness/resume-run.js";
-import { failedAssistantMessage, toolResultMessage } from "../loop/messages.js";
+import { failedAssistantMessage, messageText, toolResultMessage } from "../loop/messages.js";
 import { ABORTED_CALL_TEXT } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
 import type { AgentMessage } from "../types/messages.js";
@@ -102,10 +102,7 @@ function splitDecisions(decisions: ReadonlyMap<string, ToolCallDecision>): {
 
 /** The text of a user message. */
 function userText(message: AgentMessage): string | undefined {
-  if (message.role !== "user") return undefined;
-  const content = message.content;
-  if (typeof content === "string") return content;
-  return content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  return message.role === "user" ? messageText(message) : undefined;
 }
 
 /** The command ids already taken into the session (their user message is stored). */

@@ -36,8 +36,8 @@ export interface CanonicalRequest {
 }
 
 /**
- * One stream event of a recorded reply, without `partial` (the message so far, rebuilt on replay from
- * the events before it).
+ * One stream event of a recorded reply. Written without `partial` (the message so far, rebuilt on
+ * replay from the events before it); a recording still in memory holds the provider's event itself.
  */
 export type RecordedReplyEvent = Record<string, unknown> & { type: string };
 

@@ -1,7 +1,7 @@
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { AgentCommand } from "../machines/agent/agent.events.js";
-import type { RecordedStepKind, RecordingEntry } from "./recording-format.js";
+import type { RecordedCommand, RecordedStep, RecordedStepKind, RecordingEntry } from "./recording-format.js";
 
 /** The event types of `AgentCommand`: what the world outside the agent tree sends it. */
 const COMMAND_TYPES = new Set<AgentCommand["type"]>([
@@ -31,8 +31,8 @@ const COMMAND_TYPES = new Set<AgentCommand["type"]>([
 /**
  * The inspection observer behind `recording.inspect`: gives `add` each command an agent of the system
  * receives from outside the agent tree (no sender, or a sender that is neither an agent nor a tool
- * call: the `Agent` facade, a harness machine, your own machine) with the agent's state value then,
- * and, at each step boundary of the root agent (`stepKindOf`), its snapshot made by `persist`.
+ * call: the `Agent` facade, a harness machine, your own machine) with the agent's state value then
+ * (`commandEntryOf`), and the root agent's step boundaries (`stepRecorder`).
  *
  * Contract: the observer never throws; it only reads snapshots.
  */
@@ -40,30 +40,62 @@ export function recordingInspector<TSnapshot>(
   add: (entry: RecordingEntry<TSnapshot>) => void,
   persist: (actor: AnyActorRef) => TSnapshot,
 ): (event: InspectionEvent) => void {
-  let previous: unknown;
-  let index = 0;
+  const step = stepRecorder(add, persist);
+  // The root agent, once seen: every other actor's snapshot is skipped at the cost of one comparison.
+  let root: AnyActorRef | undefined;
   return (event) => {
     if (event.type === "@xstate.event") {
-      const target = event.actorRef as AnyActorRef;
-      const context = agentContextOf(target);
       const command = event.event as AgentCommand;
-      if (!context || !COMMAND_TYPES.has(command.type) || insideAgentTree(event.sourceRef as AnyActorRef))
-        return;
-      add({
-        kind: "command",
-        agentPath: [...(context.place?.path ?? [])],
-        state: target.getSnapshot().value,
-        command,
-      });
+      if (!COMMAND_TYPES.has(command.type) || insideAgentTree(event.sourceRef as AnyActorRef)) return;
+      const entry = commandEntryOf(event.actorRef as AnyActorRef, command);
+      if (entry) add(entry);
     } else if (event.type === "@xstate.snapshot") {
       const actor = event.actorRef as AnyActorRef;
-      const context = agentContextOf(actor);
-      if (!context || context.place) return;
-      const value = (event.snapshot as { value?: unknown }).value;
-      const step = stepKindOf(previous, value);
-      previous = value;
-      if (step) add({ kind: "step", index: index++, step, value, snapshot: persist(actor) });
+      if (actor !== root) {
+        if (root?.getSnapshot().status === "active") return;
+        const context = agentContextOf(actor);
+        if (!context || context.place) return;
+        root = actor;
+      }
+      step(actor, (event.snapshot as { value?: unknown }).value);
     }
+  };
+}
+
+/**
+ * The entry of `command` arriving at `target`, an agent of the tree (its path, its state value now);
+ * `undefined` when `target` is no agent.
+ *
+ * Contract: reads `target`'s snapshot; never throws.
+ */
+export function commandEntryOf(target: AnyActorRef, command: AgentCommand): RecordedCommand | undefined {
+  const context = agentContextOf(target);
+  if (!context) return undefined;
+  return {
+    kind: "command",
+    agentPath: [...(context.place?.path ?? [])],
+    state: target.getSnapshot().value,
+    command,
+  };
+}
+
+/**
+ * A function to call with the root agent's actor and state value after each of its macrosteps: it
+ * gives `add` a step, with `persist(actor)`, whenever a step boundary was crossed (`stepKindOf`).
+ *
+ * Contract: the function never throws unless `persist` does.
+ */
+export function stepRecorder<TSnapshot>(
+  add: (entry: RecordedStep<TSnapshot>) => void,
+  persist: (actor: AnyActorRef) => TSnapshot,
+): (actor: AnyActorRef, value: unknown) => void {
+  let previous: unknown;
+  let index = 0;
+  return (actor, value) => {
+    if (value === previous) return;
+    const step = stepKindOf(previous, value);
+    previous = value;
+    if (step) add({ kind: "step", index: index++, step, value, snapshot: persist(actor) });
   };
 }
 

@@ -134,8 +134,13 @@ export class Recording<TSnapshot = unknown> {
     };
     const lines = [JSON.stringify(header)];
     for (const entry of this.#entries) {
-      if (entry.kind === "model_call" && entry.key === "") entry.key = requestKeyOf(entry.request);
-      lines.push(JSON.stringify(entry));
+      if (entry.kind !== "model_call") {
+        lines.push(JSON.stringify(entry));
+        continue;
+      }
+      if (entry.key === "") entry.key = requestKeyOf(entry.request);
+      // A reply's events are kept as the provider sent them; the message so far is rebuilt on replay.
+      lines.push(JSON.stringify(entry, (key, value) => (key === "partial" ? undefined : value)));
     }
     return `${lines.join("\n")}\n`;
   }

@@ -10,39 +10,39 @@ import {
   applyServerMessage,
   createInspectorModel,
 } from "../../src/inspector/page/inspector-model.js";
+import { createAgentMachine } from "../../src/machines/agent/agent.provided.js";
+import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { testModel } from "../support/loop-harness.js";
 import { recordedParentId } from "../support/recorded-parent.js";
 
-/** Stands in for the agent machine: machine id `agent`, an `agentId` in its context. */
-const agentStandIn = setup({
-  types: { context: {} as { agentId: string }, input: {} as { agentId: string } },
-}).createMachine({
-  id: "agent",
-  context: ({ input }) => ({ agentId: input.agentId }),
-  initial: "listening",
-  states: { listening: {} },
-});
+/** The real agent machine, with a model that is never called (the agents stay idle). */
+const agentMachine = createAgentMachine({ streamFn: scriptedModel([]) });
 
 /** An app's own machine that invokes an agent with id `agent`. */
-const deskMachine = setup({ actors: { agent: agentStandIn } }).createMachine({
+const deskMachine = setup({ actors: { agent: agentMachine } }).createMachine({
   id: "desk",
-  invoke: { src: "agent", id: "agent", input: ({ self }) => ({ agentId: `desk-${self.id}` }) },
+  invoke: {
+    src: "agent",
+    id: "agent",
+    input: ({ self }) => ({ agentId: `desk-${self.id}`, model: testModel }),
+  },
 });
 
 /** The app: its own agent `agent` and two desks, `billing` and `support`, each with an agent `agent`. */
-const appMachine = setup({ actors: { agent: agentStandIn, desk: deskMachine } }).createMachine({
+const appMachine = setup({ actors: { agent: agentMachine, desk: deskMachine } }).createMachine({
   id: "app",
   invoke: [
-    { src: "agent", id: "agent", input: { agentId: "front" } },
+    { src: "agent", id: "agent", input: { agentId: "front", model: testModel } },
     { src: "desk", id: "billing" },
     { src: "desk", id: "support" },
   ],
 });
 
 /** Stands in for the tool call machine (machine id `toolCall`) of an agent tool's call `c1`. */
-const toolCallStandIn = setup({ actors: { agent: agentStandIn } }).createMachine({
+const toolCallStandIn = setup({ actors: { agent: agentMachine } }).createMachine({
   id: "toolCall",
   context: { toolCall: { id: "c1", name: "research" } },
-  invoke: { src: "agent", id: "agent", input: { agentId: "root/c1" } },
+  invoke: { src: "agent", id: "agent", input: { agentId: "root/c1", model: testModel } },
 });
 
 /** The child `id` of `parent`'s current snapshot. */

@@ -13,7 +13,6 @@ import {
 } from "../../src/inspector/page/diagram-layout.js";
 import { type DiagramBoxes, diagramFaults, type Rect } from "../support/diagram-geometry.js";
 import { elkEngine, fixedPitchMeasure } from "../support/elk.js";
-import { fakeLoopMachine } from "../support/fake-loop.machine.js";
 
 const nestedMachine = createMachine({
   id: "nested",
@@ -120,7 +119,7 @@ describe("diagram layout (ELK)", () => {
   });
 
   it("puts each compound state's initial child in its first column", async () => {
-    for (const machine of [fakeLoopMachine, toolCallMachine, harnessMachine, nestedMachine]) {
+    for (const machine of [agentMachine, toolCallMachine, harnessMachine, nestedMachine]) {
       const layout = await layoutOf(machine);
       for (const box of flattenBoxes(layout.root)) {
         const initial = box.children.find((child) => child.node.key === box.node.initial);

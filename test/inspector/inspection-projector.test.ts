@@ -1,40 +1,38 @@
 import { describe, expect, it } from "vitest";
-import { createActor } from "xstate";
 import { createInspectionBacklog, namespaceRecord } from "../../src/inspector/inspection-backlog.js";
 import { createInspectionProjector } from "../../src/inspector/inspection-projector.js";
 import type { ActorRecord, InspectionRecord, SnapshotRecord } from "../../src/inspector/inspection-record.js";
-import { fakeLoopMachine } from "../support/fake-loop.machine.js";
+import { promptRead, runEnded, startReadAgent } from "../support/inspected-agent.js";
 
-function runFakeLoop() {
+/** The real agent machine run once through a `read` call, inspected with a fixed clock. */
+async function runReadAgent() {
   const records: InspectionRecord[] = [];
-  const actor = createActor(fakeLoopMachine, {
-    inspect: createInspectionProjector((record) => records.push(record), { now: () => 42 }),
-  });
-  actor.start();
-  actor.send({ type: "PROMPT", text: "hi" });
-  actor.send({ type: "TOOL_CALLS", calls: [{ callId: "call_1", name: "read" }] });
-  const child = actor.getSnapshot().children.call_1;
-  child?.send({ type: "PREPARED", needsApproval: false });
-  child?.send({ type: "EXECUTED", result: "ok" });
-  child?.send({ type: "FINALIZED" });
-  actor.send({ type: "NEXT_TURN" });
-  actor.send({ type: "STREAM_END" });
-  return { actor, records };
+  const agent = startReadAgent(
+    createInspectionProjector((record) => records.push(record), { now: () => 42 }),
+    { needsApproval: false },
+  );
+  promptRead(agent);
+  await runEnded(agent);
+  return { agent, records };
+}
+
+function actorRecords(records: InspectionRecord[]): ActorRecord[] {
+  return records.filter((record): record is ActorRecord => record.kind === "actor");
 }
 
 describe("inspection projection", () => {
-  it("turns a whole actor system into JSON-safe records with actor, parent and root ids", () => {
-    const { actor, records } = runFakeLoop();
-    expect(actor.getSnapshot().status).toBe("done");
+  it("turns a whole actor system into JSON-safe records with actor, parent and root ids", async () => {
+    const { agent, records } = await runReadAgent();
+    expect(agent.getSnapshot().matches("idle")).toBe(true);
     expect(JSON.parse(JSON.stringify(records))).toEqual(records);
-    const actors = records.filter((record): record is ActorRecord => record.kind === "actor");
-    expect(actors.map((record) => record.actorId)).toEqual([actor.sessionId, "call_1"]);
-    const child = actors[1];
-    expect(child?.rootId).toBe(actor.sessionId);
-    expect(records.every((record) => record.rootId === actor.sessionId)).toBe(true);
+    const actors = actorRecords(records);
+    expect(actors[0]?.sessionId).toBe(agent.sessionId);
+    const child = actors.find((record) => record.actorId === "call_1");
+    expect(child?.rootId).toBe(agent.sessionId);
+    expect(records.every((record) => record.rootId === agent.sessionId)).toBe(true);
     // The root has no parent; the child's parent is known from its start (`xstate.init`, sent by
     // its parent) on: its actor record, reported when it is created, comes before.
-    expect(records.filter((record) => record.sessionId === actor.sessionId && "parentId" in record)).toEqual(
+    expect(records.filter((record) => record.sessionId === agent.sessionId && "parentId" in record)).toEqual(
       [],
     );
     const [created, started, ...later] = records.filter((record) => record.sessionId === child?.sessionId);
@@ -43,108 +41,107 @@ describe("inspection projection", () => {
     expect(started).toMatchObject({
       kind: "event",
       eventType: "xstate.init",
-      sourceId: actor.sessionId,
-      parentId: actor.sessionId,
+      sourceId: agent.sessionId,
+      parentId: agent.sessionId,
     });
     expect(later.length).toBeGreaterThan(0);
-    expect(later.every((record) => record.parentId === actor.sessionId)).toBe(true);
+    expect(later.every((record) => record.parentId === agent.sessionId)).toBe(true);
     expect(records.map((record) => record.seq)).toEqual(records.map((_, i) => i + 1));
     expect(records.every((record) => record.time === 42)).toBe(true);
   });
 
-  it("drops the AbortSignal and function from the context and lists children by id", () => {
-    const { records } = runFakeLoop();
-    const executing = records.find(
-      (record): record is SnapshotRecord => record.kind === "snapshot" && record.value === "executingTools",
+  it("records each snapshot's context as data and lists the children by id", async () => {
+    const { agent, records } = await runReadAgent();
+    const snapshots = records.filter(
+      (record): record is SnapshotRecord =>
+        record.kind === "snapshot" && record.sessionId === agent.sessionId,
     );
-    expect(executing?.context).toEqual({
-      messages: [{ role: "user", text: "hi" }],
-      pendingCalls: ["call_1"],
-      results: {},
+    const executing = snapshots.find((record) => JSON.stringify(record.value).includes("executingTools"));
+    expect(executing?.value).toEqual({ running: { executingTools: "working" } });
+    expect(Object.keys(executing?.children ?? {})).toContain("call_1");
+    expect(executing?.context).toMatchObject({
+      agentId: "a1",
+      run: { batch: { calls: [{ id: "call_1", name: "read" }] } },
     });
-    expect(Object.keys(executing?.children ?? {})).toEqual(["call_1"]);
-    const last = records.filter((record) => record.kind === "snapshot" && record.actorId !== "call_1").at(-1);
-    expect(last).toMatchObject({ status: "done", value: "done", children: {} });
+    const last = snapshots.at(-1);
+    expect(last).toMatchObject({ status: "active", value: "idle", children: {} });
+    expect(last?.context).toEqual(JSON.parse(JSON.stringify(agent.getSnapshot().context)));
   });
 
-  it("records events with their sanitized payload and sender", () => {
-    const { records } = runFakeLoop();
-    const toolCalls = records.find((record) => record.kind === "event" && record.eventType === "TOOL_CALLS");
-    expect(toolCalls).toMatchObject({ payload: { calls: [{ callId: "call_1", name: "read" }] } });
+  it("records events with their sanitized payload and sender", async () => {
+    const { records } = await runReadAgent();
+    const prompt = records.find((record) => record.kind === "event" && record.eventType === "PROMPT");
+    expect(prompt).toMatchObject({ payload: { messages: [{ role: "user", content: "read my notes" }] } });
     const done = records.find(
       (record) => record.kind === "event" && record.eventType === "xstate.done.actor.call_1",
     );
-    const child = records.find((record) => record.kind === "actor" && record.actorId === "call_1");
+    const child = actorRecords(records).find((record) => record.actorId === "call_1");
     expect(done).toMatchObject({
       sourceId: child?.sessionId,
-      payload: { output: { callId: "call_1", result: "ok" } },
+      payload: { output: { toolCall: { id: "call_1", name: "read" }, isError: false } },
     });
   });
 
-  it("sends each machine definition once, with states, initial state and transitions", () => {
+  it("sends each machine definition once, with states, initial state and transitions", async () => {
     const records: InspectionRecord[] = [];
     const inspect = createInspectionProjector((record) => records.push(record));
-    const first = createActor(fakeLoopMachine, { inspect }).start();
-    first.send({ type: "PROMPT", text: "hi" });
-    first.send({ type: "TOOL_CALLS", calls: [{ callId: "call_1", name: "read" }] });
-    createActor(fakeLoopMachine, { inspect }).start();
-    const actors = records.filter((record): record is ActorRecord => record.kind === "actor");
-    const loop = actors[0]?.definition;
-    expect(loop?.root.id).toBe("agentLoop");
-    expect(loop?.root.initial).toBe("idle");
-    expect(loop?.root.states.map((state) => state.key)).toEqual([
-      "idle",
-      "streaming",
-      "executingTools",
-      "preparingTurn",
-      "done",
-    ]);
-    const streaming = loop?.root.states.find((state) => state.key === "streaming");
-    expect(streaming?.transitions).toContainEqual({
-      event: "TOOL_CALLS",
-      targets: ["agentLoop.executingTools"],
-      guarded: false,
-    });
-    const executing = loop?.root.states.find((state) => state.key === "executingTools");
-    expect(executing?.transitions).toContainEqual({
-      event: "",
-      targets: ["agentLoop.preparingTurn"],
-      guarded: true,
-    });
-    expect(actors[1]?.definition?.root.id).toBe("toolCall");
-    expect(actors[2]?.definition).toBeUndefined();
-    expect(actors[2]?.machineKey).toBe(loop?.machineKey);
+    const first = startReadAgent(inspect, { needsApproval: false });
+    promptRead(first);
+    await runEnded(first);
+    const second = startReadAgent(inspect, { needsApproval: false });
+    const actors = actorRecords(records);
+    const agent = actors[0]?.definition;
+    expect(agent?.root.id).toBe("agent");
+    expect(agent?.root.initial).toBe("idle");
+    expect(agent?.root.states.map((state) => state.key)).toEqual(["idle", "running"]);
+    const idle = agent?.root.states.find((state) => state.key === "idle");
+    expect(idle?.transitions).toContainEqual(
+      expect.objectContaining({ event: "PROMPT", targets: ["agent.running"] }),
+    );
+    const running = agent?.root.states.find((state) => state.key === "running");
+    expect(running?.states.map((state) => state.key)).toEqual(
+      expect.arrayContaining(["preparingTurn", "streaming", "executingTools"]),
+    );
+    expect(actors.find((record) => record.actorId === "call_1")?.definition?.root.id).toBe("toolCall");
+    const again = actors.find((record) => record.sessionId === second.sessionId);
+    expect(again?.definition).toBeUndefined();
+    expect(again?.machineKey).toBe(agent?.machineKey);
   });
 
-  it("swallows a throwing consumer so the inspected actor keeps running", () => {
-    const actor = createActor(fakeLoopMachine, {
-      inspect: createInspectionProjector(() => {
+  it("swallows a throwing consumer so the inspected actor keeps running", async () => {
+    const agent = startReadAgent(
+      createInspectionProjector(() => {
         throw new Error("consumer failed");
       }),
-    });
-    actor.start();
-    actor.send({ type: "PROMPT", text: "hi" });
-    expect(actor.getSnapshot().matches("streaming")).toBe(true);
+      { needsApproval: false },
+    );
+    promptRead(agent);
+    expect(agent.getSnapshot().matches("running")).toBe(true);
+    await runEnded(agent);
+    expect(agent.getSnapshot().context.messages.at(-1)).toMatchObject({ content: [{ text: "Done." }] });
   });
 });
 
 describe("inspection backlog", () => {
-  it("keeps the latest records and every definition, even when its actor record was evicted", () => {
-    const { records } = runFakeLoop();
+  it("keeps the latest records and every definition, even when its actor record was evicted", async () => {
+    const { records } = await runReadAgent();
     const backlog = createInspectionBacklog(5);
     for (const record of records) backlog.add(record);
     const replay = backlog.replay();
     expect(backlog.size).toBe(5);
     expect(replay.records).toEqual(records.slice(-5));
-    expect(replay.definitions.map((definition) => definition.root.id)).toEqual(["agentLoop", "toolCall"]);
+    expect(replay.definitions.map((definition) => definition.root.id)).toEqual(["agent", "toolCall"]);
   });
 
-  it("evicts the oldest records beyond the byte budget but always keeps the newest", () => {
-    const { records } = runFakeLoop();
-    const backlog = createInspectionBacklog(1_000, 1_500);
+  it("evicts the oldest records beyond the byte budget but always keeps the newest", async () => {
+    const { records } = await runReadAgent();
+    // A budget of two of the largest records: several records are evicted, the newest always kept.
+    const budget = 2 * Math.max(...records.map((record) => Buffer.byteLength(JSON.stringify(record))));
+    const backlog = createInspectionBacklog(1_000, budget);
     const texts = records.map((record) => backlog.add(record));
     expect(texts.map((text) => JSON.parse(text))).toEqual(records);
-    expect(backlog.bytes).toBeLessThanOrEqual(1_500);
+    expect(backlog.bytes).toBeLessThanOrEqual(budget);
+    expect(backlog.size).toBeLessThan(records.length);
     expect(backlog.replayJson()).toEqual(texts.slice(-backlog.size));
     const tiny = createInspectionBacklog(1_000, 1);
     for (const record of records) tiny.add(record);
@@ -155,8 +152,8 @@ describe("inspection backlog", () => {
     expect(() => createInspectionBacklog(0)).toThrow(RangeError);
   });
 
-  it("namespaces session ids and machine keys of ingested records", () => {
-    const { records } = runFakeLoop();
+  it("namespaces session ids and machine keys of ingested records", async () => {
+    const { records } = await runReadAgent();
     const scoped = records.map((record) => namespaceRecord(record, "i1/"));
     expect(
       scoped.every((record) => record.sessionId.startsWith("i1/") && record.rootId.startsWith("i1/")),

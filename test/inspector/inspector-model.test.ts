@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { createActor } from "xstate";
 import { createInspectionProjector } from "../../src/inspector/inspection-projector.js";
 import type { InspectionRecord } from "../../src/inspector/inspection-record.js";
 import {
@@ -10,40 +9,40 @@ import {
   describeStateValue,
   snapshotAfterEvent,
 } from "../../src/inspector/page/inspector-model.js";
-import { fakeLoopMachine } from "../support/fake-loop.machine.js";
+import { callWaiting, promptRead, runEnded, startReadAgent } from "../support/inspected-agent.js";
 
 describe("inspector page model", () => {
-  it("follows a tool call child from appearing to stopped", () => {
+  it("follows a tool call child from appearing to stopped", async () => {
     const records: InspectionRecord[] = [];
-    const actor = createActor(fakeLoopMachine, {
-      inspect: createInspectionProjector((r) => records.push(r)),
-    });
+    const agent = startReadAgent(
+      createInspectionProjector((r) => records.push(r)),
+      { needsApproval: true },
+    );
     const model = createInspectorModel();
     const sync = () => applyServerMessage(model, { type: "records", records: records.splice(0) });
-    actor.start();
-    actor.send({ type: "PROMPT", text: "hi" });
-    actor.send({ type: "TOOL_CALLS", calls: [{ callId: "call_1", name: "read" }] });
+    promptRead(agent);
+    await callWaiting(agent);
     sync();
-    const child = () => actorsOfSystem(model, actor.sessionId).find((view) => view.actorId === "call_1");
-    expect(child()).toMatchObject({ status: "active", snapshot: { value: "preparing" } });
-    actor.getSnapshot().children.call_1?.send({ type: "PREPARED", needsApproval: true });
-    sync();
-    expect(child()?.snapshot?.value).toBe("awaitingApproval");
-    const callChild = actor.getSnapshot().children.call_1;
-    callChild?.send({ type: "APPROVE" });
-    callChild?.send({ type: "EXECUTED", result: "ok" });
-    callChild?.send({ type: "FINALIZED" });
+    const child = () => actorsOfSystem(model, agent.sessionId).find((view) => view.actorId === "call_1");
+    expect(child()).toMatchObject({ status: "active", snapshot: { value: "awaitingApproval" } });
+    agent.send({ type: "APPROVE_TOOL", toolCallId: "call_1" });
+    await runEnded(agent);
     sync();
     expect(child()).toMatchObject({ status: "stopped", snapshot: { value: "settled" } });
-    expect(model.actors.get(actor.sessionId)?.snapshot?.value).toBe("preparingTurn");
+    expect(model.actors.get(agent.sessionId)?.snapshot?.value).toBe("idle");
 
-    const approve = model.events.find((entry) => entry.record.eventType === "APPROVE");
+    const approve = model.events.find(
+      (entry) => entry.record.eventType === "APPROVE" && entry.record.sessionId === child()?.sessionId,
+    );
     expect(approve && snapshotAfterEvent(model, approve)?.value).toBe("executing");
   });
 
   it("resets on replay and keeps definitions from it", () => {
     const records: InspectionRecord[] = [];
-    createActor(fakeLoopMachine, { inspect: createInspectionProjector((r) => records.push(r)) }).start();
+    startReadAgent(
+      createInspectionProjector((r) => records.push(r)),
+      { needsApproval: false },
+    );
     const model = createInspectorModel();
     applyServerMessage(model, { type: "records", records });
     applyServerMessage(model, { type: "replay", definitions: [], records: records.slice(-1) });

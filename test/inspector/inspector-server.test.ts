@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { createActor } from "xstate";
 import {
   createInspectorClient,
   createInspectorServer,
@@ -12,7 +11,7 @@ import {
 } from "../../src/inspector/index.js";
 import type { InspectionRecord, InspectorServerMessage } from "../../src/inspector/inspection-record.js";
 import type { LayoutEngine } from "../../src/inspector/page/diagram-layout.js";
-import { fakeLoopMachine } from "../support/fake-loop.machine.js";
+import { callWaiting, promptRead, runEnded, startReadAgent } from "../support/inspected-agent.js";
 
 /** A page stand-in: collects every record it receives and lets a test await a condition. */
 function connectViewer(server: InspectorServer) {
@@ -97,17 +96,23 @@ describe("inspector server", () => {
 
   it("replays the backlog to a late viewer, then streams new records", async () => {
     server = await createInspectorServer({ port: 0, backlogSize: 3 });
-    const actor = createActor(fakeLoopMachine, { inspect: server.inspect }).start();
-    actor.send({ type: "PROMPT", text: "hi" });
+    const agent = startReadAgent(server.inspect, { needsApproval: true });
+    promptRead(agent);
+    await callWaiting(agent);
     const viewer = connectViewer(server);
     await viewer.until(() => viewer.messages.length >= 1);
     const replay = viewer.messages[0];
     expect(replay?.type).toBe("replay");
     expect(replay?.records).toHaveLength(3);
-    expect(replay?.type === "replay" && replay.definitions.map((d) => d.root.id)).toEqual(["agentLoop"]);
+    expect(replay?.type === "replay" && replay.definitions.map((d) => d.root.id)).toEqual([
+      "agent",
+      "toolCall",
+    ]);
 
-    actor.send({ type: "STREAM_END" });
-    await viewer.until(() => viewer.records.some((r) => r.kind === "snapshot" && r.status === "done"));
+    agent.send({ type: "APPROVE_TOOL", toolCallId: "call_1" });
+    await viewer.until(() =>
+      viewer.records.some((r) => r.kind === "snapshot" && r.actorId === "agent" && r.value === "idle"),
+    );
     const seqs = viewer.records.map((record) => record.seq);
     expect(new Set(seqs).size).toBe(seqs.length);
     viewer.socket.close();
@@ -118,14 +123,13 @@ describe("inspector server", () => {
     const viewer = connectViewer(server);
     await viewer.opened;
     const client = createInspectorClient(server.url);
-    const actor = createActor(fakeLoopMachine, { inspect: client.inspect }).start();
-    actor.send({ type: "PROMPT", text: "from elsewhere" });
-    actor.send({ type: "TOOL_CALLS", calls: [{ callId: "call_9", name: "read" }] });
+    const agent = startReadAgent(client.inspect, { needsApproval: true });
+    promptRead(agent);
     await client.ready;
-    await viewer.until(() => viewer.records.some((r) => r.kind === "actor" && r.actorId === "call_9"));
+    await viewer.until(() => viewer.records.some((r) => r.kind === "actor" && r.actorId === "call_1"));
     expect(viewer.records.every((record) => record.sessionId.startsWith("i1/"))).toBe(true);
     expect(viewer.records.find((record) => record.kind === "actor")).toMatchObject({
-      definition: { root: { id: "agentLoop" } },
+      definition: { root: { id: "agent" } },
     });
     await client.close();
     viewer.socket.close();
@@ -136,14 +140,20 @@ describe("inspector server", () => {
     const viewer = connectViewer(server);
     await viewer.opened;
     const client = createInspectorClient(`ws://127.0.0.1:${server.port}/ingest`);
-    const actor = createActor(fakeLoopMachine, { inspect: client.inspect }).start();
-    actor.send({ type: "PROMPT", text: "hi" });
-    actor.send({ type: "STREAM_END" });
+    const agent = startReadAgent(client.inspect, { needsApproval: false });
+    agent.send({ type: "SET_STREAM_OPTIONS", streamOptions: { temperature: 0.1 } });
+    agent.send({ type: "SET_STREAM_OPTIONS", streamOptions: { temperature: 0.2 } });
     await client.close();
-    await viewer.until(() => viewer.records.some((r) => r.kind === "snapshot" && r.status === "done"));
+    await viewer.until(() =>
+      viewer.records.some(
+        (r) =>
+          r.kind === "snapshot" &&
+          (r.context as { streamOptions?: { temperature?: number } }).streamOptions?.temperature === 0.2,
+      ),
+    );
     expect(
       viewer.records.filter((r) => r.kind === "event").map((r) => r.kind === "event" && r.eventType),
-    ).toEqual(["xstate.init", "PROMPT", "STREAM_END"]);
+    ).toEqual(["xstate.init", "SET_STREAM_OPTIONS", "SET_STREAM_OPTIONS"]);
     viewer.socket.close();
   });
 
@@ -169,10 +179,10 @@ describe("inspector server", () => {
     await server.close();
     server = undefined;
     const client = createInspectorClient(`http://127.0.0.1:${port}/`);
-    const actor = createActor(fakeLoopMachine, { inspect: client.inspect }).start();
-    actor.send({ type: "PROMPT", text: "hi" });
+    const agent = startReadAgent(client.inspect, { needsApproval: false });
+    promptRead(agent);
     await expect(client.ready).rejects.toThrow();
-    expect(actor.getSnapshot().matches("streaming")).toBe(true);
+    await runEnded(agent);
     await client.close();
   });
 });

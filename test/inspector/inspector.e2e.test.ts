@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { createActor } from "xstate";
 import { createAgentLoopActor } from "../../src/agent/agent-loop.js";
-import { agentMachine, harnessMachine, toolCallMachine } from "../../src/index.js";
+import { agentMachine, createAgentMachine, harnessMachine, toolCallMachine } from "../../src/index.js";
 import {
   type ActorRecord,
   createInspectorServer,
@@ -19,8 +19,8 @@ import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
 import { type ChromiumBinary, chromiumBinary, HEADLESS_CHROMIUM_FLAGS } from "../support/chromium.js";
 import { type DiagramBoxes, diagramFaults } from "../support/diagram-geometry.js";
-import { fakeLoopMachine } from "../support/fake-loop.machine.js";
 import { createHarness } from "../support/harness-support.js";
+import { promptRead, runEnded, startReadAgent } from "../support/inspected-agent.js";
 import { deferred, echoTool, emptyContext, testModel, user } from "../support/loop-harness.js";
 
 // A browser, ELK layouts and screenshots on a shared 2-core machine: generous timeouts under load.
@@ -107,65 +107,67 @@ describe("inspector page in headless Chromium", () => {
     const requested: string[] = [];
     page.on("request", (request) => requested.push(request.url()));
 
-    const actor = createActor(fakeLoopMachine, { inspect: server.inspect }).start();
-    await page.waitForSelector(active("idle"));
-    for (const state of ["idle", "streaming", "executingTools", "preparingTurn", "done"]) {
-      await page.waitForSelector(`[data-testid="state-${state}"]`);
-    }
-    await page.waitForSelector('[data-testid="state-diagram"] .edge[data-event="TOOL_CALLS"]');
-
-    actor.send({ type: "PROMPT", text: "list files" });
-    await page.waitForSelector(active("streaming"));
-    expect(await page.getAttribute('[data-testid="state-idle"]', "data-active")).toBe("false");
-
-    actor.send({
-      type: "TOOL_CALLS",
-      calls: [
-        { callId: "call_1", name: "ls" },
-        { callId: "call_2", name: "read" },
-      ],
+    const readMayFinish = deferred();
+    const machine = createAgentMachine({
+      streamFn: scriptedModel([
+        {
+          toolCalls: [
+            { id: "call_1", name: "ls", arguments: { text: "." } },
+            { id: "call_2", name: "read", arguments: { text: "a.txt" } },
+          ],
+        },
+        { text: "Two files." },
+      ]),
+      tools: [{ ...echoTool("ls"), requiresApproval: true }, echoTool("read", () => readMayFinish.promise)],
     });
-    const call1 = actor.getSnapshot().children.call_1!;
-    const call2 = actor.getSnapshot().children.call_2!;
-    await page.waitForSelector(active("executingTools"));
-    await page.waitForSelector(`${actorItem(call1.sessionId)}[data-status="active"][data-state="preparing"]`);
-    await page.waitForSelector(`${actorItem(call2.sessionId)}[data-status="active"]`);
+    const agent = createActor(machine, {
+      id: "agent",
+      input: { model: testModel, agentId: "a1" },
+      inspect: server.inspect,
+    }).start();
+    await page.waitForSelector(active("idle"));
+    for (const state of [
+      "idle",
+      "running",
+      "running.streaming",
+      "running.executingTools",
+      "running.preparingTurn",
+    ])
+      await page.waitForSelector(`[data-testid="state-${state}"]`);
+    await page.waitForSelector('[data-testid="state-diagram"] .edge[data-event="PROMPT"]');
 
-    call1.send({ type: "PREPARED", needsApproval: true });
-    await page.waitForSelector(`${actorItem(call1.sessionId)}[data-state="awaitingApproval"]`);
-    call1.send({ type: "APPROVE" });
-    call1.send({ type: "EXECUTED", result: "a.txt b.txt" });
-    call1.send({ type: "FINALIZED" });
+    agent.send({ type: "PROMPT", messages: [user("list files")] });
+    await page.waitForSelector(active("running.executingTools"));
+    expect(await page.getAttribute('[data-testid="state-idle"]', "data-active")).toBe("false");
+    const call1 = agent.getSnapshot().children.call_1!;
+    const call2 = agent.getSnapshot().children.call_2!;
+    await page.waitForSelector(
+      `${actorItem(call1.sessionId)}[data-status="active"][data-state="awaitingApproval"]`,
+    );
+    await page.waitForSelector(`${actorItem(call2.sessionId)}[data-status="active"][data-state="executing"]`);
+
+    agent.send({ type: "APPROVE_TOOL", toolCallId: "call_1" });
     await page.waitForSelector(`${actorItem(call1.sessionId)}[data-status="stopped"][data-state="settled"]`);
     expect(await page.getAttribute(actorItem(call2.sessionId), "data-status")).toBe("active");
 
     // Selecting the child draws its own machine and shows its context.
     await page.click(actorItem(call2.sessionId));
-    await page.waitForSelector(`${active("preparing")}`);
-    await page.waitForSelector('[data-testid="context-view"]:has-text("\\"callId\\": \\"call_2\\"")');
+    await page.waitForSelector(`${active("executing")}`);
+    await page.waitForSelector('[data-testid="context-view"]:has-text("\\"id\\": \\"call_2\\"")');
 
     await page.screenshot({ path: screenshotPath("inspector-tool-calls.png"), fullPage: true });
 
-    call2.send({ type: "PREPARED", needsApproval: false });
-    call2.send({ type: "EXECUTED", result: "contents" });
-    call2.send({ type: "FINALIZED" });
+    readMayFinish.resolve();
     await page.waitForSelector(`${actorItem(call2.sessionId)}[data-status="stopped"]`);
 
-    await page.click(actorItem(actor.sessionId));
-    await page.waitForSelector(active("preparingTurn"));
-    actor.send({ type: "NEXT_TURN" });
-    actor.send({ type: "TOKEN", text: "Two files." });
-    actor.send({ type: "STREAM_END" });
-    await page.waitForSelector(active("done"));
-    expect(actor.getSnapshot().status).toBe("done");
+    await page.click(actorItem(agent.sessionId));
+    await page.waitForSelector(active("idle"));
+    expect(agent.getSnapshot().matches("idle")).toBe(true);
 
     const log = page.getByTestId("event-log");
-    await log.locator('[data-event-type="STREAM_END"]').waitFor();
+    await log.locator('[data-event-type="REPLY_STREAMED"]').first().waitFor();
     await log.locator('[data-event-type="xstate.done.actor.call_1"]').click();
-    await page.waitForSelector('[data-testid="context-view"]:has-text("\\"call_1\\": \\"a.txt b.txt\\"")');
-    const context = await page.textContent('[data-testid="context-view"]');
-    expect(context).not.toContain("signal");
-    expect(context).not.toContain("streamFn");
+    await page.waitForSelector('[data-testid="context-view"]:has-text("echo: .")');
 
     await page.screenshot({ path: screenshotPath("inspector.png"), fullPage: true });
     const origin = new URL(server.url).origin;
@@ -219,21 +221,14 @@ describe("inspector page in headless Chromium", () => {
 
   it("replays a finished run to a page opened afterwards", async () => {
     const server = await startServer();
-    const actor = createActor(fakeLoopMachine, { inspect: server.inspect }).start();
-    actor.send({ type: "PROMPT", text: "hi" });
-    actor.send({ type: "TOOL_CALLS", calls: [{ callId: "call_7", name: "ls" }] });
-    const call = actor.getSnapshot().children.call_7;
-    call?.send({ type: "PREPARED", needsApproval: false });
-    call?.send({ type: "EXECUTED", result: "ok" });
-    call?.send({ type: "FINALIZED" });
-    actor.send({ type: "NEXT_TURN" });
-    actor.send({ type: "STREAM_END" });
-    expect(actor.getSnapshot().status).toBe("done");
+    const agent = startReadAgent(server.inspect, { needsApproval: false });
+    promptRead(agent);
+    await runEnded(agent);
 
     const page = await openPage(server.url);
-    await page.waitForSelector(active("done"));
+    await page.waitForSelector(active("idle"));
     await page.waitForSelector(
-      `${actorItem(sessionIdOf(server, "call_7"))}[data-status="stopped"][data-state="settled"]`,
+      `${actorItem(sessionIdOf(server, "call_1"))}[data-status="stopped"][data-state="settled"]`,
     );
     await page.waitForSelector('[data-testid="event-log"] [data-event-type="PROMPT"]');
     await page.close();

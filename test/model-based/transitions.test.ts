@@ -16,12 +16,16 @@ import { createAgentMachine } from "../../src/machines/agent/agent.provided.js";
 import { toolCallMachine } from "../../src/machines/tool-call/tool-call.machine.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
+import {
+  createTransitionCoverage,
+  machineTransitions,
+  transitionLabel,
+} from "../../src/testing/transition-coverage.js";
 import { defineClientTool } from "../../src/tools/define-client-tool.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import { echoTool, testModel, user } from "../support/loop-harness.js";
 import { describeBudgetPaths } from "./budget-paths.js";
-import { createTransitionCoverage, machineTransitions, transitionLabel } from "./coverage.js";
 import { edgeCases, stateCases } from "./edges.js";
 import { expectRunInvariants } from "./invariants.js";
 import { applyLoopEvent, describeLoopState, observeLoop, projectLoop } from "./loop.driver.js";
@@ -486,14 +490,16 @@ describe("transition coverage", () => {
 
   // Runs after every test above: a new transition that no test takes fails here.
   it("took every transition except the documented unreachable ones", () => {
-    const missed = ["agentMachine", "toolCallMachine"].flatMap((name) => coverage.report(name).missed);
+    const missed = ["agentMachine", "toolCallMachine"].flatMap(
+      (name) => coverage.report(name).transitions.missed,
+    );
     expect(missed.sort()).toEqual(Object.keys(UNREACHABLE).sort());
   });
 });
 
 afterAll(() => {
   for (const name of ["agentMachine", "toolCallMachine"]) {
-    const { taken, total, missed } = coverage.report(name);
+    const { taken, total, missed } = coverage.report(name).transitions;
     const reasons = missed.map(
       (label) => `\n  not taken: ${label} (${UNREACHABLE[label] ?? "NOT DOCUMENTED"})`,
     );

@@ -130,11 +130,12 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 // The layers, lowest first: a unit may import only units of lower layers. types (and xstate, helpers
 // over XState's public API) ← the machines' data (context, events) ← pure steps (loop) ← the machines'
 // implementations ← actors ← machines (definitions, actions, guards, provided) ← agent, storage ← harness
-// ← postgres (its workers drive harnesses), ag-ui (the AG-UI server over agents and harnesses) ← cli,
-// otel, client (reads what ag-ui serves) ← react; tools, providers and the inspector are leaves beside
+// ← postgres (its workers drive harnesses), ag-ui (the AG-UI server over agents and harnesses) ← otel
+// ← evals (traces its cases with otel) ← cli (runs evals), client (reads what ag-ui serves) ← react; tools, providers and the inspector are leaves beside
 // the steps, mcp (tools from MCP servers) sits on tools; replay (recordings, replayed models and tools)
-// sits under the implementations that record, its check of a re-run (replay/verify) beside the harness; the entry points at the top (".") import
-// anything.
+// sits under the implementations that record, its check of a re-run (replay/verify) beside the harness;
+// the entry points at the top (".") import
+// anything. testing (the model-based testing kit) drives machines, beside agent and storage.
 const LAYERS = [
   ["types", "xstate"],
   ["machines:data"],
@@ -143,10 +144,12 @@ const LAYERS = [
   ["machines:implementations"],
   ["actors", "mcp"],
   ["machines"],
-  ["agent", "storage"],
+  ["agent", "storage", "testing"],
   ["harness", "replay:verify"],
   ["postgres", "ag-ui"],
-  ["cli", "otel", "client"],
+  ["otel"],
+  ["evals"],
+  ["cli", "client"],
   ["react"],
   ["."],
 ];

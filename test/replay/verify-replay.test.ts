@@ -103,6 +103,114 @@ describe("verifyReplay", () => {
     expect(withoutTimestamps(verdict.agent.state.messages)).toEqual(withoutTimestamps(agent.state.messages));
   });
 
+  it("re-applies an approval of a sub-agent's call at its agent path", async () => {
+    const cleaner = defineAgentTool({
+      name: "clean",
+      description: "Cleans up",
+      agent: { systemPrompt: "You clean.", tools: [deleteTool] },
+    });
+    const streamFn = scriptedModel([
+      { toolCalls: [{ id: "call_c1", name: "clean", arguments: { task: "Remove tmp.txt" } }] },
+      { toolCalls: [{ id: "call_d7", name: "delete_file", arguments: { path: "tmp.txt" } }] },
+      { text: "Removed." },
+      { text: "Cleaned up." },
+    ]);
+    const { agent, verdict } = await recordAndVerify(
+      { model: testModel, streamFn, tools: [cleaner] },
+      async (agent) => {
+        agent.subscribe((event) => {
+          if (event.type === "tool_approval_request")
+            agent.approveToolCall(event.toolCallId, { agentPath: event.agentPath });
+        });
+        await agent.prompt("Clean up");
+      },
+    );
+    expect(agent.recording!.commands).toMatchObject([
+      { command: { type: "PROMPT" }, agentPath: [] },
+      { command: { type: "APPROVE_TOOL", toolCallId: "call_d7" }, agentPath: ["call_c1"] },
+    ]);
+    expect(verdict.firstDivergence).toBeUndefined();
+    expect(withoutTimestamps(verdict.agent.state.messages)).toEqual(withoutTimestamps(agent.state.messages));
+  });
+
+  it("reports a command whose recorded state the re-run never reaches, without hanging", async () => {
+    const streamFn = scriptedModel([
+      { toolCalls: [{ id: "call_d1", name: "delete_file", arguments: { path: "a.txt" } }] },
+      { text: "Done." },
+    ]);
+    const recorded = await recordAndVerify(
+      { model: testModel, streamFn, tools: [deleteTool] },
+      async (agent) => {
+        agent.subscribe((event) => {
+          if (event.type === "tool_approval_request") agent.approveToolCall(event.toolCallId);
+        });
+        await agent.prompt("Delete a.txt");
+      },
+    );
+    // The code under test no longer asks for approval: the recorded approval finds no waiting call.
+    const unguarded = { ...deleteTool, requiresApproval: false };
+    const verdict = await verifyReplay(recorded.agent.recording!, {
+      agent: { model: testModel, tools: [unguarded] },
+    });
+    expect(verdict.ok).toBe(false);
+    expect(verdict.firstDivergence).toMatchObject({
+      what: "state",
+      expected: { running: { executingTools: "awaitingHuman" } },
+    });
+  });
+
+  it("names a recorded tool the code under test no longer has", async () => {
+    const { tool } = weatherTool();
+    const streamFn = scriptedModel([
+      { toolCalls: [{ id: "call_w1", name: "weather", arguments: { city: "Paris" } }] },
+      { text: "21°C." },
+    ]);
+    const { verdict } = await recordAndVerify(
+      { model: testModel, streamFn, tools: [tool] },
+      (agent) => agent.prompt("Paris?"),
+      {
+        model: testModel,
+        tools: [deleteTool],
+      },
+    );
+    expect(verdict.firstDivergence?.differences).toEqual([
+      'tool spec "weather": removed',
+      'tool spec "delete_file": added',
+    ]);
+  });
+
+  it('"verify" tools run live and report a result that differs from the recorded one; "live" tools just run', async () => {
+    const { tool } = weatherTool();
+    const streamFn = scriptedModel([
+      { toolCalls: [{ id: "call_w1", name: "weather", arguments: { city: "Paris" } }] },
+      { text: "21°C." },
+    ]);
+    const recorded = await recordAndVerify({ model: testModel, streamFn, tools: [tool] }, (agent) =>
+      agent.prompt("Paris?"),
+    );
+    const recording = recorded.agent.recording!;
+    const warmer = {
+      ...tool,
+      execute: async () => ({ content: [{ type: "text" as const, text: "Paris: 30°C" }] }),
+    };
+    const verified = await verifyReplay(recording, {
+      agent: { model: testModel, tools: [warmer] },
+      tools: "verify",
+    });
+    expect(verified.firstDivergence).toMatchObject({
+      what: "tool_result",
+      step: 3,
+      expected: { content: [{ text: "Paris: 21°C" }] },
+    });
+    const live = weatherTool();
+    const lively = await verifyReplay(recording, {
+      agent: { model: testModel, tools: [live.tool] },
+      tools: "live",
+    });
+    expect(lively.ok).toBe(true);
+    expect(live.executions).toEqual(["Paris"]);
+  });
+
   it("replays a handoff, a typed output repair and a guardrail trip", async () => {
     const { tool } = weatherTool();
     const toForecaster = defineHandoff({

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { InspectionEvent } from "xstate";
 import { agentMachine } from "../../src/machines/agent/agent.machine.js";
 import { toolCallMachine } from "../../src/machines/tool-call/tool-call.machine.js";
-import { createTransitionCoverage } from "../model-based/coverage.js";
+import { createTransitionCoverage } from "../../src/testing/transition-coverage.js";
 import { edgeCases, stateCases } from "../model-based/edges.js";
 import { expectTreeInvariants } from "./composed-invariants.js";
 import {
@@ -184,7 +184,7 @@ afterAll(() => {
   const expected: Record<string, string[]> = {};
   for (const [level, coverage] of Object.entries(levels))
     for (const name of ["agentMachine", "toolCallMachine"] as const) {
-      const report = coverage.report(name);
+      const report = coverage.report(name).transitions;
       console.log(`${level} ${name} transitions taken: ${report.taken.length}/${report.total}`);
       taken[`${level} ${name}`] = report.taken.sort();
       expected[`${level} ${name}`] = [...COMPOSITION[level as Level][name]].sort();

@@ -1,3 +1,4 @@
+export type { BashExecutionMessage } from "../../types/harness-messages.js";
 export {
   type BranchSummaryEntries,
   type BranchSummaryPreparation,
@@ -31,7 +32,6 @@ export {
   type SummaryRequestOptions,
 } from "./summarize.js";
 export {
-  type BashExecutionMessage,
   type ContextTokenEstimate,
   calculateContextTokens,
   createContextEstimator,

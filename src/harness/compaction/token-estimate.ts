@@ -1,4 +1,5 @@
 import { grewFrom } from "../../loop/transcript-growth.js";
+import type { BashExecutionMessage } from "../../types/harness-messages.js";
 import type { AgentMessage, AssistantMessage, ImageContent, TextContent, Usage } from "../../types/index.js";
 
 /** Characters per token of the estimate (a conservative average for English text and code). */
@@ -6,18 +7,7 @@ const CHARS_PER_TOKEN = 4;
 /** What an image counts for, in characters (≈ 1,200 tokens). */
 const IMAGE_CHARS = 4800;
 
-/** The shell-command message pi's harness records (`!command` in the editor); not a typed role here yet. */
-export interface BashExecutionMessage {
-  role: "bashExecution";
-  command: string;
-  output: string;
-  exitCode?: number;
-  cancelled?: boolean;
-  truncated?: boolean;
-  timestamp: number;
-}
-
-/** True for pi's `bashExecution` messages (found in real pi sessions). */
+/** True for `bashExecution` messages (pi's `!command`, found in real pi sessions): role, command and output. */
 export function isBashExecution(message: unknown): message is BashExecutionMessage {
   if (typeof message !== "object" || message === null) return false;
   const candidate = message as Partial<BashExecutionMessage>;

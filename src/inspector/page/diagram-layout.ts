@@ -135,8 +135,13 @@ export function diagramGraph(root: StateDefinitionRecord, measure: TextMeasure):
       }),
       edges: [],
     };
+    // The initial state in the first column, at its left edge (ELK centres a narrow node in its column).
     if (initial)
-      node.layoutOptions = { ...node.layoutOptions, "elk.layered.layering.layerConstraint": "FIRST" };
+      node.layoutOptions = {
+        ...node.layoutOptions,
+        "elk.layered.layering.layerConstraint": "FIRST",
+        "elk.alignment": "LEFT",
+      };
     nodes.set(state.id, node);
     return node;
   };

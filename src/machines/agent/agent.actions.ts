@@ -3,6 +3,7 @@ import { decisionWithoutCallbacks, planOf, takeFromQueue } from "../../loop/betw
 import * as budgetSteps from "../../loop/budget-steps.js";
 import * as guardrailSteps from "../../loop/guardrail-steps.js";
 import * as handoffSteps from "../../loop/handoff-steps.js";
+import { idempotencyKeyOf } from "../../loop/idempotency-key.js";
 import type { OutputVerdict } from "../../loop/output-steps.js";
 import * as outputSteps from "../../loop/output-steps.js";
 import * as steps from "../../loop/run-steps.js";
@@ -165,7 +166,7 @@ export function advanceToolBatch({ context, enqueue }: ActionArgs): void {
     input: {
       toolCall: call,
       assistantMessage: batch.message,
-      idempotencyKey: `${context.agentId}:${call.id}`,
+      idempotencyKey: idempotencyKeyOf(context.agentId, call.id),
       agent: callingAgentOf(result.context),
       ...(batch.approved.includes(call.id) ? { approved: true } : {}),
     },

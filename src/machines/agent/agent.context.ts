@@ -6,6 +6,7 @@ import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from
 import type { Model, ThinkingLevel } from "../../types/model.js";
 import type { GuardrailTrip, RunOutputState } from "../../types/output.js";
 import type { StreamOptions } from "../../types/stream.js";
+import type { PERSISTABLE_STREAM_OPTION_KEYS } from "../../types/stream-option-keys.js";
 import type { ToolResult } from "../../types/tool.js";
 
 /** `one-at-a-time` drains the oldest message per drain point; `all` drains the whole queue. */
@@ -19,10 +20,7 @@ export type QueuedReturns = { queue: QueueName; messages: AgentMessage[] }[];
  * Stream options that are plain data and may be persisted with the agent. API keys, headers and
  * callbacks are options of `createAgentMachine` (its `AgentCallbacks`) and never part of the context.
  */
-export type PersistableStreamOptions = Pick<
-  StreamOptions,
-  "sessionId" | "metadata" | "maxTokens" | "temperature" | "timeoutMs" | "maxRetries"
->;
+export type PersistableStreamOptions = Pick<StreamOptions, (typeof PERSISTABLE_STREAM_OPTION_KEYS)[number]>;
 
 /** How a tool call ended. */
 export interface ToolCallOutcome {

@@ -1,6 +1,7 @@
 import { and, not, or, stateIn } from "xstate";
 import { planOf } from "../../loop/between-turns.js";
 import * as budgetSteps from "../../loop/budget-steps.js";
+import { continueRefusal } from "../../loop/continue-refusal.js";
 import { type OutputVerdict, outputCandidate } from "../../loop/output-steps.js";
 import * as steps from "../../loop/run-steps.js";
 import { isBatchSettled } from "../../loop/tool-batch.js";
@@ -109,9 +110,7 @@ export function toolCallRunning({ context }: GuardArgs, toolCallId: string): boo
 }
 
 export function canContinue({ context }: GuardArgs): boolean {
-  const last = context.messages.at(-1) as { role?: string } | undefined;
-  if (!last) return false;
-  return last.role !== "assistant" || context.steering.length > 0 || context.followUp.length > 0;
+  return continueRefusal(context.messages, context.steering.length + context.followUp.length) === undefined;
 }
 
 /** A reply streams and is not yet being checked: the stream actor answers an abort with the partial reply. */

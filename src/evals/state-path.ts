@@ -1,0 +1,89 @@
+import type { InspectionEvent } from "xstate";
+import { stateValueText } from "../otel/state-value-text.js";
+
+/** The name {@link StatePathStep.actor} gives the agent machine itself (its children keep their ids). */
+export const AGENT_ACTOR = "agent";
+
+/**
+ * One state an actor of the run entered: the agent machine (`actor: "agent"`) or one of its child
+ * machines (a tool call's actor, named by its tool call id), the state as dotted text
+ * (`"running.streaming"`), and the event that led there.
+ */
+export interface StatePathStep {
+  actor: string;
+  state: string;
+  event: string;
+}
+
+/** What a run's inspection recorded: the states entered, and the agent machine's transitions taken. */
+export interface StatePathRecording {
+  readonly path: StatePathStep[];
+  /** Transition keys (see {@link transitionKey}) of the agent machine, in the order taken. */
+  readonly transitions: string[];
+  /** The `inspect` observer that records them (pass it as the agent's `inspect` option). */
+  readonly inspect: (event: InspectionEvent) => void;
+}
+
+/**
+ * The key of one transition of a machine definition: `source on EVENT → targets`, with `(always)` for
+ * an eventless transition and `(self)` for one without a target. The same key names a transition taken
+ * at run time (inspection) and one of the definition (coverage).
+ *
+ * Contract: pure; never throws.
+ *
+ * @example
+ * ```ts
+ * transitionKey("agent.idle", "PROMPT", ["agent.running"]); // "agent.idle on PROMPT → agent.running"
+ * ```
+ */
+export function transitionKey(sourceId: string, eventType: string, targetIds: readonly string[]): string {
+  const targets = targetIds.length === 0 ? "(self)" : targetIds.join(", ");
+  return `${sourceId} on ${eventType === "" ? "(always)" : eventType} → ${targets}`;
+}
+
+interface TransitionLike {
+  eventType: string;
+  source: { id: string };
+  target?: ReadonlyArray<{ id: string }> | undefined;
+}
+
+/**
+ * Records the states a run's machines enter and the agent machine's transitions, through XState's
+ * inspection API (`@xstate.snapshot` for states, `@xstate.microstep` for transitions).
+ *
+ * Contract: the observer never throws; only machine actors (snapshots with a state value) are recorded,
+ * and a step is recorded only when the actor's state changed.
+ *
+ * @example
+ * ```ts
+ * const recording = recordStatePath();
+ * const agent = new Agent({ model, streamFn, inspect: recording.inspect });
+ * await agent.prompt("Hello");
+ * recording.path.map((step) => step.state); // ["idle", "running.preparingTurn", …]
+ * ```
+ */
+export function recordStatePath(): StatePathRecording {
+  const path: StatePathStep[] = [];
+  const transitions: string[] = [];
+  const lastState = new Map<string, string>();
+  const inspect = (event: InspectionEvent) => {
+    const isAgent = event.actorRef.sessionId === event.rootId;
+    if (event.type === "@xstate.snapshot") {
+      const value = (event.snapshot as { value?: unknown }).value;
+      if (value === undefined || value === null) return;
+      const actor = isAgent
+        ? AGENT_ACTOR
+        : ((event.actorRef as { id?: string }).id ?? event.actorRef.sessionId);
+      const state = stateValueText(value as Parameters<typeof stateValueText>[0]);
+      if (lastState.get(actor) === state) return;
+      lastState.set(actor, state);
+      path.push({ actor, state, event: event.event.type });
+    } else if (event.type === "@xstate.microstep" && isAgent) {
+      for (const transition of event._transitions as unknown as TransitionLike[]) {
+        const targets = (transition.target ?? []).map((target) => target.id);
+        transitions.push(transitionKey(transition.source.id, transition.eventType, targets));
+      }
+    }
+  };
+  return { path, transitions, inspect };
+}
