@@ -1,12 +1,8 @@
-import { spawn } from "node:child_process";
-import { resolve } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { Agent } from "../../src/agent/agent.js";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
 import { recordingOfSession, replaySession } from "../../src/harness/replay-session.js";
 import { SESSION_RECORDING_PREFIX, type SessionRecordedStep } from "../../src/harness/session-recording.js";
-import { JsonlSessionRepo } from "../../src/node.js";
 import { PostgresSessionRepo } from "../../src/postgres.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { RecordingError } from "../../src/replay/recording-format.js";
@@ -17,25 +13,8 @@ import { parseSessionText } from "../../src/storage/session-file.js";
 import type { SessionTreeView } from "../../src/storage/session-tree.js";
 import { testModel } from "../support/loop-harness.js";
 import { PglitePool } from "../support/pglite-pool.js";
-import { tempRoot } from "../support/session-files.js";
+import { plain, stepEntryId } from "./session-recording-support.js";
 import { deleteTool, weatherTool } from "./support.js";
-
-/** The session entry that holds live step `index` of a recorded harness run. */
-function stepEntryId(session: Pick<SessionTreeView, "getBranch">, index: number): string {
-  const entry = session
-    .getBranch()
-    .find(
-      (item): item is CustomEntry<SessionRecordedStep> =>
-        item.type === "custom" &&
-        item.customType === `${SESSION_RECORDING_PREFIX}step` &&
-        (item.data as SessionRecordedStep).index === index,
-    );
-  if (!entry) throw new Error(`no session entry holds step ${index}`);
-  return entry.id;
-}
-
-/** JSON's view of a snapshot (what the session stores and a restore reads). */
-const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 
 /** Every live step of `harness` against the snapshot `replaySession` rebuilds at its entry. */
 function expectEveryStepReplays(harness: AgentHarness, session: Pick<SessionTreeView, "getBranch">): void {
@@ -238,56 +217,5 @@ describe("a harness recorded on PostgreSQL (PGlite)", () => {
     );
     await harness.close();
     await session.close();
-  });
-});
-
-describe("a recording cut by kill -9", () => {
-  it("replays up to its last complete step, each step's snapshot restorable", {
-    timeout: 60_000,
-  }, async () => {
-    const { root, remove } = tempRoot("agentchart-recording-crash-");
-    try {
-      const created = await new JsonlSessionRepo({ root }).create({ id: "recorded" });
-      await created.close();
-      // `node --import tsx` (not the tsx CLI, which forks a grandchild) so SIGKILL hits the writer itself.
-      const child = spawn(
-        process.execPath,
-        ["--import", "tsx", resolve("test/support/recording-crash-child.ts"), root, "recorded"],
-        { stdio: ["ignore", "pipe", "inherit"] },
-      );
-      const exited = new Promise<void>((done) => child.once("exit", () => done()));
-      let output = "";
-      // Killed once it has acknowledged three runs: it is then in the middle of writing a fourth.
-      await new Promise<void>((acknowledged, failed) => {
-        child.stdout.on("data", (chunk: Buffer) => {
-          output += chunk.toString("utf8");
-          if (output.split("\n").length > 3) acknowledged();
-        });
-        child.once("exit", () => failed(new Error(`the child exited before three runs: ${output}`)));
-      });
-      child.kill("SIGKILL");
-      await exited;
-      const lastAcknowledged = Math.max(...output.split("\n").slice(0, -1).map(Number));
-
-      const session = await new JsonlSessionRepo({ root }).open("recorded");
-      const replayed = replaySession(session);
-      expect(replayed.step!.index).toBeGreaterThanOrEqual(lastAcknowledged);
-      // Every step up to the last complete one rebuilds, and restores as a plain agent snapshot.
-      const steps = replayed.recording.steps;
-      expect(steps.map((step) => step.index)).toEqual(steps.map((_, index) => index));
-      for (const step of steps) {
-        const again = replaySession(session, { upTo: stepEntryId(session, step.index) });
-        expect(plain(again.snapshot)).toEqual(plain(step.snapshot));
-      }
-      const restored = Agent.restore(replayed.snapshot!, {
-        streamFn: scriptedModel([]),
-        tools: [weatherTool().tool],
-      });
-      expect(restored.state.messages.length).toBe(replayed.snapshot!.snapshot.context.messages.length);
-      restored.abort();
-      await session.close();
-    } finally {
-      remove();
-    }
   });
 });
