@@ -173,6 +173,8 @@ describe("the session is the recording (record: true on a harness)", () => {
             if (event.type === "tool_approval_request") {
               const approve = approvals[decided++ % approvals.length];
               queueMicrotask(() => {
+                // A person answers what is still asked: an abort may have ended the wait meanwhile.
+                if (!harness.awaitingApproval.some((call) => call.toolCallId === event.toolCallId)) return;
                 if (approve) harness.approveToolCall(event.toolCallId);
                 else harness.denyToolCall(event.toolCallId, "no");
               });
