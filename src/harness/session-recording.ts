@@ -37,7 +37,9 @@ export interface SessionRecordedStep extends RecordedStep<PersistedAgent> {
  * harness's `record` does it, so a harness run's session — JSONL file or PostgreSQL rows — is its
  * recording (`replaySession`, `recordingOfSession`). Entries are written in the recording's order, each
  * once it is complete (a model call when its reply ended, a tool call when it settled); a step's
- * transcript is written as references to the session's message entries, never a second time.
+ * transcript is written as references to the session's message entries, never a second time. On a
+ * session whose branch already holds a recording, it goes on with it (its steps numbered after the
+ * branch's last step).
  * Returns the function that stops it.
  *
  * Contract: synchronous; never throws; a write the session refuses (closed, failed) is dropped — the
@@ -49,7 +51,15 @@ export interface SessionRecordedStep extends RecordedStep<PersistedAgent> {
  */
 export function recordIntoSession(recording: Recording<PersistedAgent>, session: Session): () => void {
   const pending: RecordingEntry<PersistedAgent>[] = [];
-  let headerWritten = false;
+  // A harness reopened on a recorded session (a restore, a resume after a crash) goes on with its
+  // recording: no second header, step numbers after the branch's last.
+  const earlier = session
+    .getBranch()
+    .filter((entry) => entry.type === "custom" && entry.customType.startsWith(SESSION_RECORDING_PREFIX));
+  let headerWritten = earlier.length > 0;
+  const stepOffset = earlier.filter(
+    (entry) => entry.type === "custom" && entry.customType.endsWith(".step"),
+  ).length;
   const write = (customType: string, data: unknown) => {
     session.appendCustom(`${SESSION_RECORDING_PREFIX}${customType}`, data).catch(() => {});
   };
@@ -67,7 +77,10 @@ export function recordIntoSession(recording: Recording<PersistedAgent>, session:
         headerWritten = true;
       }
       if (entry.kind === "model_call" && entry.key === "") entry.key = requestKeyOf(entry.request);
-      write(entry.kind, entry.kind === "step" ? storedStep(entry, session) : entry);
+      write(
+        entry.kind,
+        entry.kind === "step" ? storedStep({ ...entry, index: entry.index + stepOffset }, session) : entry,
+      );
     }
   };
   return recording.onEntry((entry) => {

@@ -103,6 +103,39 @@ describe("the session is the recording (record: true on a harness)", () => {
     ]);
   });
 
+  it("goes on with the session's recording when a harness is reopened on it: one header, steps numbered on", async () => {
+    const session = await new MemorySessionRepo().create({ cwd: "/work" });
+    const first = await recordedHarness(session, [{ text: "First." }]);
+    await first.harness.prompt("One");
+    await first.harness.close();
+    const firstSteps = first.harness.recording!.steps.length;
+    const second = await recordedHarness(session, [
+      { toolCalls: [{ id: "call_r2", name: "weather", arguments: { city: "Bern" } }] },
+      { text: "Bern: 21°C." },
+    ]);
+    await second.harness.prompt("Two");
+    await session.flush();
+
+    const headers = session
+      .getBranch()
+      .filter((entry) => entry.type === "custom" && entry.customType === `${SESSION_RECORDING_PREFIX}header`);
+    expect(headers).toHaveLength(1);
+    const replayed = replaySession(session);
+    const steps = replayed.recording.steps;
+    expect(steps.map((step) => step.index)).toEqual(steps.map((_, index) => index));
+    expect(steps).toHaveLength(firstSteps + second.harness.recording!.steps.length);
+    expect(plain(replayed.snapshot)).toEqual(plain(second.harness.recording!.steps.at(-1)!.snapshot));
+    expect(replayed.snapshot!.snapshot.context.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
+    await second.harness.close();
+  });
+
   it("refuses a session without a recording, an unknown entry, and a step whose message is gone", async () => {
     const plainSession = await new MemorySessionRepo().create({ cwd: "/work" });
     await plainSession.appendMessage({ role: "user", content: "hi", timestamp: 1 });
