@@ -1,6 +1,8 @@
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
+import { withoutTimestamp } from "../replay/canonical-request.js";
 import { Recording } from "../replay/recording.js";
 import {
+  type RecordedModelCall,
   type RecordedStep,
   type RecordingEntry,
   RecordingError,
@@ -9,10 +11,11 @@ import {
 import { checkRecordingEntry, checkRecordingHeader } from "../replay/recording-lines.js";
 import type { SessionEntry } from "../storage/entries.js";
 import type { SessionTreeView } from "../storage/session-tree.js";
-import type { AgentMessage } from "../types/messages.js";
+import type { AgentMessage, Message } from "../types/messages.js";
 import {
   SESSION_RECORDING_PREFIX,
   type SessionMessageRef,
+  type SessionRecordedModelCall,
   type SessionRecordedStep,
 } from "./session-recording.js";
 
@@ -86,12 +89,15 @@ function readSessionRecording(
   session: Pick<SessionTreeView, "getBranch">,
   upTo: string | undefined,
 ): { recording: Recording<PersistedAgent>; entryIds: Map<RecordingEntry, string> } {
-  const messages = new Map<string, AgentMessage>();
+  const messages: BranchMessages = { byId: new Map(), order: [], position: new Map() };
   const entries: RecordingEntry<PersistedAgent>[] = [];
   const entryIds = new Map<RecordingEntry, string>();
   let header: RecordingHeader | undefined;
   for (const entry of session.getBranch(upTo)) {
-    if (entry.type === "message") messages.set(entry.id, entry.message);
+    if (entry.type === "message") {
+      messages.byId.set(entry.id, entry.message);
+      messages.position.set(entry.id, messages.order.push(entry.id) - 1);
+    }
     if (entry.type !== "custom" || !entry.customType.startsWith(SESSION_RECORDING_PREFIX)) continue;
     const where = `session entry ${entry.id}`;
     if (entry.customType === `${SESSION_RECORDING_PREFIX}header`) {
@@ -107,7 +113,11 @@ function readSessionRecording(
       );
     const checked = checkRecordingEntry(entry.data, undefined, where) as RecordingEntry<PersistedAgent>;
     const rebuilt =
-      checked.kind === "step" ? withTranscript(checked as SessionRecordedStep, messages, entry) : checked;
+      checked.kind === "step"
+        ? withTranscript(checked as SessionRecordedStep, messages, entry)
+        : checked.kind === "model_call"
+          ? withRequestMessages(checked as SessionRecordedModelCall, messages, entry)
+          : checked;
     entries.push(rebuilt);
     entryIds.set(rebuilt, entry.id);
   }
@@ -119,32 +129,21 @@ function readSessionRecording(
   return { recording: new Recording<PersistedAgent>({ source: header.source }, entries), entryIds };
 }
 
+/** The message entries read so far on the branch: by id, in order, and the position of each id. */
+interface BranchMessages {
+  byId: Map<string, AgentMessage>;
+  order: string[];
+  position: Map<string, number>;
+}
+
 /** A stored step with its snapshot's transcript put back from the session's message entries. */
 function withTranscript(
   stored: SessionRecordedStep,
-  messages: ReadonlyMap<string, AgentMessage>,
+  messages: BranchMessages,
   entry: SessionEntry,
 ): RecordedStep<PersistedAgent> {
-  if (!Array.isArray(stored.messages))
-    throw new RecordingError(
-      "invalid",
-      `the step's "messages" must be an array`,
-      undefined,
-      `session entry ${entry.id}`,
-    );
-  const transcript = stored.messages.map((ref: SessionMessageRef) => {
-    if ("message" in ref) return ref.message;
-    const message = messages.get(ref.entry);
-    if (!message)
-      throw new RecordingError(
-        "invalid",
-        `step ${stored.index} refers to message entry ${ref.entry}, which is not on this branch before it`,
-        undefined,
-        `session entry ${entry.id}`,
-      );
-    return message;
-  });
-  const { messages: _refs, ...step } = stored;
+  const { messages: refs, ...step } = stored;
+  const transcript = expandRefs(refs, messages, `step ${stored.index}`, entry);
   const machine = step.snapshot.snapshot;
   return {
     ...step,
@@ -153,4 +152,44 @@ function withTranscript(
       snapshot: { ...machine, context: { ...machine.context, messages: transcript } },
     },
   };
+}
+
+/** A stored model call with its request's messages put back (without timestamps) from the session's entries. */
+function withRequestMessages(
+  stored: SessionRecordedModelCall,
+  messages: BranchMessages,
+  entry: SessionEntry,
+): RecordedModelCall {
+  const { messages: refs, ...call } = stored;
+  const request = expandRefs(refs, messages, "the model call", entry).map((message) =>
+    withoutTimestamp(message as Message),
+  );
+  return { ...call, request: { ...call.request, messages: request } };
+}
+
+/** The messages `refs` stand for; throws `RecordingError` for a reference to no earlier message entry. */
+function expandRefs(
+  refs: SessionMessageRef[] | undefined,
+  messages: BranchMessages,
+  what: string,
+  entry: SessionEntry,
+): AgentMessage[] {
+  const where = `session entry ${entry.id}`;
+  if (!Array.isArray(refs))
+    throw new RecordingError("invalid", `the entry's "messages" must be an array`, undefined, where);
+  const missing = (id: string) =>
+    new RecordingError(
+      "invalid",
+      `${what} refers to message entry ${id}, which is not on this branch before it`,
+      undefined,
+      where,
+    );
+  return refs.flatMap((ref): AgentMessage[] => {
+    if ("message" in ref) return [ref.message];
+    const from = messages.position.get(ref.entry);
+    const through = ref.through === undefined ? from : messages.position.get(ref.through);
+    if (from === undefined) throw missing(ref.entry);
+    if (through === undefined || through < from) throw missing(ref.through ?? ref.entry);
+    return messages.order.slice(from, through + 1).map((id) => messages.byId.get(id)!);
+  });
 }

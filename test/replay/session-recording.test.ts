@@ -2,7 +2,11 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
 import { recordingOfSession, replaySession } from "../../src/harness/replay-session.js";
-import { SESSION_RECORDING_PREFIX, type SessionRecordedStep } from "../../src/harness/session-recording.js";
+import {
+  SESSION_RECORDING_PREFIX,
+  type SessionRecordedModelCall,
+  type SessionRecordedStep,
+} from "../../src/harness/session-recording.js";
 import { PostgresSessionRepo } from "../../src/postgres.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { RecordingError } from "../../src/replay/recording-format.js";
@@ -67,19 +71,30 @@ describe("the session is the recording (record: true on a harness)", () => {
       "turn_start",
       "run_end",
     ]);
-    // No message is written twice: the stored snapshots hold no transcript, only entry references.
+    // No message is written twice: the stored snapshots hold no transcript, only entry references —
+    // here one run of the branch's four message entries, from the first to the last.
     const last = steps.at(-1)!.data as SessionRecordedStep;
     expect(last.snapshot.snapshot.context.messages).toEqual([]);
-    expect(last.messages).toHaveLength(4);
-    for (const ref of last.messages) {
-      expect(ref).toHaveProperty("entry");
-      expect(session.getEntry((ref as { entry: string }).entry)?.type).toBe("message");
-    }
+    const messageIds = session
+      .getBranch()
+      .filter((entry) => entry.type === "message")
+      .map((entry) => entry.id);
+    expect(messageIds).toHaveLength(4);
+    expect(last.messages).toEqual([{ entry: messageIds[0], through: messageIds[3] }]);
 
     expectEveryStepReplays(harness, session);
     const replayed = replaySession(session);
     expect(replayed.step?.step).toBe("run_end");
     expect(replayed.recording.modelCalls).toHaveLength(2);
+    // A model request's messages are the session's messages again: stored as references, put back equal.
+    const storedCalls = custom.filter(
+      (entry) => entry.customType === `${SESSION_RECORDING_PREFIX}model_call`,
+    );
+    expect(storedCalls.map((entry) => (entry.data as SessionRecordedModelCall).request.messages)).toEqual([
+      [],
+      [],
+    ]);
+    expect(plain(replayed.recording.modelCalls)).toEqual(plain(harness.recording!.modelCalls));
     expect(replayed.recording.toolCalls).toMatchObject([{ toolCallId: "call_w1", args: { city: "Oslo" } }]);
   });
 
