@@ -1,5 +1,5 @@
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
-import { canonicalJson, requestKeyOf, withoutTimestamp } from "../replay/canonical-request.js";
+import { requestKeyOf } from "../replay/canonical-request.js";
 import type { Recording } from "../replay/recording.js";
 import {
   RECORDING_FORMAT,
@@ -10,7 +10,7 @@ import {
   type RecordingHeader,
 } from "../replay/recording-format.js";
 import type { Session } from "../storage/session.js";
-import type { AgentMessage, Message } from "../types/messages.js";
+import type { AgentMessage } from "../types/messages.js";
 
 /**
  * The custom type prefix of a recording kept in a session: the header is `agentchart.recording.header`,
@@ -73,6 +73,12 @@ export function recordIntoSession(recording: Recording<PersistedAgent>, session:
     session.appendCustom(`${SESSION_RECORDING_PREFIX}${customType}`, data).catch(() => {});
   };
   const drain = () => {
+    // What a drain writes are recording entries only: the branch's message entries stay as they are.
+    let branch: BranchMessages | undefined;
+    const messagesOfBranch = () => {
+      branch ??= branchMessages(session);
+      return branch;
+    };
     while (pending.length > 0 && isComplete(pending[0]!)) {
       const entry = pending.shift()!;
       if (!headerWritten) {
@@ -89,9 +95,9 @@ export function recordIntoSession(recording: Recording<PersistedAgent>, session:
       write(
         entry.kind,
         entry.kind === "step"
-          ? storedStep({ ...entry, index: entry.index + stepOffset }, session)
+          ? storedStep({ ...entry, index: entry.index + stepOffset }, messagesOfBranch())
           : entry.kind === "model_call"
-            ? storedModelCall(entry, session)
+            ? storedModelCall(entry, messagesOfBranch())
             : entry,
       );
     }
@@ -113,12 +119,12 @@ function isComplete(entry: RecordingEntry): boolean {
 }
 
 /** `step` with its transcript moved out of its snapshot into references to `session`'s message entries. */
-function storedStep(step: RecordedStep<PersistedAgent>, session: Session): SessionRecordedStep {
+function storedStep(step: RecordedStep<PersistedAgent>, branch: BranchMessages): SessionRecordedStep {
   const machine = step.snapshot.snapshot;
   return {
     ...step,
     snapshot: { ...step.snapshot, snapshot: { ...machine, context: { ...machine.context, messages: [] } } },
-    messages: messageRefs(machine.context.messages, session, jsonOf),
+    messages: messageRefs(machine.context.messages, branch, sameMessage),
   };
 }
 
@@ -126,63 +132,83 @@ function storedStep(step: RecordedStep<PersistedAgent>, session: Session): Sessi
  * `call` with its request's messages (the transcript again, without timestamps) moved out into
  * references to `session`'s message entries.
  */
-function storedModelCall(call: RecordedModelCall, session: Session): SessionRecordedModelCall {
+function storedModelCall(call: RecordedModelCall, branch: BranchMessages): SessionRecordedModelCall {
   return {
     ...call,
     request: { ...call.request, messages: [] },
-    messages: messageRefs(call.request.messages, session, canonicalJsonOf),
+    messages: messageRefs(call.request.messages, branch, sameWithoutTimestamp),
   };
 }
 
 /**
- * `messages` as references to the message entries on `session`'s branch whose message has the same
- * `keyOf`, each entry used once; consecutive entries become one run (`through`); a message no entry
- * holds is kept as it is.
+ * `messages` as references to the message entries on `session`'s branch holding the same message
+ * (`same`), each entry used once; consecutive entries become one run (`through`); a message no entry
+ * holds is kept as it is. Candidates are found by the message's content (the same array, or the same
+ * text), so a step costs one pass over the branch, not a comparison of every pair.
  */
-function messageRefs<TMessage extends AgentMessage>(
-  messages: readonly TMessage[],
-  session: Session,
-  keyOf: (message: AgentMessage) => string,
+function messageRefs(
+  messages: readonly AgentMessage[],
+  { position, candidates }: BranchMessages,
+  same: (entryMessage: AgentMessage, message: AgentMessage) => boolean,
 ): SessionMessageRef[] {
-  const order: string[] = [];
-  const ids = new Map<string, string[]>();
-  for (const entry of session.getBranch()) {
-    if (entry.type !== "message") continue;
-    order.push(entry.id);
-    const key = keyOf(entry.message);
-    ids.set(key, [...(ids.get(key) ?? []), entry.id]);
-  }
-  const position = new Map(order.map((id, index) => [id, index]));
+  const used = new Set<string>();
   const refs: SessionMessageRef[] = [];
   for (const message of messages) {
-    const entry = ids.get(keyOf(message))?.shift();
+    const entry = candidates
+      .get(contentOf(message))
+      ?.find((candidate) => !used.has(candidate.id) && same(candidate.message, message))?.id;
     const last = refs.at(-1);
     const run = last && "entry" in last ? last : undefined;
     if (entry === undefined) refs.push({ message });
-    else if (run && position.get(entry) === position.get(run.through ?? run.entry)! + 1) run.through = entry;
-    else refs.push({ entry });
+    else {
+      used.add(entry);
+      if (run && position.get(entry) === position.get(run.through ?? run.entry)! + 1) run.through = entry;
+      else refs.push({ entry });
+    }
   }
   return refs;
 }
 
-/** Messages are not changed once in a transcript or a session entry: their JSON is made once. */
-const jsonOfMessage = new WeakMap<AgentMessage, string>();
-function jsonOf(message: AgentMessage): string {
-  let json = jsonOfMessage.get(message);
-  if (json === undefined) {
-    json = JSON.stringify(message);
-    jsonOfMessage.set(message, json);
-  }
-  return json;
+/** The message entries of a session's branch: the position of each, and the candidates of each content. */
+interface BranchMessages {
+  position: Map<string, number>;
+  candidates: Map<unknown, { id: string; message: AgentMessage }[]>;
 }
 
-/** A message as a model request holds it: canonical JSON without its timestamp, made once per message. */
-const canonicalJsonOfMessage = new WeakMap<AgentMessage, string>();
-function canonicalJsonOf(message: AgentMessage): string {
-  let json = canonicalJsonOfMessage.get(message);
-  if (json === undefined) {
-    json = canonicalJson(withoutTimestamp(message as Message));
-    canonicalJsonOfMessage.set(message, json);
+/** Indexes the message entries on `session`'s current branch (one pass). */
+function branchMessages(session: Session): BranchMessages {
+  const position = new Map<string, number>();
+  const candidates = new Map<unknown, { id: string; message: AgentMessage }[]>();
+  for (const entry of session.getBranch()) {
+    if (entry.type !== "message") continue;
+    position.set(entry.id, position.size);
+    const key = contentOf(entry.message);
+    const list = candidates.get(key);
+    if (list) list.push({ id: entry.id, message: entry.message });
+    else candidates.set(key, [{ id: entry.id, message: entry.message }]);
   }
-  return json;
+  return { position, candidates };
+}
+
+/** What identifies a message's candidates: its content (array or text), else the message itself. */
+function contentOf(message: AgentMessage): unknown {
+  return "content" in message ? message.content : message;
+}
+
+/** The same message: the same object, or the same JSON (a session read back from storage). */
+function sameMessage(entryMessage: AgentMessage, message: AgentMessage): boolean {
+  return entryMessage === message || JSON.stringify(entryMessage) === JSON.stringify(message);
+}
+
+/**
+ * A request's message (`withoutTimestamp` of the transcript's, its fields the same values) is the
+ * entry's message without its timestamp: every field but `timestamp` the same value, none missing.
+ */
+function sameWithoutTimestamp(entryMessage: AgentMessage, message: AgentMessage): boolean {
+  const entryFields = Object.entries(entryMessage).filter(([key]) => key !== "timestamp");
+  const fields = message as unknown as Record<string, unknown>;
+  return (
+    entryFields.length === Object.keys(fields).length &&
+    entryFields.every(([key, value]) => Object.is(fields[key], value))
+  );
 }
