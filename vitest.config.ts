@@ -16,7 +16,9 @@ const SLOW = [
   "test/examples/**", // every example as its own process
   "test/harness/resume-after-kill.test.ts", // crash trials: SIGKILLed harness processes
   "test/storage/session-crash.test.ts", // crash trials: SIGKILLed session writers
+  "test/replay/session-recording-crash.test.ts", // a SIGKILLed harness recording into its session
   "test/inspector/inspector.e2e.test.ts", // headless Chromium
+  "test/inspector/recording-steps.e2e.test.ts", // headless Chromium: a recording stepped through
   "test/mcp/reference-servers.test.ts", // the official MCP reference servers
   "test/mcp/mcp-stdio.test.ts", // an SDK-written MCP server as a child process per test
   "test/packaging/**", // npm pack + npm install

@@ -1,6 +1,6 @@
 // `npm run bench`: runs every existing bench/*.bench.ts file in its own
 // `node --expose-gc --import tsx` process (loop, persist, session, session-list, openai, ai-sdk, harness,
-// postgres, workers, mcp, otel, read-tool, ag-ui, testing-kit, evals, replay), skipping absent ones.
+// postgres, workers, mcp, otel, read-tool, ag-ui, testing-kit, evals, replay, session-recording), skipping absent ones.
 // Extra arguments are passed to every bench.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -25,6 +25,7 @@ const BENCHES = [
   "testing-kit",
   "evals",
   "replay",
+  "session-recording",
 ];
 const root = fileURLToPath(new URL("..", import.meta.url));
 const peer = new URL("./node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url);

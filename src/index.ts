@@ -20,6 +20,12 @@ export {
 export type { AgentMachineState, AgentState, RunBudgetState, WaitingToolCall } from "./agent/agent-state.js";
 export { agentEvents$, agentState$ } from "./agent/agent-streams.js";
 export * from "./harness/index.js";
+export {
+  type ReplaySessionOptions,
+  recordingOfSession,
+  replaySession,
+  type SessionReplay,
+} from "./harness/replay-session.js";
 export { activeHandoffOf } from "./loop/handoff-steps.js";
 export { defaultConvertToLlm } from "./loop/messages.js";
 export type {

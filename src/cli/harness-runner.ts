@@ -46,6 +46,8 @@ export interface HarnessRunnerOptions {
   budget?: AgentBudget;
   /** Errors thrown by event listeners (default `console.error`). */
   onHandlerError?: (error: unknown, eventType: string) => void;
+  /** Records each harness's runs (`harness.recording`, kept in its session too; see docs/replay.md). */
+  record?: boolean;
   /** Called with every harness the runner binds (e.g. to trace it); the returned function detaches. */
   attach?: (harness: AgentHarness) => () => void;
 }
@@ -102,6 +104,7 @@ class HarnessRunner implements AgentRunner {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.budget ? { budget: options.budget } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.record ? { record: true } : {}),
       ...(options.onHandlerError ? { onHandlerError: options.onHandlerError } : {}),
     });
     const recorded = session.buildContext();

@@ -11,6 +11,7 @@ import { parseBudgetOption } from "./budget-watch.js";
 import { CliError } from "./cli-error.js";
 import { type EvalCommandOptions, runEvalCommand } from "./eval-command.js";
 import { DEFAULT_INSPECTOR_PORT, runInspector } from "./inspect-command.js";
+import { REPLAY_TOOL_MODES, type ReplayCommandOptions, runReplayCommand } from "./replay-command.js";
 import { type RunIo, type RunOptions, runAgentCommand } from "./run-command.js";
 import {
   deleteSession,
@@ -112,6 +113,10 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
       budgetArgument,
     )
     .option(
+      "--record <file>",
+      "also write the run's recording to this file (*.recording.jsonl; see `agentchart replay`)",
+    )
+    .option(
       "--otel",
       "export traces over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318; on when that is set)",
     )
@@ -174,7 +179,10 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
   sessions
     .command("fork")
     .argument("<id>", "session id or unique prefix")
-    .option("--at <entry>", "entry id to fork at (default: the session's leaf)")
+    .option(
+      "--at <entry|step>",
+      "entry id, or recorded step number (a session recorded with record: true), to fork at (default: the session's leaf)",
+    )
     .option("--before", "keep only the ancestors of --at (to ask its prompt again)")
     .description("copy a session up to an entry into a new session; prints the new id")
     .action((id: string, options: { at?: string; before?: boolean }) =>
@@ -195,6 +203,25 @@ function buildProgram(io: RunIo, setExitCode: (code: number) => void): Command {
     .argument("<file>", "a pi session file (.jsonl, format v1–v3)")
     .description("store a pi JSONL session in the database (--database-url) under its own id; prints it")
     .action((file: string) => onSessions((context) => importSession(context, file)));
+
+  program
+    .command("replay")
+    .description(
+      "re-run a recorded run offline (a *.recording.jsonl file, or a session file recorded with record: true) and print it",
+    )
+    .argument("<file>", "the recording, or a session file holding one")
+    .option("--verify", "exit 1 when the re-run differs from the recording, saying where")
+    .addOption(
+      new Option(
+        "--tools <mode>",
+        "how tools answer: from the recording (recorded), by running the built-in tools (live), or both, compared (verify)",
+      )
+        .choices(REPLAY_TOOL_MODES)
+        .default("recorded"),
+    )
+    .action(async (file: string, options: ReplayCommandOptions) => {
+      setExitCode(await runReplayCommand(file, options, io));
+    });
 
   program
     .command("worker")

@@ -23,6 +23,7 @@ import { chooseModel, withModelId } from "./model-choice.js";
 import { startOtlpTracing, wantsOtel } from "./otel-export.js";
 import { runRepl } from "./repl.js";
 import { type CliResources, loadCliResources } from "./resources.js";
+import { RunRecordingFile } from "./run-recording-file.js";
 import type { AgentRunner } from "./runner.js";
 import { resolveSessionInfo } from "./sessions-command.js";
 import { terminalStyle } from "./terminal-style.js";
@@ -52,6 +53,8 @@ export interface RunOptions {
   otel?: boolean;
   /** `--budget`: the budget of every run; a pause asks on the terminal (raise, continue once, stop). */
   budget?: AgentBudget;
+  /** `--record FILE`: write the run's recording there when it ends (see `agentchart replay`). */
+  record?: string;
 }
 
 /** Where the run command reads and writes; the real process streams by default (tests pass their own). */
@@ -158,6 +161,8 @@ async function runPrepared(
   const tracing = wantsOtel(options.otel, io.env)
     ? await startOtlpTracing(io.env, (message) => io.stderr.write(`agentchart: ${message}\n`))
     : undefined;
+  const recordingFile =
+    options.record === undefined ? undefined : new RunRecordingFile(resolve(io.cwd, options.record));
   const builtinTools = withBuiltinApprovals(createBuiltinTools(), { yes: options.yes === true, trust });
   // Sub-agents may use the built-in tools (asking approval as they do) and the MCP servers' tools.
   const subAgents = agentFileTools(resources.agents, {
@@ -179,6 +184,12 @@ async function runPrepared(
     ...(session ? { session, repo } : {}),
     ...(inspector ? { inspect: inspector.inspect } : {}),
     ...(tracing ? { attach: (harness: AgentHarness) => tracing.instrument(harness) } : {}),
+    ...(recordingFile
+      ? {
+          record: true,
+          attach: (harness: AgentHarness) => recordingFile.attach(harness, tracing?.instrument),
+        }
+      : {}),
     onHandlerError: (error, eventType) => {
       const reason = errorText(error);
       io.stderr.write(`agentchart: a handler of "${eventType}" failed: ${reason}\n`);
@@ -213,6 +224,7 @@ async function runPrepared(
       budget,
     });
   } finally {
+    await recordingFile?.write();
     await runner.close();
     await inspector?.close();
     await tracing?.shutdown();

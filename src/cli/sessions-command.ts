@@ -6,6 +6,7 @@ import type { SessionInfo, SessionRepo } from "../storage/session-repo.js";
 import type { SessionTree } from "../storage/session-tree.js";
 import { CliError } from "./cli-error.js";
 import { abbreviate } from "./event-renderer.js";
+import { forkEntryOf } from "./fork-at-step.js";
 import {
   firstPromptOf,
   renderSubAgentSessions,
@@ -188,7 +189,10 @@ async function subAgentSessionsOf(
   return nodes.sort((a, b) => a.createdAt - b.createdAt).map(({ node }) => node);
 }
 
-/** `sessions fork <id> [--at entry] [--before]`: prints the new session's id. */
+/**
+ * `sessions fork <id> [--at entry|step] [--before]`: prints the new session's id. `--at` takes an entry
+ * id or, for a session recorded with `record: true`, a recorded step's number (`forkEntryOf`).
+ */
 export async function forkSession(
   context: SessionsCommandContext,
   idOrPrefix: string,
@@ -197,7 +201,8 @@ export async function forkSession(
   const info = await resolveSessionInfo(context, idOrPrefix);
   if (options.before && options.at === undefined) throw new CliError("--before needs --at <entry>");
   const forkOptions: { entryId?: string; position?: "before" | "at" } = {};
-  if (options.at !== undefined) forkOptions.entryId = options.at;
+  if (options.at !== undefined)
+    forkOptions.entryId = forkEntryOf((await context.read(info)).tree, options.at);
   if (options.before) forkOptions.position = "before";
   const forked = await context.repo.fork(info.id, forkOptions);
   try {

@@ -35,6 +35,7 @@ import { type HarnessParts, harnessActors } from "./operation-actors.js";
 import { DEFAULT_RETRY_POLICY } from "./retry-policy.js";
 import { sessionActor } from "./session.actor.js";
 import { SessionRecorder } from "./session-recorder.js";
+import { recordIntoSession } from "./session-recording.js";
 import { HarnessSettings } from "./settings.js";
 import { SubAgentSessions } from "./sub-agent-sessions.js";
 import { harnessAgentTool, type SubAgentWiring } from "./sub-agent-tools.js";
@@ -124,6 +125,8 @@ export function composeHarness(
     settings.activeTools().map((tool) => harnessAgentTool(journaledTool(session, tool), wiring));
   const tools = agentTools();
   const recording = agentRecordingOf(options.record, "harness");
+  // The session is the recording: what replay needs goes there too, as custom entries (docs/replay.md).
+  if (recording) recordIntoSession(recording, session);
   const agentOptions: AgentOptions & { record?: typeof recording } = {
     // The journal's idempotency keys are `<session id>:<tool call id>`: the agent's are the same.
     agentId: session.id,

@@ -2,11 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
+import type { AnyStateMachine } from "xstate";
 import { errorText } from "../types/error-text.js";
 import { requireOptionalPeer } from "../types/optional-peer.js";
 import { createInspectionBacklog, isInspectionRecord, namespaceRecord } from "./inspection-backlog.js";
 import { createInspectionProjector, type InspectFunction } from "./inspection-projector.js";
-import type { InspectionRecord } from "./inspection-record.js";
+import type { InspectionRecord, MachineDefinitionRecord } from "./inspection-record.js";
+import { projectMachineDefinition } from "./machine-definition.js";
 import { assertLayoutEngineInstalled, loadPageAsset } from "./page-assets.js";
 import { inspectorPageHtml } from "./page-html.js";
 import type { SanitizeLimits } from "./sanitize.js";
@@ -23,6 +25,12 @@ export interface InspectorServerOptions {
   backlogMaxBytes?: number;
   /** Limits for contexts and payloads projected by `inspect`. */
   limits?: Partial<SanitizeLimits>;
+  /**
+   * Machines the page can draw with no live actor: a recording opened on the page (see "Step through
+   * a recording" in docs/inspector.md) is drawn on the machine whose id is `"agent"` — pass
+   * `agentMachine`. Their definitions are sent to every page, keyed `"<machine id>#preloaded"`.
+   */
+  machines?: AnyStateMachine[];
 }
 
 /** A running inspector server. */
@@ -57,6 +65,10 @@ export interface InspectorServer {
  */
 export async function createInspectorServer(options: InspectorServerOptions = {}): Promise<InspectorServer> {
   const host = options.host ?? "127.0.0.1";
+  const preloaded: MachineDefinitionRecord[] = (options.machines ?? []).map((machine) => ({
+    machineKey: `${machine.id}#preloaded`,
+    root: projectMachineDefinition(machine),
+  }));
   const backlog = createInspectionBacklog(options.backlogSize ?? 2_000, options.backlogMaxBytes);
   const viewers = new Set<WebSocket>();
   const { WebSocketServer } = requireOptionalPeer<typeof import("ws")>("ws", "the inspector server");
@@ -106,7 +118,7 @@ export async function createInspectorServer(options: InspectorServerOptions = {}
     viewers.add(ws);
     ws.on("close", () => viewers.delete(ws));
     ws.on("error", () => viewers.delete(ws));
-    const definitions = JSON.stringify(backlog.replay().definitions);
+    const definitions = JSON.stringify([...backlog.replay().definitions, ...preloaded]);
     ws.send(`{"type":"replay","definitions":${definitions},"records":[${backlog.replayJson().join(",")}]}`);
   };
 

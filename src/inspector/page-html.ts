@@ -58,6 +58,10 @@ export const inspectorPageHtml = `<!doctype html>
   .actor .internal-count { color: #8a93a6; font-size: 12px; }
   .event .seq { color: #8a93a6; width: 3em; text-align: right; }
   .event .actor-id { color: #5b6475; font-family: ui-monospace, monospace; }
+  header button { font: inherit; padding: 1px 8px; }
+  #recording-error { color: #ff9b9b; }
+  .recording-entry { padding: 4px 10px; border-bottom: 1px solid #f0f1f4; display: flex; gap: 8px; }
+  .recording-entry .kind { font-weight: 600; white-space: nowrap; }
   pre { margin: 0; padding: 10px; font: 12px/1.45 ui-monospace, monospace; white-space: pre-wrap; word-break: break-word; }
 </style>
 </head>
@@ -66,6 +70,14 @@ export const inspectorPageHtml = `<!doctype html>
   <h1>agentchart inspector</h1>
   <label>system <select data-testid="system-select" id="system-select"></select></label>
   <span id="connection" data-testid="connection" data-state="connecting">connecting…</span>
+  <label>recording <input type="file" accept=".jsonl" id="recording-file" data-testid="recording-file"></label>
+  <span id="recording-bar" hidden>
+    <button type="button" id="step-back" data-testid="step-back" title="previous step">◀</button>
+    <span id="step-label" data-testid="step-label"></span>
+    <button type="button" id="step-forward" data-testid="step-forward" title="next step">▶</button>
+    <button type="button" id="recording-close" data-testid="recording-close" title="back to the live view">live</button>
+  </span>
+  <span id="recording-error" data-testid="recording-error"></span>
 </header>
 <main>
   <section id="diagram-panel"><h2><span id="diagram-title">Machine</span><span class="tools">

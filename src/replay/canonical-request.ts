@@ -34,7 +34,8 @@ export function canonicalRequestOf(
   };
 }
 
-function withoutTimestamp(message: Message): Message {
+/** `message` without its `timestamp` (what varies between two runs of the same code). */
+export function withoutTimestamp(message: Message): Message {
   const { timestamp: _timestamp, ...rest } = message as Message & { timestamp?: number };
   return rest as Message;
 }

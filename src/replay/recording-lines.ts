@@ -17,8 +17,8 @@ export function parseRecordingLines(text: string): { header: RecordingHeader; en
   if (lines.length === 0 || lines.every((line) => line.trim() === ""))
     throw new RecordingError("empty", "the recording is empty (its first line must be the recording header)");
   const parsed = lines.map((line, index) => parseLine(line, index + 1));
-  const header = checkHeader(parsed[0], 1);
-  const entries = parsed.slice(1).map((value, index) => checkEntry(value, index + 2));
+  const header = checkRecordingHeader(parsed[0], 1);
+  const entries = parsed.slice(1).map((value, index) => checkRecordingEntry(value, index + 2));
   return { header, entries };
 }
 
@@ -34,22 +34,33 @@ function parseLine(line: string, number: number): unknown {
   }
 }
 
-function checkHeader(value: unknown, line: number): RecordingHeader {
+/**
+ * `value` as a recording header (format, version, source).
+ *
+ * Contract: pure; throws `RecordingError` at `line` (or at `where`, e.g. a session entry) otherwise.
+ */
+export function checkRecordingHeader(
+  value: unknown,
+  line: number | undefined,
+  where?: string,
+): RecordingHeader {
   const header = value as Partial<RecordingHeader> | null;
   if (typeof header !== "object" || header === null || header.format !== RECORDING_FORMAT)
     throw new RecordingError(
       "format",
       `not a recording header (expected "format": "${RECORDING_FORMAT}")`,
       line,
+      where,
     );
   if (header.version !== RECORDING_FORMAT_VERSION)
     throw new RecordingError(
       "version",
       `the recording has format version ${JSON.stringify(header.version)}; this agentchart reads version ${RECORDING_FORMAT_VERSION}`,
       line,
+      where,
     );
   if (header.source !== "agent" && header.source !== "harness")
-    throw new RecordingError("invalid", `the header's "source" must be "agent" or "harness"`, line);
+    throw new RecordingError("invalid", `the header's "source" must be "agent" or "harness"`, line, where);
   return header as RecordingHeader;
 }
 
@@ -61,7 +72,16 @@ const REQUIRED: Record<RecordingEntry["kind"], Record<string, "string" | "object
   step: { index: "number", step: "string", snapshot: "object" },
 };
 
-function checkEntry(value: unknown, line: number): RecordingEntry {
+/**
+ * `value` as a recording entry: a known `kind` with the fields of that kind.
+ *
+ * Contract: pure; throws `RecordingError` at `line` (or at `where`, e.g. a session entry) otherwise.
+ */
+export function checkRecordingEntry(
+  value: unknown,
+  line: number | undefined,
+  where?: string,
+): RecordingEntry {
   const entry = value as Record<string, unknown> | null;
   const kind = typeof entry === "object" && entry !== null ? entry.kind : undefined;
   if (typeof kind !== "string" || !Object.hasOwn(REQUIRED, kind))
@@ -69,6 +89,7 @@ function checkEntry(value: unknown, line: number): RecordingEntry {
       "invalid",
       `not a recording entry (its "kind" must be one of ${Object.keys(REQUIRED).join(", ")})`,
       line,
+      where,
     );
   for (const [field, type] of Object.entries(REQUIRED[kind as RecordingEntry["kind"]])) {
     const item = (entry as Record<string, unknown>)[field];
@@ -78,6 +99,7 @@ function checkEntry(value: unknown, line: number): RecordingEntry {
         "invalid",
         `the ${kind} entry's "${field}" must be ${type === "array" ? "an array" : `a ${type}`}`,
         line,
+        where,
       );
   }
   return entry as unknown as RecordingEntry;

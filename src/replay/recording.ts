@@ -32,6 +32,8 @@ export class Recording<TSnapshot = unknown> {
   readonly #entries: RecordingEntry<TSnapshot>[];
   readonly #persist: (actor: AnyActorRef) => TSnapshot;
   #inspector: ((event: InspectionEvent) => void) | undefined;
+  /** Typed without `TSnapshot`, so a `Recording<PersistedAgent>` is a `Recording<unknown>` too. */
+  readonly #listeners = new Set<(entry: RecordingEntry) => void>();
 
   /**
    * An empty recording, e.g. to give to `createAgentMachine({ record })` (`Agent` and `AgentHarness`
@@ -84,6 +86,23 @@ export class Recording<TSnapshot = unknown> {
    */
   add(entry: RecordingEntry<TSnapshot>): void {
     this.#entries.push(entry);
+    for (const listener of this.#listeners) listener(entry);
+  }
+
+  /**
+   * Calls `listener` with each entry added from now on (a model call or tool call is added when it
+   * starts and filled as it goes). Returns the unsubscribe function.
+   *
+   * Contract: synchronous; `listener` runs inside `add`, and must not throw.
+   *
+   * ```ts
+   * const stop = recording.onEntry((entry) => console.log(entry.kind));
+   * ```
+   */
+  onEntry(listener: (entry: RecordingEntry<TSnapshot>) => void): () => void {
+    const listen = listener as (entry: RecordingEntry) => void;
+    this.#listeners.add(listen);
+    return () => this.#listeners.delete(listen);
   }
 
   /**

@@ -1,4 +1,10 @@
-import type { EventRecord, InspectorServerMessage, SnapshotRecord } from "../inspection-record.js";
+import type {
+  EventRecord,
+  InspectorServerMessage,
+  JsonValue,
+  MachineDefinitionRecord,
+  SnapshotRecord,
+} from "../inspection-record.js";
 import { actorName, isInternalActor, preferredSystem, systemName } from "./actor-names.js";
 import { actorTestId } from "./actor-test-id.js";
 import { readableEventType } from "./diagram-layout.js";
@@ -16,6 +22,7 @@ import {
   isRootActor,
   snapshotAfterEvent,
 } from "./inspector-model.js";
+import { type RecordingStepView, recordingSteps } from "./recording-steps.js";
 import { drawStateDiagram, SMALLEST_FONT_SIZE, type StateDiagram } from "./state-diagram.js";
 
 /**
@@ -39,6 +46,8 @@ const view = {
   selection: undefined as { kind: "actor"; sessionId: string } | { kind: "event"; index: number } | undefined,
   diagram: undefined as { machineKey: string; diagram: StateDiagram } | undefined,
   frame: 0,
+  /** An opened recording and the step shown; the live view is hidden meanwhile. */
+  recording: undefined as { steps: RecordingStepView[]; at: number } | undefined,
 };
 
 const byId = <TElement extends HTMLElement>(id: string) => document.getElementById(id) as TElement;
@@ -55,6 +64,45 @@ byId("zoom-in").addEventListener("click", () => viewport.zoom(1.25));
 byId("zoom-out").addEventListener("click", () => viewport.zoom(0.8));
 byId("zoom-fit").addEventListener("click", () => viewport.fit());
 byId("zoom-all").addEventListener("click", () => viewport.showAll());
+byId<HTMLInputElement>("recording-file").addEventListener("change", (event) => {
+  const file = (event.target as HTMLInputElement).files?.[0];
+  if (file) void file.text().then(openRecording);
+});
+byId("step-back").addEventListener("click", () => moveStep(-1));
+byId("step-forward").addEventListener("click", () => moveStep(1));
+byId("recording-close").addEventListener("click", () => {
+  view.recording = undefined;
+  byId("recording-bar").hidden = true;
+  byId<HTMLInputElement>("recording-file").value = "";
+  scheduleRender();
+});
+
+/** Opens a recording's text: its first step is shown; a bad file is named and the view is unchanged. */
+function openRecording(text: string): void {
+  const error = byId("recording-error");
+  let steps: RecordingStepView[];
+  try {
+    steps = recordingSteps(text);
+  } catch (problem) {
+    error.textContent = `cannot open the recording: ${(problem as Error).message}`;
+    return;
+  }
+  if (steps.length === 0) {
+    error.textContent = "cannot open the recording: it holds no step";
+    return;
+  }
+  error.textContent = "";
+  view.recording = { steps, at: 0 };
+  byId("recording-bar").hidden = false;
+  scheduleRender();
+}
+
+function moveStep(by: number): void {
+  const recording = view.recording;
+  if (!recording) return;
+  recording.at = Math.min(recording.steps.length - 1, Math.max(0, recording.at + by));
+  scheduleRender();
+}
 
 /** Shows the system `rootId`; picking the one the page would open on follows newer agents again. */
 function pickSystem(rootId: string): void {
@@ -96,6 +144,10 @@ function scheduleRender(): void {
 }
 
 function render(): void {
+  if (view.recording) {
+    renderRecording(view.recording);
+    return;
+  }
   renderRootSelect();
   const rootId = view.rootId;
   if (rootId === undefined) return;
@@ -126,11 +178,29 @@ function diagramActor(rootId: string): ActorView | undefined {
 }
 
 function renderDiagram(actor: ActorView | undefined): void {
-  const container = byId<HTMLElement>("diagram");
   const definition = actor?.machineKey === undefined ? undefined : model.definitions.get(actor.machineKey);
   if (!actor || !definition) {
+    showDiagram(undefined, undefined, "No machine definition received yet.");
+    return;
+  }
+  showDiagram(
+    definition,
+    actor.snapshot?.value,
+    `Machine ${definition.root.id} — ${actorName(model, actor)} (${actor.status})`,
+  );
+  if (view.diagram) view.diagram.diagram.element.dataset.actor = actor.actorId;
+}
+
+/** Draws `definition` (laid out once per machine) with the states of `value` active; else `title` as a note. */
+function showDiagram(
+  definition: MachineDefinitionRecord | undefined,
+  value: JsonValue | undefined,
+  title: string,
+): void {
+  const container = byId<HTMLElement>("diagram");
+  if (!definition) {
     view.diagram = undefined;
-    container.replaceChildren(emptyNote("No machine definition received yet."));
+    container.replaceChildren(emptyNote(title));
     return;
   }
   if (view.diagram?.machineKey !== definition.machineKey) {
@@ -141,10 +211,63 @@ function renderDiagram(actor: ActorView | undefined): void {
       if (content && view.diagram?.diagram === diagram) viewport.show(diagram.element, content);
     });
   }
-  view.diagram.diagram.element.dataset.actor = actor.actorId;
-  view.diagram.diagram.setActive(new Set(activeStatePaths(actor.snapshot?.value)));
-  byId("diagram-title").textContent =
-    `Machine ${definition.root.id} — ${actorName(model, actor)} (${actor.status})`;
+  view.diagram.diagram.setActive(new Set(activeStatePaths(value)));
+  byId("diagram-title").textContent = title;
+}
+
+/**
+ * An opened recording at its current step: the agent machine with the step's state active, the
+ * steps (in the actors panel), the entries that led to the step (in the events panel) and the
+ * step's transcript (in the snapshot panel).
+ */
+function renderRecording(recording: { steps: RecordingStepView[]; at: number }): void {
+  const step = recording.steps[recording.at]!;
+  const label = byId("step-label");
+  label.textContent = `step ${recording.at + 1} of ${recording.steps.length} · ${step.step}`;
+  label.dataset.step = step.step;
+  byId<HTMLButtonElement>("step-back").disabled = recording.at === 0;
+  byId<HTMLButtonElement>("step-forward").disabled = recording.at === recording.steps.length - 1;
+  const agent = [...model.definitions.values()].find((definition) => definition.root.id === "agent");
+  showDiagram(
+    agent,
+    step.value,
+    agent
+      ? `Machine agent — recording, step ${recording.at + 1}: ${step.step} (${describeStateValue(step.value)})`
+      : "The agent machine's definition is not here: start the inspector with machines: [agentMachine] (agentchart inspect does).",
+  );
+  byId<HTMLElement>("actor-list").replaceChildren(
+    ...recording.steps.map((each, position) => {
+      const item = document.createElement("li");
+      item.className = "actor";
+      item.dataset.testid = "recording-step";
+      item.setAttribute("aria-selected", String(position === recording.at));
+      item.append(
+        span("name", `${position + 1}. ${each.step}`),
+        span("state-name", describeStateValue(each.value)),
+      );
+      item.addEventListener("click", () => {
+        recording.at = position;
+        render();
+      });
+      return item;
+    }),
+  );
+  byId<HTMLElement>("event-log").replaceChildren(
+    ...(step.entries.length === 0
+      ? [emptyNote("Nothing happened since the previous step.")]
+      : step.entries.map((entry) => {
+          const item = document.createElement("li");
+          item.className = "recording-entry";
+          item.dataset.testid = "recording-entry";
+          item.dataset.kind = entry.kind;
+          const who = entry.agentPath === "" ? "" : ` (${entry.agentPath})`;
+          item.append(span("kind", `${entry.kind.replace("_", " ")}${who}`), span("text", entry.text));
+          return item;
+        })),
+  );
+  byId("selection-title").textContent =
+    `Step ${recording.at + 1} — transcript (${step.messages.length} messages)`;
+  byId("context-view").textContent = JSON.stringify(step.messages, null, 2);
 }
 
 /**

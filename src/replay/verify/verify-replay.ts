@@ -2,6 +2,7 @@ import type { AnyActorRef, InspectionEvent } from "xstate";
 import { Agent, type AgentOptions } from "../../agent/agent.js";
 import type { PersistedAgent } from "../../agent/agent-snapshot.js";
 import { agentAt } from "../../agent/agent-tree.js";
+import type { AgentEvent } from "../../types/events.js";
 import type { AgentMessage } from "../../types/messages.js";
 import { chainInspect } from "../../xstate/chain-inspect.js";
 import { canonicalJson } from "../canonical-request.js";
@@ -17,6 +18,8 @@ export interface VerifyReplayOptions<TOutput = unknown> {
   agent: Omit<AgentOptions<TOutput>, "streamFn" | "record">;
   /** How the tools answer (default `"recorded"`; see `replayTools`). */
   tools?: ReplayToolMode;
+  /** Hears every AgentEvent of the re-run from its start (e.g. to print it as it replays). */
+  onEvent?: (event: AgentEvent) => void;
 }
 
 /** What `verifyReplay` found. */
@@ -67,6 +70,7 @@ export async function verifyReplay<TOutput = unknown>(
    * Resolves once `ready()` says the agent may go on (true) or cannot reach what is awaited (false),
    * and with false at once after a divergence unless `throughDivergence`.
    */
+  if (options.onEvent) agent.subscribe(options.onEvent);
   const until = (ready: () => boolean | undefined, throughDivergence = false) =>
     new Promise<boolean>((resolve) => {
       recheck = () => {
