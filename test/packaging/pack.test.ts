@@ -17,12 +17,13 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")
 const pinned = (name: string) => `${name}@${manifest.devDependencies[name]}`;
 
 /**
- * The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 52 MiB
+ * The most an app's node_modules may take on disk after `npm i agentchart zod` (du, KiB): 53 MiB
  * (50 MiB until issues 32 and 33: the core app took 51,164 KiB before them; `agentchart/ai-sdk`'s own
  * files, no dependency, add ~180 KiB, and re2js, the linear-time regex engine of page-declared tool
- * schemas, 0.9 MiB).
+ * schemas, 0.9 MiB; 52 MiB until issues 28 and 29, whose own files — record/replay, the testing kit,
+ * `agentchart/evals`, no dependency — took the core app to 53,280 KiB).
  */
-const CORE_INSTALL_LIMIT_KIB = 52 * 1024;
+const CORE_INSTALL_LIMIT_KIB = 53 * 1024;
 
 /**
  * Packs the package as it would be published (`npm pack` builds it through `prepack`), installs the
