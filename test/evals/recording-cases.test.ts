@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import { evalCasesFromRecording, seamEval, seamRecordingOf, trajectoryMatch } from "../../src/evals.js";
 import { Recording } from "../../src/replay/recording.js";
 import { scriptedModel } from "../../src/testing.js";
-import { defineTool } from "../../src/tools/define-tool.js";
+import { lookupTool as lookup } from "../support/lookup-tool.js";
 import { testModel } from "../support/loop-harness.js";
-
-const lookup = defineTool({
-  name: "lookup",
-  description: "Looks a word up",
-  parameters: z.object({ word: z.string() }),
-  execute: async ({ word }) => ({ content: [{ type: "text", text: `${word}: a greeting` }] }),
-});
 
 /** A recorded run of two prompts: a lookup then an answer, then a plain answer; read back from its JSONL. */
 async function recordedRun(): Promise<Recording> {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import {
   EvalInputError,
@@ -10,16 +9,9 @@ import {
   trajectoryMatch,
 } from "../../src/evals.js";
 import { scriptedModel } from "../../src/testing.js";
-import { defineTool } from "../../src/tools/define-tool.js";
 import type { AssistantMessage } from "../../src/types/messages.js";
+import { lookupTool as lookup } from "../support/lookup-tool.js";
 import { testModel } from "../support/loop-harness.js";
-
-const lookup = defineTool({
-  name: "lookup",
-  description: "Looks a word up",
-  parameters: z.object({ word: z.string() }),
-  execute: async ({ word }) => ({ content: [{ type: "text", text: `${word}: a greeting` }] }),
-});
 
 /** Records a real run: a tool call, then an answer; the scripted model keeps every request. */
 async function recordRun(): Promise<SeamRecording> {
