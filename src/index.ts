@@ -19,6 +19,15 @@ export {
 } from "./agent/agent-snapshot.js";
 export type { AgentMachineState, AgentState, RunBudgetState, WaitingToolCall } from "./agent/agent-state.js";
 export { agentEvents$, agentState$ } from "./agent/agent-streams.js";
+export {
+  type AddressedCommand,
+  type AgentAddress,
+  type CallAddress,
+  callKey,
+} from "./commands/addressed-command.js";
+export { CommandError, type CommandErrorCode, isCommandError } from "./commands/command-error.js";
+export { type CommandFromOutside, parseAgentCommand } from "./commands/parse-command.js";
+export type { AgentSurface } from "./harness/agent-surface.js";
 export * from "./harness/index.js";
 export {
   type ReplaySessionOptions,
