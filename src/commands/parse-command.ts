@@ -58,7 +58,9 @@ export type CommandFromOutside = Extract<
 >;
 
 /** The `type`s `parseAgentCommand` accepts. */
-const COMMANDS_FROM_OUTSIDE: readonly string[] = commandSchema.options.map((option) => option.shape.type.value);
+const COMMANDS_FROM_OUTSIDE: readonly string[] = commandSchema.options.map(
+  (option) => option.shape.type.value,
+);
 
 /**
  * Reads a command that came from outside the process (an AG-UI command request, a PostgreSQL command
