@@ -1,7 +1,7 @@
 import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
-import type { AddressedCommand } from "../commands/addressed-command.js";
+import { type AddressedCommand, callKey } from "../commands/addressed-command.js";
 import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
 import { continueRefusal } from "../loop/continue-refusal.js";
 import { toMessage, userMessage } from "../loop/messages.js";
@@ -50,7 +50,7 @@ import {
 import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
 import { agentMachineStateOf } from "./agent-streams.js";
 import { agentAt } from "./agent-tree.js";
-import { commandTarget } from "./command-target.js";
+import { type CallAnswer, callNotWaiting, commandTarget } from "./command-target.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
@@ -177,6 +177,8 @@ export class Agent<TOutput = unknown> {
    * kept for the next run unless it was aborted (an AbortController is not free).
    */
   #controller = new AbortController();
+  /** Keys (`callKey`) of calls a command answered that the machine has not taken yet. */
+  readonly #answered = new Set<string>();
   /** The tools given (constructor, `setTools`), active or not. */
   #tools: readonly AgentTool[];
   readonly #progress: LiveProgress = { streamingMessage: undefined, pendingToolCalls: new Set() };
@@ -215,6 +217,9 @@ export class Agent<TOutput = unknown> {
       this.actor.subscribe((snapshot) => step(this.actor, snapshot.value));
     }
     this.actor.on("*", (event) => this.#dispatch(event));
+    this.actor.subscribe(() => {
+      if (this.#answered.size > 0) this.#answered.clear();
+    });
     this.actor.start();
     if (restoring?.plan?.from) {
       // After `restore` returns, so that a listener attached right after it sees `agent_resume`;
@@ -590,11 +595,15 @@ export class Agent<TOutput = unknown> {
   send(command: AddressedCommand): void {
     const { agentPath, ...event } = command;
     if (command.type === "RAISE_BUDGET") checkBudgetLimits(command.limits, "RAISE_BUDGET");
+    const answered = answersCall(command) ? callKey(command) : undefined;
+    // A second answer sent before the machine took the first (e.g. from one listener call) is refused too.
+    if (answered !== undefined && this.#answered.has(answered)) throw callNotWaiting(command as CallAnswer);
     const target = commandTarget(this.actor, command);
     if (target === this.actor && (event.type === "ABORT" || event.type === "FAIL")) {
       if (!this.#run) return;
       this.#controller.abort();
     }
+    if (answered !== undefined) this.#answered.add(answered);
     this.#sendTo(target, event as AgentCommand);
   }
 
@@ -816,4 +825,8 @@ function startingAs(implementations: AgentImplementations, name: string, model: 
 /** The `agentPath` of a shorthand's options, as a command carries it (absent for the root). */
 function pathOf(options: AgentPathOption): { agentPath?: string[] } {
   return options.agentPath?.length ? { agentPath: [...options.agentPath] } : {};
+}
+
+function answersCall(command: AddressedCommand): command is CallAnswer {
+  return command.type === "APPROVE_TOOL" || command.type === "DENY_TOOL" || command.type === "ANSWER_TOOL";
 }
