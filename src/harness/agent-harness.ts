@@ -5,7 +5,7 @@ import type { Agent, AgentPathOption, PromptOptions } from "../agent/agent.js";
 import { agentRecordingOf } from "../agent/agent-recording.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { AgentState, WaitingToolCall } from "../agent/agent-state.js";
-import type { AddressedCommand } from "../commands/addressed-command.js";
+import { type AddressedCommand, type CallAddress, callKey } from "../commands/addressed-command.js";
 import { CommandError } from "../commands/command-error.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
@@ -248,8 +248,8 @@ export class AgentHarness implements AgentSurface {
   /**
    * Rebuilds a harness from `harness.persist()` over `options.session` (the same session, reopened).
    * A harness persisted mid-compaction compacts again; one persisted mid-turn finishes the run from the
-   * session (`resume()`, given `restoreOptions.approvals` for the calls that were waiting for
-   * approval); one persisted while a sub-agent ran goes on from its persisted agent at every depth (a
+   * session (`resume()`, given `restoreOptions.approvals` — by `callKey`, at any depth — for the calls
+   * that were waiting for approval); one persisted while a sub-agent ran goes on from its persisted agent at every depth (a
    * waiting descendant waits in `awaitingApproval` again, its session reopened from
    * `options.sessionRepo`); `resumed` is that step's promise (undefined for an idle harness). Throws
    * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session, and
@@ -294,8 +294,8 @@ export class AgentHarness implements AgentSurface {
    * before its tool ran) runs again with the same `ctx.idempotencyKey` if its tool's `replay` is
    * `"safe"`, else gets the error result "interrupted, not re-run"; an agent tool's call is journaled
    * when its child starts, and the same rule applies (`"safe"`: the child starts over from its task, in
-   * a new session). `approvals` is a shortcut: the
-   * calls it names are approved or denied as soon as they ask. Resolves with the run's last assistant
+   * a new session). `approvals` is a shortcut: the calls it names (by `callKey`: a root call's id, a
+   * sub-agent's `"path/id"`) are approved or denied as soon as they ask. Resolves with the run's last assistant
    * message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
    * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
    */
@@ -466,15 +466,32 @@ export class AgentHarness implements AgentSurface {
     this.#agent.continuePastBudget(options);
   }
 
-  /** Applies `decisions` to the calls they name when those ask for approval (in this run). */
+  /**
+   * Applies `decisions` (by `callKey`: a root call's id, a sub-agent's "path/id") to the calls they
+   * name, at any depth, when those ask for approval in this run (a restored run's waiting calls ask
+   * again when it resumes). Each decision is sent once, as `APPROVE_TOOL` / `DENY_TOOL`.
+   */
   #decideWhenAsked(decisions: Readonly<Record<string, ToolCallDecision>>): void {
+    const pending = new Map(Object.entries(decisions));
+    const decide = (call: CallAddress) => {
+      const key = callKey(call);
+      const decision = pending.get(key);
+      if (!decision) return;
+      pending.delete(key);
+      const address = call.agentPath?.length ? { agentPath: call.agentPath } : {};
+      if (decision.approved) this.send({ type: "APPROVE_TOOL", toolCallId: call.toolCallId, ...address });
+      else
+        this.send({
+          type: "DENY_TOOL",
+          toolCallId: call.toolCallId,
+          ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+          ...address,
+        });
+    };
     const off = this.#agent.subscribe((event) => {
       if (event.type === "agent_end" && !event.agentPath) off();
-      if (event.type !== "tool_approval_request" || event.agentPath) return;
-      const decision = decisions[event.toolCallId];
-      if (!decision) return;
-      if (decision.approved) this.#agent.approveToolCall(event.toolCallId);
-      else this.#agent.denyToolCall(event.toolCallId, decision.reason);
+      else if (event.type === "tool_approval_request") decide(event);
+      if (pending.size === 0) off();
     });
   }
 
