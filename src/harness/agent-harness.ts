@@ -97,13 +97,13 @@ export class AgentHarness implements AgentSurface {
 
   constructor(options: AgentHarnessOptions) {
     this.session = options.session;
-    const restoredAgent = (options as RestoringOptions)[RESTORING];
+    const restored = (options as RestoringOptions)[RESTORING];
     // The harness's actor system is inspected for the agent's commands and steps (see docs/replay.md).
     const recording = agentRecordingOf(options.record, "harness");
     this.recording = recording;
     const inspect = recording ? chainInspect(recording.inspect, options.inspect) : options.inspect;
     const { machine, parts } = composeHarness(recording ? { ...options, record: recording } : options, {
-      ...(restoredAgent ? { restoring: restoredAgent } : {}),
+      ...(restored?.agent ? { restoring: restored.agent } : {}),
       settle: (operation) => this.#settle(operation),
     });
     this.#parts = parts;
@@ -117,6 +117,16 @@ export class AgentHarness implements AgentSurface {
       parts.events.forward(event);
     });
     followToolSources(this, options.toolSources ?? [], parts.onError);
+    if (restored) {
+      this.#nextTurn = [...restored.queues.nextTurn];
+      // A persisted agent holds its queues and its running sub-agents; else the queues go to the agent
+      // built from the session.
+      if (restored.agent) parts.subAgents.reopen(restored.subAgents ?? []);
+      else {
+        for (const message of restored.queues.steering) this.#agent.steer(message);
+        for (const message of restored.queues.followUp) this.#agent.followUp(message);
+      }
+    }
   }
 
   /**
@@ -266,20 +276,14 @@ export class AgentHarness implements AgentSurface {
         "invalid_state",
         `The persisted harness belongs to session "${persisted.sessionId}", not "${options.session.id}"`,
       );
-    const harness = new AgentHarness(
-      persisted.agent ? ({ ...options, [RESTORING]: persisted.agent } as RestoringOptions) : options,
-    );
-    harness.#nextTurn = [...persisted.queues.nextTurn];
-    // A persisted agent holds its queues; else they go to the agent built from the session.
-    if (!persisted.agent) {
-      for (const message of persisted.queues.steering) harness.#agent.steer(message);
-      for (const message of persisted.queues.followUp) harness.#agent.followUp(message);
-    }
+    const harness = new AgentHarness({ ...options, [RESTORING]: persisted } as RestoringOptions);
     const step = resumeStepOf(persisted);
-    let resumed: Promise<unknown> | undefined;
-    if (step === "compact") resumed = harness.compact(persisted.compaction?.instructions);
-    else if (step === "resume") resumed = harness.resume(restoreOptions);
-    else if (step === "restoreAgent") resumed = harness.#resumeRestoredRun(persisted, restoreOptions);
+    const resumed =
+      step === "compact"
+        ? harness.compact(persisted.compaction?.instructions)
+        : step === "none"
+          ? undefined
+          : harness.resume(restoreOptions);
     return { harness, resumed };
   }
 
@@ -295,44 +299,42 @@ export class AgentHarness implements AgentSurface {
    * `"safe"`, else gets the error result "interrupted, not re-run"; an agent tool's call is journaled
    * when its child starts, and the same rule applies (`"safe"`: the child starts over from its task, in
    * a new session). `approvals` is a shortcut: the calls it names (by `callKey`: a root call's id, a
-   * sub-agent's `"path/id"`) are approved or denied as soon as they ask. Resolves with the run's last assistant
-   * message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
+   * sub-agent's `"path/id"`) are approved or denied as soon as they ask. A harness restored with its
+   * persisted agent mid-run (`AgentHarness.restore`) resumes that agent's own run instead of the
+   * session's. Resolves with the run's last assistant message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
    * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
    */
   async resume(
     options: { signal?: AbortSignal; approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
   ): Promise<AssistantMessage | undefined> {
     if (this.#busy()) throw busyError();
-    const plan = planResume(this.session);
-    if (!plan.needsModel) return undefined;
-    this.#agent.setMessages(this.session.buildContext().messages);
-    if (options.approvals) this.#decideWhenAsked(options.approvals);
-    const calls =
-      plan.assistant && plan.pending.length > 0
-        ? {
-            message: plan.assistant,
-            states: resumedCallStates(plan.pending, this.#parts.settings.activeTools()),
-          }
-        : undefined;
-    const run = this.#begin<AssistantMessage>({
-      type: "RESUME",
-      operation: { kind: "resume", ...(calls ? { calls } : {}) },
-    });
+    let run: Promise<AssistantMessage | undefined>;
+    if (this.#agent.isRunning) {
+      // The restored agent resumed its own run: the harness follows it as its `resume` operation.
+      if (options.approvals) this.#decideWhenAsked(options.approvals);
+      run = this.#begin({ type: "RESUME", operation: { kind: "resume" } });
+    } else {
+      const plan = planResume(this.session);
+      if (!plan.needsModel) return undefined;
+      this.#agent.setMessages(this.session.buildContext().messages);
+      if (options.approvals) this.#decideWhenAsked(options.approvals);
+      const calls =
+        plan.assistant && plan.pending.length > 0
+          ? {
+              message: plan.assistant,
+              states: resumedCallStates(plan.pending, this.#parts.settings.activeTools()),
+            }
+          : undefined;
+      run = this.#begin<AssistantMessage>({
+        type: "RESUME",
+        operation: { kind: "resume", ...(calls ? { calls } : {}) },
+      });
+    }
     if (options.signal) {
       if (options.signal.aborted) void this.abort();
       else options.signal.addEventListener("abort", () => void this.abort(), { once: true });
     }
     return run;
-  }
-
-  /** The restored agent's run (it resumed itself) as the harness's `resume` operation. */
-  #resumeRestoredRun(
-    persisted: PersistedHarness,
-    options: { approvals?: Readonly<Record<string, ToolCallDecision>> },
-  ): Promise<unknown> {
-    this.#parts.subAgents.reopen(persisted.subAgents ?? []);
-    if (options.approvals) this.#decideWhenAsked(options.approvals);
-    return this.#begin({ type: "RESUME", operation: { kind: "resume" } });
   }
 
   /**
@@ -692,7 +694,7 @@ export class AgentHarness implements AgentSurface {
 
 /** The key under which `AgentHarness.restore` hands its constructor the agent to restore instead of building one. */
 const RESTORING = Symbol("restoring");
-type RestoringOptions = AgentHarnessOptions & { [RESTORING]?: PersistedAgent };
+type RestoringOptions = AgentHarnessOptions & { [RESTORING]?: PersistedHarness };
 
 function busyError(): AgentHarnessError {
   return new AgentHarnessError("busy", "AgentHarness is busy");
