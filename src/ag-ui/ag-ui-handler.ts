@@ -140,6 +140,11 @@ const SSE_HEADERS = {
  * `correlationId`, never the error's message.
  *
  * ```ts
+ * import http from "node:http";
+ * import { Agent } from "agentchart";
+ * import { toNodeListener } from "agentchart/ag-ui";
+ * const agents = new Map<string, Agent>();
+ * const newAgent = (threadId: string) => agents.set(threadId, new Agent({ model, streamFn })).get(threadId)!;
  * const handler = createAgUiHandler({ agentFor: (threadId) => agents.get(threadId) ?? newAgent(threadId) });
  * http.createServer(toNodeListener(handler)).listen(3000);
  * ```

@@ -61,7 +61,9 @@ export interface SeamEvalResult {
  *
  * @example
  * ```ts
- * const result = await seamEval({ recording, step: 1, candidate: { streamFn }, scorers: [trajectoryMatch()], samples: 5 });
+ * import { trajectoryMatch } from "agentchart/evals";
+ * const scorers = [trajectoryMatch({ expected: [{ name: "read" }] })];
+ * const result = await seamEval({ recording, step: 1, candidate: { streamFn }, scorers, samples: 5 });
  * result.passed; // pass^5
  * ```
  */
@@ -112,7 +114,10 @@ export async function seamEval(options: SeamEvalOptions): Promise<SeamEvalResult
  *
  * @example
  * ```ts
- * const agent = new Agent({ model: recording.model, streamFn: replayExceptStep(recording, 2, candidate) });
+ * import { Agent } from "agentchart";
+ * import { seamRecordingOf } from "agentchart/evals";
+ * const seams = seamRecordingOf(recording);
+ * const agent = new Agent({ model: seams.model, streamFn: replayExceptStep(seams, 2, streamFn) });
  * ```
  */
 export function replayExceptStep(

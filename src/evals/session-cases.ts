@@ -14,9 +14,9 @@ import { evalRunOf } from "./eval-run.js";
  *
  * @example
  * ```ts
- * const session = await repo.open(sessionId);
- * const cases = evalCasesFromSession(session);
- * await session.close();
+ * const saved = await repo.open("support-2026-05-01");
+ * const cases = evalCasesFromSession(saved);
+ * await saved.close();
  * ```
  */
 export function evalCasesFromSession(

@@ -14,7 +14,13 @@ const unrecorded = new WeakMap<AgentTool, AgentTool>();
  * Contract: synchronous; never throws; the execution's result or error reaches the caller unchanged.
  *
  * ```ts
- * const tools = [clock].map((tool) => recordedTool(tool, recording, []));
+ * import { defineTool } from "agentchart";
+ * import { z } from "zod";
+ * const clock = defineTool({
+ *   name: "clock", description: "The time", parameters: z.object({}),
+ *   execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }] }),
+ * });
+ * const recordedTools = [clock].map((tool) => recordedTool(tool, recording, []));
  * ```
  */
 export function recordedTool(tool: AgentTool, recording: Recording, agentPath: readonly string[]): AgentTool {

@@ -11,7 +11,8 @@ import type { Recording } from "../replay/recording.js";
  *
  * @example
  * ```ts
- * const model = createAgentTestModel({ agent: { tools }, script: scriptFromRecording(recording) });
+ * import { createAgentTestModel } from "agentchart/testing";
+ * const testModel = createAgentTestModel({ agent: { tools }, script: scriptFromRecording(recording) });
  * ```
  */
 export function scriptFromRecording(recording: Recording): ScriptedReply[] {
