@@ -18,23 +18,25 @@ const pages = [
 ];
 const snippets: DocSnippet[] = pages.flatMap((page) => readSnippets(join(repoRoot, page), page));
 
-// Every ```ts block in a doc comment of src/**/*.ts compiles too, in the same run, as a module of its
-// own (the lines without their ` * `). Without importing them, a block may use
-// - the names its file exports (imported from the built file, `dist/…`, so internal helpers count), and
-// - the names PRELUDE exports: what an example assumes the app already has (an agent, a model, a
-//   session, an abort signal, …), each declared with its type.
-// A block imports everything else from the package's entries, as an app does.
+// Every ```ts block in a doc comment of src/**/*.ts compiles too, in the same tsc run, as a module of
+// its own (its lines without their ` * `). Without importing them, a block may use
+// - the names its own file exports (imported from the built file, `dist/…`, so internal helpers count);
+// - the names PRELUDE exports: what an example assumes the app already has (a model and its streamFn,
+//   tools, an agent, a harness, a session and its repo, a recording, an eval result, a request, an
+//   abort signal), each declared with its type.
+// A block imports everything else from the package's entries (`agentchart`, `agentchart/node`, …) as an
+// app does, and declares what only its own story has (`declare const job: { prompt: string };`).
+// A failure names the doc comment's line: `src/agent/agent.ts:154:12 TS2304: …`.
 const PRELUDE = `
-import type { Agent, AgentHarness, AgentMessage, AgentTool, Model, Recording, Session, SessionRepo, StreamFn } from "agentchart";
+import type { Agent, AgentHarness, AgentTool, Model, Recording, Session, SessionRepo, StreamFn } from "agentchart";
 import type { EvalResult } from "agentchart/evals";
 /** The app's model, and the function that streams its replies (\`openai()\`, \`scriptedModel()\`, …). */
 export declare const model: Model;
 export declare const streamFn: StreamFn;
-/** The tools the app defined (\`defineTool()\`, …), an agent, a harness and a transcript it has. */
+/** The tools the app defined (\`defineTool()\`, …), an agent and a harness. */
 export declare const tools: AgentTool[];
 export declare const agent: Agent;
 export declare const harness: AgentHarness;
-export declare const messages: AgentMessage[];
 /** A session repository, a session opened from it, and a run's recording. */
 export declare const repo: SessionRepo;
 export declare const session: Session;

@@ -92,7 +92,7 @@ export function exportedNames(module: ts.SourceFile): string[] {
 }
 
 function importsFor(code: string, file: string, own: readonly string[], scope: SourceExampleScope): string {
-  const snippet = ts.createSourceFile("snippet.ts", code, ts.ScriptTarget.Latest);
+  const snippet = ts.createSourceFile("snippet.ts", code, ts.ScriptTarget.Latest, true);
   const declared = new Set(snippet.statements.flatMap(declaredNames));
   const used = identifiersOf(snippet);
   const wanted = (name: string) => used.has(name) && !declared.has(name);
@@ -141,12 +141,23 @@ function bindingNames(name: ts.BindingName): string[] {
   );
 }
 
+/** The names a block refers to: its identifiers, but not the property names after a `.` or before a `:`. */
 function identifiersOf(node: ts.Node): Set<string> {
   const names = new Set<string>();
   const visit = (child: ts.Node): void => {
-    if (ts.isIdentifier(child)) names.add(child.text);
+    if (ts.isIdentifier(child) && !isPropertyName(child)) names.add(child.text);
     ts.forEachChild(child, visit);
   };
   visit(node);
   return names;
+}
+
+function isPropertyName(identifier: ts.Identifier): boolean {
+  const parent = identifier.parent;
+  return (
+    (ts.isPropertyAccessExpression(parent) && parent.name === identifier) ||
+    ((ts.isPropertyAssignment(parent) || ts.isPropertySignature(parent) || ts.isMethodDeclaration(parent)) &&
+      parent.name === identifier) ||
+    (ts.isBindingElement(parent) && parent.propertyName === identifier)
+  );
 }
