@@ -143,9 +143,8 @@ const SSE_HEADERS = {
  * import http from "node:http";
  * import { Agent } from "agentchart";
  * import { toNodeListener } from "agentchart/ag-ui";
- * const agents = new Map<string, Agent>();
- * const newAgent = (threadId: string) => agents.set(threadId, new Agent({ model, streamFn })).get(threadId)!;
- * const handler = createAgUiHandler({ agentFor: (threadId) => agents.get(threadId) ?? newAgent(threadId) });
+ * const agents = new Map<string, Agent>(); // the app's agents by thread, e.g. restored from its store
+ * const handler = createAgUiHandler({ agentFor: (threadId) => agents.get(threadId) ?? new Agent({ model, streamFn }) });
  * http.createServer(toNodeListener(handler)).listen(3000);
  * ```
  */

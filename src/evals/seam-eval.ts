@@ -62,8 +62,7 @@ export interface SeamEvalResult {
  * @example
  * ```ts
  * import { trajectoryMatch } from "agentchart/evals";
- * const scorers = [trajectoryMatch({ expected: [{ name: "read" }] })];
- * const result = await seamEval({ recording, step: 1, candidate: { streamFn }, scorers, samples: 5 });
+ * const result = await seamEval({ recording, step: 1, candidate: { streamFn }, scorers: [trajectoryMatch()], samples: 5 });
  * result.passed; // pass^5
  * ```
  */

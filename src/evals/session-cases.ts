@@ -14,9 +14,9 @@ import { evalRunOf } from "./eval-run.js";
  *
  * @example
  * ```ts
- * const saved = await repo.open("support-2026-05-01");
- * const cases = evalCasesFromSession(saved);
- * await saved.close();
+ * const session = await repo.open("support-2026-05-01");
+ * const cases = evalCasesFromSession(session);
+ * await session.close();
  * ```
  */
 export function evalCasesFromSession(

@@ -50,7 +50,7 @@ export interface SessionReplay {
  * ```ts
  * import { Agent } from "agentchart";
  * const { snapshot } = replaySession(session, { upTo: session.getBranch().at(-3)?.id });
- * const restored = Agent.restore(snapshot!, { streamFn, tools });
+ * const agent = Agent.restore(snapshot!, { streamFn, tools });
  * ```
  */
 export function replaySession(

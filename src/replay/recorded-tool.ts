@@ -20,7 +20,7 @@ const unrecorded = new WeakMap<AgentTool, AgentTool>();
  *   name: "clock", description: "The time", parameters: z.object({}),
  *   execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }] }),
  * });
- * const recordedTools = [clock].map((tool) => recordedTool(tool, recording, []));
+ * const tools = [clock].map((tool) => recordedTool(tool, recording, []));
  * ```
  */
 export function recordedTool(tool: AgentTool, recording: Recording, agentPath: readonly string[]): AgentTool {

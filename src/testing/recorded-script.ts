@@ -12,7 +12,7 @@ import type { Recording } from "../replay/recording.js";
  * @example
  * ```ts
  * import { createAgentTestModel } from "agentchart/testing";
- * const testModel = createAgentTestModel({ agent: { tools }, script: scriptFromRecording(recording) });
+ * const model = createAgentTestModel({ agent: { tools }, script: scriptFromRecording(recording) });
  * ```
  */
 export function scriptFromRecording(recording: Recording): ScriptedReply[] {

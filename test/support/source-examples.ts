@@ -30,6 +30,7 @@ const CLOSE = /^\s*\*\s*```\s*$/;
  *   //      declarations: 'import { a } from "/dist/a.js"; import { b } from "./prelude.js";\n', … }]
  */
 export function extractSourceExamples(source: string, file: string, scope: SourceExampleScope): DocSnippet[] {
+  if (!source.includes("```ts")) return [];
   const lines = source.split("\n");
   const own = exportedNames(ts.createSourceFile(file, source, ts.ScriptTarget.Latest));
   const snippets: DocSnippet[] = [];
