@@ -80,6 +80,17 @@ describe("extractSourceExamples", () => {
     );
   });
 
+  it("refuses an @example that is not a fenced block on the lines after it, naming the file and line", () => {
+    const inline = ["/**", " * Adds.", " * @example add(1, 2) // 3", " */"].join("\n");
+    expect(() => extractSourceExamples(inline, "src/add.ts", scope)).toThrow(
+      "src/add.ts:3: an @example must be a fenced block (```ts) on the lines after it",
+    );
+    const unfenced = ["/**", " * @example", " *   add(1, 2);", " */"].join("\n");
+    expect(() => extractSourceExamples(unfenced, "src/add.ts", scope)).toThrow("src/add.ts:2: an @example");
+    const sketch = ["/**", " * @example", " * ```text", " * add(a, b) → a + b", " * ```", " */"].join("\n");
+    expect(extractSourceExamples(sketch, "src/add.ts", scope)).toEqual([]);
+  });
+
   it("refuses a block that its doc comment does not close, naming the file and line", () => {
     const source = ["/**", " * ```ts", " * add(1, 2);", " */", "export const a = 1;"].join("\n");
     expect(() => extractSourceExamples(source, "src/add.ts", scope)).toThrow(

@@ -14,6 +14,8 @@ export interface SourceExampleScope {
 }
 
 const OPEN = /^(\s*\*\s?)```ts\s*$/;
+const FENCE = /^\s*\*\s*```[a-z]+\s*$/;
+const EXAMPLE_TAG = /^\s*\*\s*@example\b\s*(.*)$/;
 const CLOSE = /^\s*\*\s*```\s*$/;
 
 /**
@@ -22,7 +24,8 @@ const CLOSE = /^\s*\*\s*```\s*$/;
  * prelude exports: the block's declarations import those it mentions and does not declare itself,
  * the file's own first.
  * Contract: synchronous, pure; throws an `Error` naming `file:line` for a block that is not closed in
- * its comment.
+ * its comment, and for an `@example` whose example is not a fenced block on the lines after it (a
+ * ```ts block, or a ```text block for what is not TypeScript).
  * @example
  *   const scope = { preludeNames: ["b"], prelude: "./prelude.js", builtModuleOf: () => "/dist/a.js" };
  *   extractSourceExamples("export const a = 1;\n/**\n * ```ts\n * a + b;\n * ```\n *\/\n", "src/a.ts", scope)
@@ -30,11 +33,17 @@ const CLOSE = /^\s*\*\s*```\s*$/;
  *   //      declarations: 'import { a } from "/dist/a.js"; import { b } from "./prelude.js";\n', … }]
  */
 export function extractSourceExamples(source: string, file: string, scope: SourceExampleScope): DocSnippet[] {
-  if (!source.includes("```ts")) return [];
+  if (!source.includes("```ts") && !source.includes("@example")) return [];
   const lines = source.split("\n");
   const own = exportedNames(ts.createSourceFile(file, source, ts.ScriptTarget.Latest));
   const snippets: DocSnippet[] = [];
   for (let index = 0; index < lines.length; index++) {
+    const example = EXAMPLE_TAG.exec(lines[index]!);
+    if (example && (example[1] !== "" || !FENCE.test(lines[index + 1] ?? ""))) {
+      throw new Error(
+        `${file}:${index + 1}: an @example must be a fenced block (\`\`\`ts) on the lines after it`,
+      );
+    }
     const open = OPEN.exec(lines[index]!);
     if (!open) continue;
     const start = index;
