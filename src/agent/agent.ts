@@ -153,6 +153,7 @@ const prebuilt = new WeakMap<
  * `Agent.restore` brings it back, also mid-run (see docs/concepts.md).
  *
  * ```ts
+ * import { scriptedModel } from "agentchart/testing";
  * const agent = new Agent({ model, streamFn: scriptedModel([{ text: "Hi!" }]) });
  * agent.subscribe((event) => console.log(event.type));
  * await agent.prompt("Hello");
@@ -433,6 +434,7 @@ export class Agent<TOutput = unknown> {
    * that never validates and guardrail trips do not reject: they are in the result and the transcript.
    *
    * ```ts
+   * import { z } from "zod";
    * const { output } = await agent.prompt("Weather in Paris?", { output: z.object({ celsius: z.number() }) });
    * ```
    */
@@ -518,7 +520,8 @@ export class Agent<TOutput = unknown> {
    * message or names no such calls.
    *
    * ```ts
-   * await agent.resumeToolCalls(lastReply, { call_1: "pending", call_2: "interrupted" });
+   * const lastReply = agent.state.messages.findLast((message) => message.role === "assistant");
+   * if (lastReply?.role === "assistant") await agent.resumeToolCalls(lastReply, { call_1: "pending", call_2: "interrupted" });
    * ```
    */
   resumeToolCalls(
@@ -745,7 +748,10 @@ export class Agent<TOutput = unknown> {
  * Contract: synchronous; starts `actor` unless it is already started; never throws.
  *
  * ```ts
- * const agent = agentOver(harnessActor.getSnapshot().children.agent, implementations, { streamFn });
+ * import type { AgentActor } from "agentchart";
+ * declare const implementations: Parameters<typeof agentOver>[1]; // what the agent machine was provided with
+ * declare const actor: AgentActor; // the harness machine's child "agent" (its logic's `self`)
+ * const agent = agentOver(actor, implementations, { streamFn });
  * ```
  */
 export function agentOver<TOutput = unknown>(

@@ -74,6 +74,8 @@ export interface HarnessRunResult<TOutput> extends RunResult<TOutput> {
  * `promptFromTemplate`, `compact`, `navigateTree`) runs at a time; the others reject with `busy`.
  *
  * ```ts
+ * import { MemorySessionRepo } from "agentchart";
+ * import { scriptedModel } from "agentchart/testing";
  * const session = await new MemorySessionRepo().create();
  * const harness = new AgentHarness({ session, model, streamFn: scriptedModel([{ text: "Hi!" }]) });
  * const reply = await harness.prompt("Hello");
