@@ -592,7 +592,7 @@ export class Agent<TOutput = unknown> {
    *
    * ```ts
    * agent.send({ type: "APPROVE_TOOL", toolCallId: "call_2", agentPath: ["call_1"] });
-   * agent.send({ type: "STEER", message: userMessage("Shorter, please") });
+   * agent.send({ type: "STEER", message: { role: "user", content: "Shorter, please", timestamp: Date.now() } });
    * ```
    */
   send(command: AddressedCommand): void {
