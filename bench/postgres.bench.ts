@@ -3,7 +3,7 @@
 // throwaway cluster with .ci/with-postgres.sh when it is not set; prints a markdown table)
 import pg from "pg";
 import type { AgentMessage } from "../src/index.js";
-import { emptyUsage } from "../src/machines.js";
+import { emptyUsage } from "../src/index.js";
 import { PostgresSessionRepo } from "../src/postgres.js";
 import { fmt, fmtSummary, pairedRatio, roundRobin, summarize, table } from "./common.js";
 import { postgresUrl } from "./postgres-server.js";

@@ -4,7 +4,7 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentMessage } from "../src/index.js";
-import { emptyUsage } from "../src/machines.js";
+import { emptyUsage } from "../src/index.js";
 import { JsonlSessionRepo } from "../src/node.js";
 import { parseSessionText } from "../src/sessions.js";
 

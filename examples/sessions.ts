@@ -7,8 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, type AgentMessage } from "../src/index.js";
-import { emptyUsage } from "../src/machines.js";
+import { Agent, type AgentMessage, emptyUsage } from "../src/index.js";
 import { JsonlSessionRepo } from "../src/node.js";
 import type { SessionTreeNode } from "../src/sessions.js";
 import { scriptedModel } from "../src/testing.js";

@@ -72,19 +72,20 @@ export type {
   BeforeToolCallContext,
   BeforeToolCallResult,
 } from "./types/loop.js";
-export type {
-  AgentMessage,
-  AssistantMessage,
-  CustomAgentMessages,
-  ImageContent,
-  Message,
-  StopReason,
-  TextContent,
-  ThinkingContent,
-  ToolCall,
-  ToolResultMessage,
-  Usage,
-  UserMessage,
+export {
+  type AgentMessage,
+  type AssistantMessage,
+  type CustomAgentMessages,
+  emptyUsage,
+  type ImageContent,
+  type Message,
+  type StopReason,
+  type TextContent,
+  type ThinkingContent,
+  type ToolCall,
+  type ToolResultMessage,
+  type Usage,
+  type UserMessage,
 } from "./types/messages.js";
 // Models and providers
 export type { Model, ModelInput, ThinkingLevel } from "./types/model.js";

@@ -113,7 +113,7 @@ export type {
   SteeringPolicy,
   TurnEndContext,
 } from "./types/loop.js";
-export { emptyUsage, type InvalidToolArguments, type UsageCost } from "./types/messages.js";
+export type { InvalidToolArguments, UsageCost } from "./types/messages.js";
 export type { ModelCost, ModelRecord } from "./types/model.js";
 export type { GuardrailTrip, OutputIssue, RunOutputState, RunStopReason } from "./types/output.js";
 export type {

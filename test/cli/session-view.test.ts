@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { firstPromptOf, renderTranscript, renderTree } from "../../src/cli/session-view.js";
 import { terminalStyle } from "../../src/cli/terminal-style.js";
 import { TOOL_CALL_JOURNAL_TYPE } from "../../src/harness/tool-journal.js";
-import { MemorySessionRepo } from "../../src/index.js";
-import { emptyUsage } from "../../src/machines.js";
+import { emptyUsage, MemorySessionRepo } from "../../src/index.js";
 
 const plain = terminalStyle({});
 const user = (text: string) => ({ role: "user" as const, content: text, timestamp: 1 });

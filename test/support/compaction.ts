@@ -9,7 +9,7 @@ import type {
   ToolResultMessage,
   Usage,
 } from "../../src/index.js";
-import { emptyUsage } from "../../src/machines.js";
+import { emptyUsage } from "../../src/index.js";
 import type { ScriptedReply } from "../../src/testing.js";
 
 /** A model for summary requests. */

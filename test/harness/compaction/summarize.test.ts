@@ -7,7 +7,7 @@ import {
   serializeConversation,
 } from "../../../src/harness/compaction/index.js";
 import type { AgentMessage, AssistantMessage, AssistantMessageEvent, StreamFn } from "../../../src/index.js";
-import { emptyUsage } from "../../../src/machines.js";
+import { emptyUsage } from "../../../src/index.js";
 import { scriptedModel } from "../../../src/testing.js";
 import {
   assistant,

@@ -9,7 +9,7 @@ import {
   shouldCompact,
 } from "../../../src/harness/compaction/index.js";
 import type { AgentMessage } from "../../../src/index.js";
-import { emptyUsage } from "../../../src/machines.js";
+import { emptyUsage } from "../../../src/index.js";
 import { assistant, nextTimestamp, toolResult, usageOf, user } from "../../support/compaction.js";
 
 describe("token accounting", () => {
