@@ -4,7 +4,6 @@
 // `agentchart/machines`, the session format and a repo's building blocks in `agentchart/sessions`,
 // the compaction functions in `agentchart/compaction` (docs/concepts.md, "Entry points").
 
-// The agent
 export {
   Agent,
   type AgentListener,
@@ -15,12 +14,10 @@ export {
 } from "./agent/agent.js";
 export { AgentRestoreError, type PersistedAgent } from "./agent/agent-snapshot.js";
 export type { AgentState, WaitingToolCall } from "./agent/agent-state.js";
-// The harness: an agent with a session and resources
 export { AgentHarness, type HarnessPromptOptions, type HarnessRunResult } from "./harness/agent-harness.js";
 export { AgentHarnessError, type AgentHarnessErrorCode, isAgentHarnessError } from "./harness/errors.js";
 export type { AgentHarnessOptions } from "./harness/harness-options.js";
 export type { HarnessEvent } from "./harness/hooks.js";
-// Recordings and replay (docs/replay.md)
 export {
   type ReplaySessionOptions,
   recordingOfSession,
@@ -35,11 +32,9 @@ export type { ToolCallDecision } from "./harness/resume-run.js";
 export type { RetryPolicy } from "./harness/retry-policy.js";
 export type { PersistedHarness } from "./harness/snapshot.js";
 export type { HarnessCompactResult, NavigateTreeResult } from "./harness/summaries.js";
-// Tools
 export { activeHandoffOf } from "./loop/handoff-steps.js";
 export { Recording } from "./replay/recording.js";
 export { RecordingError } from "./replay/recording-format.js";
-// Sessions
 export type { SessionEntry } from "./storage/entries.js";
 export { MemorySessionRepo } from "./storage/memory-session-repo.js";
 export { Session } from "./storage/session.js";
@@ -63,7 +58,6 @@ export {
 export { defineTool, type ToolDefinition, UnsupportedToolSchemaError } from "./tools/define-tool.js";
 export type { AgentBudget } from "./types/budget.js";
 export { BudgetError, type BudgetErrorCode, type BudgetExceeded } from "./types/budget.js";
-// Messages and events
 export type { AgentEvent } from "./types/events.js";
 export type { Guardrail, GuardrailContext, Guardrails, GuardrailVerdict } from "./types/guardrail.js";
 export type {
@@ -87,7 +81,6 @@ export {
   type Usage,
   type UserMessage,
 } from "./types/messages.js";
-// Models and providers
 export type { Model, ModelInput, ThinkingLevel } from "./types/model.js";
 export { getModel, UnknownModelError } from "./types/model-catalogue.js";
 export { OutputValidationError, type RunResult } from "./types/output.js";

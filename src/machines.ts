@@ -5,7 +5,6 @@
 // events carry (budgets, guardrail outcomes, the loop's callbacks, the harness's hooks). No `node:`
 // import. What an application uses is in `agentchart` (docs/concepts.md, "Entry points").
 
-// The agent machine
 export { agentLoop, agentLoopContinue, createAgentLoopActor } from "./agent/agent-loop.js";
 export type { RecordOption } from "./agent/agent-recording.js";
 export {
@@ -17,7 +16,6 @@ export {
 } from "./agent/agent-snapshot.js";
 export type { AgentMachineState, RunBudgetState } from "./agent/agent-state.js";
 export { agentEvents$, agentState$ } from "./agent/agent-streams.js";
-// The harness machine and the hooks its phases call
 export { createHarnessMachine, type HarnessMachine } from "./harness/create-harness-machine.js";
 export type {
   HarnessHandler,
@@ -75,10 +73,8 @@ export {
   type TurnOperation,
   type TurnOutcome,
 } from "./machines/harness/harness.machine.js";
-// The tool-call machine
 export type { ToolCallContext } from "./machines/tool-call/tool-call.context.js";
 export { toolCallMachine } from "./machines/tool-call/tool-call.machine.js";
-// The recording format: what a `Recording` holds of a machine's run (docs/replay.md)
 export {
   type CanonicalRequest,
   RECORDING_FORMAT,
