@@ -98,9 +98,9 @@ try {
     console.log(`compacted: ${compactionEntry.tokensBefore} tokens before`),
   );
 
-  const reviewed = await harness.promptFromTemplate("review", ["app.ts"]);
+  const { reply: reviewed } = await harness.promptFromTemplate("review", ["app.ts"]);
   console.log(`template → ${textOf(reviewed)}`);
-  const cleaned = await harness.skill("cleanup");
+  const { reply: cleaned } = await harness.skill("cleanup");
   console.log(`skill → ${textOf(cleaned)} (build folder still there: ${existsSync(join(project, "build"))})`);
 
   const result = await harness.compact("keep the file names");
@@ -109,7 +109,7 @@ try {
       ? `summary: ${result.summary.split("\n").slice(0, 3).join(" | ")}`
       : "nothing to compact",
   );
-  const answer = await harness.prompt("What do you remember?");
+  const { reply: answer } = await harness.prompt("What do you remember?");
   console.log(`after compaction → ${textOf(answer)}`);
 
   // Reopen the session file: the rebuilt context is the one the harness works with.

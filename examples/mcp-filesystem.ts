@@ -61,6 +61,6 @@ async function listAndRead(): Promise<void> {
       console.log(`${event.toolName} → ${text.trim().replaceAll("\n", " | ")}`);
     }
   });
-  const reply = await harness.prompt("What is in my folder, and what is left to do?");
+  const { reply } = await harness.prompt("What is in my folder, and what is left to do?");
   console.log(reply.content.map((block) => (block.type === "text" ? block.text : "")).join(""));
 }

@@ -1,8 +1,9 @@
-// `agentchart`: what an application uses — the agent and the harness, their options and results,
-// sessions, tools, the messages, events and model types it reads or writes, the errors it catches,
-// recordings. No `node:` import, so it bundles for browsers. The machines and their parts are in
-// `agentchart/machines`, the session format and a repo's building blocks in `agentchart/sessions`,
-// the compaction functions in `agentchart/compaction` (docs/concepts.md, "Entry points").
+// `agentchart`: what an application uses — the agent and the harness, their options and results, the
+// commands it sends them, sessions, tools, the messages, events and model types it reads or writes,
+// the errors it catches, recordings. No `node:` import, so it bundles for browsers. The machines and
+// their parts are in `agentchart/machines`, the session format and a repo's building blocks in
+// `agentchart/sessions`, the compaction functions in `agentchart/compaction` (docs/concepts.md,
+// "Entry points").
 
 export {
   Agent,
@@ -14,7 +15,16 @@ export {
 } from "./agent/agent.js";
 export { AgentRestoreError, type PersistedAgent } from "./agent/agent-snapshot.js";
 export type { AgentState, WaitingToolCall } from "./agent/agent-state.js";
+export {
+  type AddressedCommand,
+  type AgentAddress,
+  type CallAddress,
+  callKey,
+} from "./commands/addressed-command.js";
+export { CommandError, type CommandErrorCode, isCommandError } from "./commands/command-error.js";
+export { type CommandFromOutside, parseAgentCommand } from "./commands/parse-command.js";
 export { AgentHarness, type HarnessPromptOptions, type HarnessRunResult } from "./harness/agent-harness.js";
+export type { AgentSurface } from "./harness/agent-surface.js";
 export { AgentHarnessError, type AgentHarnessErrorCode, isAgentHarnessError } from "./harness/errors.js";
 export type { AgentHarnessOptions } from "./harness/harness-options.js";
 export type { HarnessEvent } from "./harness/hooks.js";
@@ -81,7 +91,7 @@ export {
   type Usage,
   type UserMessage,
 } from "./types/messages.js";
-export type { Model, ModelInput, ThinkingLevel } from "./types/model.js";
+export type { Model, ThinkingLevel } from "./types/model.js";
 export { getModel, UnknownModelError } from "./types/model-catalogue.js";
 export { OutputValidationError, type RunResult } from "./types/output.js";
 export { resolveModel } from "./types/resolve-model.js";

@@ -1,6 +1,7 @@
 import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
+import { type AddressedCommand, callKey } from "../commands/addressed-command.js";
 import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
 import { continueRefusal } from "../loop/continue-refusal.js";
 import { toMessage, userMessage } from "../loop/messages.js";
@@ -24,7 +25,7 @@ import type { Recording } from "../replay/recording.js";
 import type { RecordedStep } from "../replay/recording-format.js";
 import { commandEntryOf, stepRecorder } from "../replay/recording-inspector.js";
 import { defineAgentTool } from "../tools/define-agent-tool.js";
-import { type AgentBudget, BudgetError, type BudgetLimits } from "../types/budget.js";
+import type { AgentBudget, BudgetLimits } from "../types/budget.js";
 import { definedFields } from "../types/defined-fields.js";
 import { errorText } from "../types/error-text.js";
 import type { AgentEvent } from "../types/events.js";
@@ -49,6 +50,7 @@ import {
 import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
 import { agentMachineStateOf } from "./agent-streams.js";
 import { agentAt } from "./agent-tree.js";
+import { type CallAnswer, callNotWaiting, commandTarget } from "./command-target.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
@@ -175,6 +177,10 @@ export class Agent<TOutput = unknown> {
    * kept for the next run unless it was aborted (an AbortController is not free).
    */
   #controller = new AbortController();
+  /** Keys (`callKey`) of calls a command answered that the machine has not taken yet. */
+  readonly #answered = new Set<string>();
+  /** The tools given (constructor, `setTools`), active or not. */
+  #tools: readonly AgentTool[];
   readonly #progress: LiveProgress = { streamingMessage: undefined, pendingToolCalls: new Set() };
   #listenerWork: Promise<void>[] = [];
   #run: Run | undefined;
@@ -185,6 +191,7 @@ export class Agent<TOutput = unknown> {
 
   constructor(options: AgentOptions<TOutput>) {
     this.#options = options;
+    this.#tools = options.tools ?? [];
     const restoring = prebuilt.get(options);
     if (restoring) {
       this.#implementations = restoring.implementations;
@@ -210,6 +217,9 @@ export class Agent<TOutput = unknown> {
       this.actor.subscribe((snapshot) => step(this.actor, snapshot.value));
     }
     this.actor.on("*", (event) => this.#dispatch(event));
+    this.actor.subscribe(() => {
+      if (this.#answered.size > 0) this.#answered.clear();
+    });
     this.actor.start();
     if (restoring?.plan?.from) {
       // After `restore` returns, so that a listener attached right after it sees `agent_resume`;
@@ -351,10 +361,24 @@ export class Agent<TOutput = unknown> {
   setSystemPrompt(systemPrompt: string): void {
     if (systemPrompt !== this.#context.systemPrompt) this.#send({ type: "SET_SYSTEM_PROMPT", systemPrompt });
   }
-  /** Replaces the active tools (a running turn keeps its own; the next request sees these). */
-  setTools(tools: AgentTool[]): void {
+  /**
+   * Replaces the tools; `activeToolNames` (default: all of `tools`) are the ones the model sees. A
+   * running turn keeps its own; the next request sees these.
+   */
+  setTools(tools: AgentTool[], activeToolNames: string[] = tools.map((tool) => tool.name)): void {
     addTools(this.#implementations, tools);
-    this.#send({ type: "SET_TOOLS", toolNames: tools.map((tool) => tool.name) });
+    this.#tools = [...tools];
+    this.#send({ type: "SET_TOOLS", toolNames: activeToolNames });
+  }
+
+  /** The tools given to the constructor or the last `setTools`, active or not (`state.tools`: the active ones). */
+  get tools(): readonly AgentTool[] {
+    return this.#tools;
+  }
+
+  /** True while a run is on (from `agent_start` to the settling of `agent_end`'s listeners). */
+  get isRunning(): boolean {
+    return this.#run !== undefined;
   }
   /** Replaces the transcript (copied). Rejected while running: the run owns the transcript then. */
   setMessages(messages: AgentMessage[]): void {
@@ -374,12 +398,12 @@ export class Agent<TOutput = unknown> {
    * it goes to that running sub-agent instead (throws when none runs there).
    */
   steer(message: AgentMessage | string, options: AgentPathOption = {}): void {
-    this.#sendAt(options.agentPath, { type: "STEER", message: toMessage(message) });
+    this.send({ type: "STEER", message: toMessage(message), ...pathOf(options) });
   }
 
   /** Queues a message delivered when the agent (or the sub-agent at `agentPath`) would otherwise stop. */
   followUp(message: AgentMessage | string, options: AgentPathOption = {}): void {
-    this.#sendAt(options.agentPath, { type: "FOLLOW_UP", message: toMessage(message) });
+    this.send({ type: "FOLLOW_UP", message: toMessage(message), ...pathOf(options) });
   }
 
   clearQueues(): void {
@@ -531,16 +555,12 @@ export class Agent<TOutput = unknown> {
    * `agent_end` follows. For failures outside the model and the tools (e.g. a harness hook that threw).
    */
   fail(error: unknown): void {
-    if (!this.#run) return;
-    this.#controller.abort();
-    this.#send({ type: "FAIL", error: errorText(error) });
+    this.send({ type: "FAIL", error: errorText(error) });
   }
 
   /** Aborts the current run at once (no-op when idle). Queued messages stay queued. */
   abort(): void {
-    if (!this.#run) return;
-    this.#controller.abort();
-    this.#send({ type: "ABORT" });
+    this.send({ type: "ABORT" });
   }
 
   /** Resolves when no run is active. */
@@ -557,87 +577,92 @@ export class Agent<TOutput = unknown> {
   }
 
   /**
+   * Sends a command of the machine's vocabulary to this agent or to the sub-agent at
+   * `command.agentPath` — the one way every room drives an agent; the methods below are shorthands.
+   * `PROMPT`, `CONTINUE` and `RESUME_CALLS` start a run whose events arrive on `events$` (use `prompt()`
+   * for its result).
+   *
+   * Contract: synchronous; throws `CommandError` (nothing is sent then): `no_agent` when no sub-agent
+   * runs at the path, `not_waiting` when the call (or the budget pause) a command answers does not wait
+   * for it, `busy` for a command of an idle agent while a run is on, `refused` for `CONTINUE` with
+   * nothing to continue. `ABORT` and `FAIL` of an idle agent do nothing.
+   *
+   * ```ts
+   * agent.send({ type: "APPROVE_TOOL", toolCallId: "call_2", agentPath: ["call_1"] });
+   * agent.send({ type: "STEER", message: userMessage("Shorter, please") });
+   * ```
+   */
+  send(command: AddressedCommand): void {
+    const { agentPath, ...event } = command;
+    if (command.type === "RAISE_BUDGET") checkBudgetLimits(command.limits, "RAISE_BUDGET");
+    const answered = answersCall(command) ? callKey(command) : undefined;
+    // A second answer sent before the machine took the first (e.g. from one listener call) is refused too.
+    if (answered !== undefined && this.#answered.has(answered)) throw callNotWaiting(command as CallAnswer);
+    const target = commandTarget(this.actor, command);
+    if (target === this.actor && (event.type === "ABORT" || event.type === "FAIL")) {
+      if (!this.#run) return;
+      this.#controller.abort();
+    }
+    if (answered !== undefined) this.#answered.add(answered);
+    this.#sendTo(target, event as AgentCommand);
+  }
+
+  /**
    * Lets a tool call waiting in `awaitingApproval` run — a sub-agent's call with its `agentPath` (as
-   * `state.awaitingApproval` and `tool_approval_request` give it). Throws when no such call is waiting.
+   * `state.awaitingApproval` and `tool_approval_request` give it): `send({ type: "APPROVE_TOOL", … })`.
+   * Throws `CommandError` (`not_waiting`) when no such call is waiting.
    */
   approveToolCall(toolCallId: string, options: AgentPathOption = {}): void {
-    const agent = this.#requireWaiting(toolCallId, "awaitingApproval", options.agentPath);
-    this.#sendTo(agent, { type: "APPROVE_TOOL", toolCallId });
+    this.send({ type: "APPROVE_TOOL", toolCallId, ...pathOf(options) });
   }
 
   /** Refuses a tool call waiting for approval (at `agentPath`): it gets an error result with the reason. */
   denyToolCall(toolCallId: string, reason?: string, options: AgentPathOption = {}): void {
-    const agent = this.#requireWaiting(toolCallId, "awaitingApproval", options.agentPath);
-    this.#sendTo(agent, { type: "DENY_TOOL", toolCallId, reason });
+    this.send({
+      type: "DENY_TOOL",
+      toolCallId,
+      ...(reason === undefined ? {} : { reason }),
+      ...pathOf(options),
+    });
   }
 
   /**
    * Gives the result of a client tool's call waiting in `awaitingClient` (see `defineClientTool`).
-   * Throws when no such call is waiting.
+   * Throws `CommandError` (`not_waiting`) when no such call is waiting.
    */
   answerToolCall(
     toolCallId: string,
     result: ToolResult,
     options: AgentPathOption & { isError?: boolean } = {},
   ): void {
-    const agent = this.#requireWaiting(toolCallId, "awaitingClient", options.agentPath);
-    this.#sendTo(agent, { type: "ANSWER_TOOL", toolCallId, result, isError: options.isError });
+    this.send({
+      type: "ANSWER_TOOL",
+      toolCallId,
+      result,
+      ...(options.isError === undefined ? {} : { isError: options.isError }),
+      ...pathOf(options),
+    });
   }
 
   /**
    * Raises (or lowers) the limits of a run that waits at one of its budget's limits (the root's, or the
    * sub-agent's at `agentPath`): the run goes on with them, checking the held call again.
    *
-   * Contract: throws `BudgetError` — `invalid_budget` naming a negative or non-numeric limit,
-   * `not_waiting` when that run does not wait at a budget limit; nothing is sent then.
+   * Contract: throws `BudgetError` `invalid_budget` naming a negative or non-numeric limit, or
+   * `CommandError` `not_waiting` when that run does not wait at a budget limit; nothing is sent then.
    */
   raiseBudget(limits: BudgetLimits, options: AgentPathOption = {}): void {
-    checkBudgetLimits(limits, "raiseBudget");
-    this.#sendTo(this.#requireBudgetPause("raiseBudget", options.agentPath), {
-      type: "RAISE_BUDGET",
-      limits,
-    });
+    this.send({ type: "RAISE_BUDGET", limits, ...pathOf(options) });
   }
 
   /**
    * Lets the call a budget limit holds go ahead once (the run at `agentPath`); the next call past a
    * limit waits again.
    *
-   * Contract: throws `BudgetError` (`not_waiting`) when that run does not wait at a budget limit.
+   * Contract: throws `CommandError` (`not_waiting`) when that run does not wait at a budget limit.
    */
   continuePastBudget(options: AgentPathOption = {}): void {
-    this.#sendTo(this.#requireBudgetPause("continuePastBudget", options.agentPath), {
-      type: "CONTINUE_ONCE",
-    });
-  }
-
-  /** The agent (this one or the sub-agent at `agentPath`) whose run waits at a budget limit. */
-  #requireBudgetPause(method: string, agentPath: readonly string[] | undefined): AnyActorRef {
-    const agent = agentPath?.length ? agentAt(this.actor, agentPath) : this.actor;
-    const context = agent?.getSnapshot().context as AgentMachineContext | undefined;
-    if (!agent || !context?.run?.ledger?.paused)
-      throw new BudgetError(
-        "not_waiting",
-        `${method}: ${agentPath?.length ? `the agent at ${JSON.stringify(agentPath)}` : "the agent"} is not waiting at a budget limit`,
-      );
-    return agent;
-  }
-
-  /** The agent (this one or the sub-agent at `agentPath`) whose call `toolCallId` waits in `state`. */
-  #requireWaiting(
-    toolCallId: string,
-    state: "awaitingApproval" | "awaitingClient",
-    agentPath: readonly string[] = [],
-  ): AnyActorRef {
-    const agent = agentAt(this.actor, agentPath);
-    const child = agent?.getSnapshot().children[toolCallId]?.getSnapshot() as
-      | { matches?: (state: string) => boolean }
-      | undefined;
-    if (!agent || !child?.matches?.(state))
-      throw new Error(
-        `No tool call "${toolCallId}"${agentPath.length > 0 ? ` of sub-agent ${agentPath.join("/")}` : ""} is ${state === "awaitingApproval" ? "awaiting approval" : "awaiting the client"}`,
-      );
-    return agent;
+    this.send({ type: "CONTINUE_ONCE", ...pathOf(options) });
   }
 
   #send(event: Parameters<AgentActor["send"]>[0]): void {
@@ -651,13 +676,6 @@ export class Agent<TOutput = unknown> {
     }
     agent.send(event);
     this.#publishState();
-  }
-
-  /** Sends `event` to the agent at `agentPath` (this one when absent); throws when no sub-agent runs there. */
-  #sendAt(agentPath: readonly string[] | undefined, event: Parameters<AgentActor["send"]>[0]): void {
-    const agent = agentAt(this.actor, agentPath ?? []);
-    if (!agent) throw new Error(`No sub-agent is running at ${agentPath!.join("/")}`);
-    this.#sendTo(agent, event);
   }
 
   #beginRun(): Run {
@@ -802,4 +820,13 @@ function startingAs(implementations: AgentImplementations, name: string, model: 
     toolNames: handoff.tools.map((tool) => tool.name),
     model: handoff.model ?? model,
   };
+}
+
+/** The `agentPath` of a shorthand's options, as a command carries it (absent for the root). */
+function pathOf(options: AgentPathOption): { agentPath?: string[] } {
+  return options.agentPath?.length ? { agentPath: [...options.agentPath] } : {};
+}
+
+function answersCall(command: AddressedCommand): command is CallAnswer {
+  return command.type === "APPROVE_TOOL" || command.type === "DENY_TOOL" || command.type === "ANSWER_TOOL";
 }

@@ -141,11 +141,11 @@ class HarnessRunner implements AgentRunner {
   }
 
   prompt(text: string): Promise<AssistantMessage> {
-    return this.#current.prompt(text);
+    return this.#current.prompt(text).then(({ reply }) => reply);
   }
 
   skill(name: string, extra?: string): Promise<AssistantMessage> {
-    return this.#current.skill(name, extra);
+    return this.#current.skill(name, extra).then(({ reply }) => reply);
   }
 
   steer(text: string): void {

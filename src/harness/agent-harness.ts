@@ -4,7 +4,9 @@ import type { z } from "zod";
 import type { Agent, AgentPathOption, PromptOptions } from "../agent/agent.js";
 import { agentRecordingOf } from "../agent/agent-recording.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
-import type { WaitingToolCall } from "../agent/agent-state.js";
+import type { AgentState, WaitingToolCall } from "../agent/agent-state.js";
+import { type AddressedCommand, type CallAddress, callKey } from "../commands/addressed-command.js";
+import { CommandError } from "../commands/command-error.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
 import type { SessionDraft } from "../machines/harness/harness.events.js";
@@ -22,6 +24,7 @@ import { type Model, THINKING_LEVELS, type ThinkingLevel } from "../types/model.
 import type { RunResult } from "../types/output.js";
 import type { AgentTool, ToolResult } from "../types/tool.js";
 import { chainInspect } from "../xstate/chain-inspect.js";
+import type { AgentSurface } from "./agent-surface.js";
 import { composeHarness, type HarnessMachine } from "./create-harness-machine.js";
 import { AgentHarnessError, wrapError } from "./errors.js";
 import type { AgentHarnessOptions } from "./harness-options.js";
@@ -76,7 +79,7 @@ export interface HarnessRunResult<TOutput> extends RunResult<TOutput> {
  * const reply = await harness.prompt("Hello");
  * ```
  */
-export class AgentHarness {
+export class AgentHarness implements AgentSurface {
   readonly session: Session;
   /** The parts the machine's actors work on (settings, hooks, recorder, the agent facade…). */
   readonly #parts: HarnessParts;
@@ -184,42 +187,32 @@ export class AgentHarness {
     text: string,
     options: HarnessPromptOptions<TOutput> & { output: z.ZodType<TOutput> },
   ): Promise<HarnessRunResult<TOutput>>;
-  prompt(text: string, options?: HarnessPromptOptions): Promise<AssistantMessage>;
-  prompt(text: string, options: HarnessPromptOptions = {}): Promise<unknown> {
+  prompt(text: string, options?: HarnessPromptOptions): Promise<HarnessRunResult<unknown>>;
+  prompt(text: string, options: HarnessPromptOptions = {}): Promise<HarnessRunResult<unknown>> {
     const { output, maxOutputRepairs } = options;
-    if (!output) return this.#startPrompt(text, options.images ?? []);
-    const started = this.#startPrompt(text, options.images ?? [], {
-      output,
-      ...(maxOutputRepairs !== undefined ? { maxOutputRepairs } : {}),
-    });
-    return started.then((reply) => {
-      const end = this.#parts.lastEnd;
-      return {
-        ...(end
-          ? runResultOf(end, this.#agent.state.errorMessage)
-          : { output: undefined, messages: [], stopReason: reply.stopReason }),
-        reply,
-      };
-    });
+    return this.#startPrompt(
+      [toMessage(text, options.images ?? [])],
+      output ? { output, ...(maxOutputRepairs !== undefined ? { maxOutputRepairs } : {}) } : undefined,
+    );
   }
 
   /** Runs a prompt made of the skill's content (and `extra` instructions after it). */
-  skill(name: string, extra?: string): Promise<AssistantMessage> {
+  skill(name: string, extra?: string): Promise<HarnessRunResult<unknown>> {
     const skill = this.#parts.settings.resources().skills.find((candidate) => candidate.name === name);
     if (!skill) return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown skill: ${name}`));
     const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${skill.content}\n</skill>`;
-    return this.#startPrompt(extra ? `${block}\n\n${extra}` : block, []);
+    return this.#startPrompt([toMessage(extra ? `${block}\n\n${extra}` : block)]);
   }
 
   /** Runs a prompt template expanded with `args` (`$1`, `$@`, `${@:N}`…). */
-  promptFromTemplate(name: string, args: string[] = []): Promise<AssistantMessage> {
+  promptFromTemplate(name: string, args: string[] = []): Promise<HarnessRunResult<unknown>> {
     const template = this.#parts.settings
       .resources()
       .promptTemplates.find((candidate) => candidate.name === name);
     if (!template) {
       return Promise.reject(new AgentHarnessError("invalid_argument", `Unknown prompt template: ${name}`));
     }
-    return this.#startPrompt(expandPromptTemplate(template, args), []);
+    return this.#startPrompt([toMessage(expandPromptTemplate(template, args))]);
   }
 
   /**
@@ -255,8 +248,8 @@ export class AgentHarness {
   /**
    * Rebuilds a harness from `harness.persist()` over `options.session` (the same session, reopened).
    * A harness persisted mid-compaction compacts again; one persisted mid-turn finishes the run from the
-   * session (`resume()`, given `restoreOptions.approvals` for the calls that were waiting for
-   * approval); one persisted while a sub-agent ran goes on from its persisted agent at every depth (a
+   * session (`resume()`, given `restoreOptions.approvals` — by `callKey`, at any depth — for the calls
+   * that were waiting for approval); one persisted while a sub-agent ran goes on from its persisted agent at every depth (a
    * waiting descendant waits in `awaitingApproval` again, its session reopened from
    * `options.sessionRepo`); `resumed` is that step's promise (undefined for an idle harness). Throws
    * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session, and
@@ -301,8 +294,8 @@ export class AgentHarness {
    * before its tool ran) runs again with the same `ctx.idempotencyKey` if its tool's `replay` is
    * `"safe"`, else gets the error result "interrupted, not re-run"; an agent tool's call is journaled
    * when its child starts, and the same rule applies (`"safe"`: the child starts over from its task, in
-   * a new session). `approvals` is a shortcut: the
-   * calls it names are approved or denied as soon as they ask. Resolves with the run's last assistant
+   * a new session). `approvals` is a shortcut: the calls it names (by `callKey`: a root call's id, a
+   * sub-agent's `"path/id"`) are approved or denied as soon as they ask. Resolves with the run's last assistant
    * message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
    * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
    */
@@ -359,8 +352,88 @@ export class AgentHarness {
   }
 
   /**
+   * Sends a command of the agent machine's vocabulary, as `Agent.send` does — the one way every room
+   * drives a harness; the methods below are shorthands. At the root, `PROMPT` runs a prompt (its
+   * messages after the `nextTurn` ones; the result arrives on `events$`), `STEER`/`FOLLOW_UP` queue
+   * (persisted with the harness), `ABORT` aborts what runs, `SET_MODEL`/`SET_THINKING_LEVEL`/`SET_TOOLS`
+   * change the settings and record them in the session, `CLEAR_QUEUES` clears the queues; the rest
+   * goes to the agent (approvals, client results, budget commands, and every command to a sub-agent).
+   *
+   * Contract: synchronous; throws `CommandError` as `Agent.send` does, `busy` for `PROMPT` unless idle,
+   * and `refused` for a command the harness does not take (`CONTINUE`, `RESET`, `SET_MESSAGES`,
+   * `SET_SYSTEM_PROMPT`, `SET_STREAM_OPTIONS`, `RESUME`, `RESUME_CALLS`, `FAIL` at the root: it builds
+   * the transcript, system prompt and stream options itself and resumes with `resume()`). A `PROMPT`
+   * whose session cannot be written reports to `onHandlerError`.
+   *
+   * ```ts
+   * harness.send({ type: "DENY_TOOL", toolCallId: "call_1", reason: "not on Fridays" });
+   * ```
+   */
+  send(command: AddressedCommand): void {
+    if (command.agentPath?.length) {
+      this.#agent.send(command);
+      return;
+    }
+    switch (command.type) {
+      case "PROMPT":
+        if (this.#busy())
+          throw new CommandError("busy", "PROMPT: the harness is running; it takes a prompt only when idle", {
+            command: command.type,
+          });
+        this.#startPrompt(command.messages).catch((error: unknown) => this.#parts.onError(error, "prompt"));
+        break;
+      case "STEER":
+        this.steer(command.message);
+        break;
+      case "FOLLOW_UP":
+        this.followUp(command.message);
+        break;
+      case "ABORT":
+        void this.abort();
+        break;
+      case "SET_MODEL":
+        this.setModel(command.model);
+        break;
+      case "SET_THINKING_LEVEL":
+        this.setThinkingLevel(command.thinkingLevel);
+        break;
+      case "SET_TOOLS":
+        this.setActiveTools(command.toolNames);
+        break;
+      case "CLEAR_QUEUES":
+        this.#agent.send(command);
+        this.#checkQueues();
+        break;
+      case "APPROVE_TOOL":
+      case "DENY_TOOL":
+      case "ANSWER_TOOL":
+      case "RAISE_BUDGET":
+      case "CONTINUE_ONCE":
+        this.#agent.send(command);
+        break;
+      default:
+        throw new CommandError(
+          "refused",
+          `${command.type}: an AgentHarness builds its transcript, system prompt and stream options itself (see docs/harness.md)`,
+          { command: command.type },
+        );
+    }
+  }
+
+  /** The agent's state: its transcript, waiting calls at every depth, budget… (`harness.agent.state`). */
+  get state(): AgentState {
+    return this.#agent.state;
+  }
+
+  /** True unless idle: a turn, a retry wait, a compaction or a navigation runs. */
+  get isRunning(): boolean {
+    return this.#busy();
+  }
+
+  /**
    * Lets a call waiting for approval run — a sub-agent's with its `agentPath` (as `awaitingApproval`
-   * lists it). Throws when no such call is waiting.
+   * lists it): `send({ type: "APPROVE_TOOL", … })`. Throws `CommandError` (`not_waiting`) when no such
+   * call is waiting.
    */
   approveToolCall(toolCallId: string, options: AgentPathOption = {}): void {
     this.#agent.approveToolCall(toolCallId, options);
@@ -372,13 +445,17 @@ export class AgentHarness {
   }
 
   /** Gives the result of a client tool's call (see `defineClientTool`). Throws when no such call is waiting. */
-  answerToolCall(toolCallId: string, result: ToolResult, options: { isError?: boolean } = {}): void {
+  answerToolCall(
+    toolCallId: string,
+    result: ToolResult,
+    options: AgentPathOption & { isError?: boolean } = {},
+  ): void {
     this.#agent.answerToolCall(toolCallId, result, options);
   }
 
   /**
    * Raises (or lowers) the limits of the turn's run waiting at a budget limit (a sub-agent's with its
-   * `agentPath`); see `Agent.raiseBudget`. Throws `BudgetError` (`not_waiting`) when no run waits there.
+   * `agentPath`); see `Agent.raiseBudget`. Throws `CommandError` (`not_waiting`) when no run waits there.
    */
   raiseBudget(limits: BudgetLimits, options: AgentPathOption = {}): void {
     this.#agent.raiseBudget(limits, options);
@@ -389,28 +466,46 @@ export class AgentHarness {
     this.#agent.continuePastBudget(options);
   }
 
-  /** Applies `decisions` to the calls they name when those ask for approval (in this run). */
+  /**
+   * Applies `decisions` (by `callKey`: a root call's id, a sub-agent's "path/id") to the calls they
+   * name, at any depth, when those ask for approval in this run (a restored run's waiting calls ask
+   * again when it resumes). Each decision is sent once, as `APPROVE_TOOL` / `DENY_TOOL`.
+   */
   #decideWhenAsked(decisions: Readonly<Record<string, ToolCallDecision>>): void {
+    const pending = new Map(Object.entries(decisions));
+    const decide = (call: CallAddress) => {
+      const key = callKey(call);
+      const decision = pending.get(key);
+      if (!decision) return;
+      pending.delete(key);
+      const address = call.agentPath?.length ? { agentPath: call.agentPath } : {};
+      if (decision.approved) this.send({ type: "APPROVE_TOOL", toolCallId: call.toolCallId, ...address });
+      else
+        this.send({
+          type: "DENY_TOOL",
+          toolCallId: call.toolCallId,
+          ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+          ...address,
+        });
+    };
     const off = this.#agent.subscribe((event) => {
       if (event.type === "agent_end" && !event.agentPath) off();
-      if (event.type !== "tool_approval_request" || event.agentPath) return;
-      const decision = decisions[event.toolCallId];
-      if (!decision) return;
-      if (decision.approved) this.#agent.approveToolCall(event.toolCallId);
-      else this.#agent.denyToolCall(event.toolCallId, decision.reason);
+      else if (event.type === "tool_approval_request") decide(event);
+      if (pending.size === 0) off();
     });
   }
 
-  /** Queues a message delivered after the current turn. `invalid_state` while idle. */
+  /**
+   * Queues a message delivered after the current turn (while idle: after the next prompt's first turn),
+   * as `Agent.steer` does; the queue is persisted with the harness.
+   */
   steer(text: string | AgentMessage, options: { images?: ImageContent[] } = {}): void {
-    if (this.phase === "idle") throw new AgentHarnessError("invalid_state", "Cannot steer while idle");
     this.#agent.steer(toMessage(text, options.images));
     this.#checkQueues();
   }
 
-  /** Queues a message delivered when the agent would stop. `invalid_state` while idle. */
+  /** Queues a message delivered when the agent would stop, as `Agent.followUp` does (also while idle). */
   followUp(text: string | AgentMessage, options: { images?: ImageContent[] } = {}): void {
-    if (this.phase === "idle") throw new AgentHarnessError("invalid_state", "Cannot follow up while idle");
     this.#agent.followUp(toMessage(text, options.images));
     this.#checkQueues();
   }
@@ -510,19 +605,27 @@ export class AgentHarness {
     await firstValueFrom(this.#phase.pipe(filter((phase) => phase === "idle")));
   }
 
+  /** Runs `prompt` (after the `nextTurn` messages); resolves with the run's result and its last reply. */
   #startPrompt(
-    text: string,
-    images: ImageContent[],
+    prompt: AgentMessage[],
     output?: Omit<PromptOptions, "images">,
-  ): Promise<AssistantMessage> {
+  ): Promise<HarnessRunResult<unknown>> {
     if (this.#busy()) return Promise.reject(busyError());
     this.#parts.output = output;
     this.#parts.lastEnd = undefined;
-    const messages = [...this.#nextTurn, toMessage(text, images)];
+    const messages = [...this.#nextTurn, ...prompt];
     const drained = this.#nextTurn.length > 0;
     this.#nextTurn = [];
     if (drained) this.#emitQueues();
-    return this.#begin({ type: "PROMPT", messages });
+    return this.#begin<AssistantMessage>({ type: "PROMPT", messages }).then((reply) => {
+      const end = this.#parts.lastEnd;
+      return {
+        ...(end
+          ? runResultOf(end, this.#agent.state.errorMessage)
+          : { output: undefined, messages: [], stopReason: reply.stopReason }),
+        reply,
+      };
+    });
   }
 
   #busy(): boolean {

@@ -110,8 +110,8 @@ export interface BudgetLedger {
   replyRepeats?: number;
 }
 
-/** Why a budget was refused (`invalid_budget`, `no_model_price`) or a budget command was (`not_waiting`). */
-export type BudgetErrorCode = "invalid_budget" | "no_model_price" | "not_waiting";
+/** Why a budget was refused (a command to a run that does not wait at a limit gets `CommandError`). */
+export type BudgetErrorCode = "invalid_budget" | "no_model_price";
 
 /** Error thrown by a budget that cannot be set or a budget command that does not apply. Match on `code`. */
 export class BudgetError extends Error {

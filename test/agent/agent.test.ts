@@ -222,7 +222,9 @@ describe("Agent", () => {
     const agent = new Agent({ model: testModel, streamFn, tools: [tool] });
     agent.subscribe((event) => {
       if (event.type !== "tool_approval_request") return;
-      expect(() => agent.approveToolCall("missing")).toThrow('No tool call "missing" is awaiting approval');
+      expect(() => agent.approveToolCall("missing")).toThrow(
+        'APPROVE_TOOL: no tool call "missing" is awaiting approval',
+      );
       if (event.toolCallId === "yes") agent.approveToolCall("yes");
       else agent.denyToolCall("no", "nope");
     });

@@ -26,7 +26,7 @@ describe("AgentHarness prompts", () => {
   it("starts from the session context and resolves prompt with the last assistant message", async () => {
     const { harness, session, model } = await createHarness([{ text: "Hello!" }, { text: "Again" }]);
     expect(harness.phase).toBe("idle");
-    const reply = await harness.prompt("Hi");
+    const { reply } = await harness.prompt("Hi");
     expect(replyText(reply)).toBe("Hello!");
     expect(roles(sessionMessages(session))).toEqual(["user", "assistant"]);
     expect(model.calls[0]?.options.sessionId).toBe(session.id);
@@ -36,10 +36,16 @@ describe("AgentHarness prompts", () => {
     expect(requestUserTexts(model.calls[1]!.context)).toEqual(["Hi", "More"]);
   });
 
-  it("rejects a second operation while one runs (busy) and steering while idle (invalid_state)", async () => {
+  it("rejects a second operation while one runs (busy); steering while idle queues, as the Agent's does", async () => {
     const { harness } = await createHarness([{ text: "slow", delayMs: 5 }]);
-    expect(() => harness.steer("x")).toThrow(expect.objectContaining({ code: "invalid_state" }));
-    expect(() => harness.followUp("x")).toThrow(expect.objectContaining({ code: "invalid_state" }));
+    harness.steer("x");
+    harness.followUp("y");
+    expect(harness.persist().queues).toMatchObject({
+      steering: [{ role: "user", content: "x" }],
+      followUp: [{ role: "user", content: "y" }],
+    });
+    harness.send({ type: "CLEAR_QUEUES" });
+    expect(harness.agent.queued).toEqual({ steering: [], followUp: [] });
     const first = harness.prompt("one");
     await expect(harness.prompt("two")).rejects.toMatchObject({ code: "busy" });
     await expect(harness.compact()).rejects.toMatchObject({ code: "busy" });

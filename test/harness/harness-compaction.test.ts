@@ -114,7 +114,7 @@ describe("automatic compaction", () => {
     });
     const phases: string[] = [];
     harness.phase$.subscribe((phase) => phases.push(phase));
-    const reply = await harness.prompt("q");
+    const { reply } = await harness.prompt("q");
     expect(reply.content[0]).toMatchObject({ type: "text" });
     expect(phases).toEqual(["idle", "turn", "compaction", "idle"]);
     expect(ofType(events, "session_compact")[0]?.reason).toBe("threshold");
@@ -151,7 +151,7 @@ describe("automatic compaction", () => {
         compaction: { reserveTokens: 100 },
       },
     );
-    const reply = await harness.prompt("q");
+    const { reply } = await harness.prompt("q");
     expect(replyText(reply)).toHaveLength(400);
     expect(ofType(events, "compaction_failed")[0]).toMatchObject({ reason: "threshold" });
     expect(harness.phase).toBe("idle");
@@ -170,7 +170,7 @@ describe("automatic compaction", () => {
     await harness.prompt("q1");
     const phases: string[] = [];
     harness.phase$.subscribe((phase) => phases.push(phase));
-    const reply = await harness.prompt("q2");
+    const { reply } = await harness.prompt("q2");
     expect(replyText(reply)).toBe("fits now");
     expect(phases).toEqual(["idle", "turn", "compaction", "turn", "idle"]);
     expect(ofType(events, "session_compact")[0]?.reason).toBe("overflow");
@@ -185,7 +185,7 @@ describe("automatic compaction", () => {
       [overflow, summariserTurn("S"), overflow, { text: "unused" }],
       { compactionPort: standInCompaction() },
     );
-    const reply = await harness.prompt("q");
+    const { reply } = await harness.prompt("q");
     expect(reply.errorMessage).toBe("context window exceeded");
     expect(model.calls).toHaveLength(3);
   });

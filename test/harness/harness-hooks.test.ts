@@ -50,13 +50,13 @@ describe("harness hooks", () => {
     const off = harness.on("context", () => {
       throw new Error("boom");
     });
-    const failed = await harness.prompt("p");
+    const { reply: failed } = await harness.prompt("p");
     expect(failed.stopReason).toBe("error");
     expect(failed.errorMessage).toBe('Hook "context" failed: boom');
     expect(events.some((e) => e.type === "agent_end")).toBe(true);
     expect(roles(sessionMessages(session))).toEqual(["user", "assistant"]);
     off();
-    expect(replyText(await harness.prompt("again"))).toBe("recovered");
+    expect(replyText((await harness.prompt("again")).reply)).toBe("recovered");
   });
 
   it("a throwing before_agent_start hook fails the run with a persisted error message", async () => {
@@ -64,7 +64,7 @@ describe("harness hooks", () => {
     harness.on("before_agent_start", () => {
       throw new Error("nope");
     });
-    const reply = await harness.prompt("p");
+    const { reply } = await harness.prompt("p");
     expect(reply).toMatchObject({
       stopReason: "error",
       errorMessage: 'Hook "before_agent_start" failed: nope',
@@ -216,7 +216,7 @@ describe("harness hooks", () => {
     const off = harness.on("tool_call", () => {
       throw new Error("tool hook broke");
     });
-    const reply = await harness.prompt("go");
+    const { reply } = await harness.prompt("go");
     expect(reply).toMatchObject({
       stopReason: "error",
       errorMessage: 'Hook "tool_call" failed: tool hook broke',
@@ -225,7 +225,7 @@ describe("harness hooks", () => {
     expect(roles(sessionMessages(session))).toEqual(["user", "assistant", "toolResult", "assistant"]);
     expect(sessionMessages(session)[2]).toMatchObject({ isError: true });
     off();
-    expect(replyText(await harness.prompt("again"))).toBe("never asked");
+    expect(replyText((await harness.prompt("again")).reply)).toBe("never asked");
   });
 
   it("observed events reach on() handlers; a throwing observer is reported, not propagated", async () => {

@@ -22,7 +22,7 @@ describe("one owner per harness operation: the phase machine", () => {
     const { harness } = await createHarness([{ text: "hello back" }]);
     harness.nextTurn("first, this");
     const seen = watchOperation(harness);
-    const reply = await harness.prompt("hello");
+    const { reply } = await harness.prompt("hello");
     expect(texts([reply])).toEqual(["hello back"]);
     const turn = seen.filter((step) => step.phase === "turn");
     expect(turn.length).toBeGreaterThan(0);
@@ -82,7 +82,7 @@ describe("one owner per harness operation: the phase machine", () => {
     harness.on("tool_call", () => {
       throw new Error("blocked by policy");
     });
-    const reply = await harness.prompt("go");
+    const { reply } = await harness.prompt("go");
     expect(reply).toMatchObject({
       stopReason: "error",
       errorMessage: 'Hook "tool_call" failed: blocked by policy',

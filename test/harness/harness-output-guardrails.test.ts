@@ -43,7 +43,7 @@ describe("the harness with typed output and guardrails", () => {
 
   it("a prompt without output resolves with the reply as before", async () => {
     const { harness } = await createHarness([{ text: "plain" }]);
-    const reply = await harness.prompt("hi");
+    const { reply } = await harness.prompt("hi");
     expectTypeOf(reply.role).toEqualTypeOf<"assistant">();
     expect(reply.content).toEqual([{ type: "text", text: "plain" }]);
   });
@@ -57,7 +57,7 @@ describe("the harness with typed output and guardrails", () => {
       session,
       guardrails: { output: [{ name: "codes", check: ({ text }) => ({ tripwire: /\d{4}/.test(text) }) }] },
     });
-    const reply = await harness.prompt("What is the code?");
+    const { reply } = await harness.prompt("What is the code?");
     expect(reply.content).toEqual([
       { type: "text", text: '[This reply was withheld by the "codes" guardrail.]' },
     ]);

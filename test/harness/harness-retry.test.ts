@@ -78,7 +78,7 @@ describe("harness retry", () => {
     ]);
     const phases: string[] = [];
     harness.phase$.subscribe((phase) => phases.push(phase));
-    const reply = await harness.prompt("p");
+    const { reply } = await harness.prompt("p");
     expect(replyText(reply)).toBe("ok");
     expect(phases).toEqual(["idle", "turn", "retry", "turn", "idle"]);
     expect(events.filter((e) => e.type === "retry")).toEqual([
@@ -98,14 +98,14 @@ describe("harness retry", () => {
       [{ error: "503 unavailable" }, { error: "503 unavailable" }, { error: "503 unavailable" }],
       { retry: { maxRetries: 2, baseDelayMs: 0, maxDelayMs: 0 } },
     );
-    const reply = await harness.prompt("p");
+    const { reply } = await harness.prompt("p");
     expect(reply).toMatchObject({ stopReason: "error", errorMessage: "503 unavailable" });
     expect(model.calls).toHaveLength(3);
   });
 
   it("does not retry 4xx errors", async () => {
     const { harness, model } = await createHarness([{ error: "400 Bad Request" }, { text: "never" }]);
-    expect((await harness.prompt("p")).errorMessage).toBe("400 Bad Request");
+    expect((await harness.prompt("p")).reply.errorMessage).toBe("400 Bad Request");
     expect(model.calls).toHaveLength(1);
   });
 
@@ -117,7 +117,7 @@ describe("harness retry", () => {
     await phaseReached(harness, "retry");
     const { clearedSteer } = await harness.abort();
     expect(clearedSteer).toEqual([]);
-    const reply = await running;
+    const { reply } = await running;
     expect(reply.errorMessage).toBe("429 rate limited");
     expect(harness.phase).toBe("idle");
     expect(model.calls).toHaveLength(1);

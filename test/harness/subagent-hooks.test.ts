@@ -84,7 +84,7 @@ describe("the harness's tool hooks at every depth", () => {
     harness.on("tool_call", (event) => {
       if (event.agentPath) throw new Error("policy service down");
     });
-    const reply = await harness.prompt("where is A-1?");
+    const { reply } = await harness.prompt("where is A-1?");
     expect(reply).toMatchObject({
       stopReason: "error",
       errorMessage: 'Hook "tool_call" failed: policy service down',

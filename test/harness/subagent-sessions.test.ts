@@ -73,7 +73,7 @@ describe("sub-agents in a harness", () => {
       { toolCallId: "r1", toolName: "refund", args: { order: "A-1" }, agentPath: ["s1", "b1"] },
     ]);
     harness.approveToolCall("r1", { agentPath: ["s1", "b1"] });
-    const reply = await done;
+    const { reply } = await done;
 
     expect(texts([reply])).toEqual(["root: all done"]);
     expect(refunds(effects)).toEqual([`A-1 ${session.id}/s1/b1:r1`]);

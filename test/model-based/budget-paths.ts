@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { type AnyActorRef, createActor, type InspectionEvent, SimulatedClock } from "xstate";
 import { z } from "zod";
 import { Agent, type AgentOptions } from "../../src/agent/agent.js";
+import { CommandError } from "../../src/commands/command-error.js";
 import { createAgentMachine } from "../../src/machines/agent/agent.provided.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { BudgetError } from "../../src/types/budget.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentMessage, ToolResultMessage } from "../../src/types/messages.js";
 import { echoTool, testModel, user } from "../support/loop-harness.js";
@@ -305,7 +305,7 @@ export function describeBudgetPaths(inspect: Inspect) {
       expect(() => agent.raiseBudget({ maxModelCalls: 5 })).toThrow(
         /the agent is not waiting at a budget limit/,
       );
-      expect(() => agent.continuePastBudget()).toThrow(BudgetError);
+      expect(() => agent.continuePastBudget()).toThrow(CommandError);
       expect(() => agent.raiseBudget({ maxModelCalls: Number.NaN })).toThrow(
         /maxModelCalls must be a finite number/,
       );

@@ -134,13 +134,14 @@ function cycles(graph: Map<string, Set<string>>): string[] {
 // ← evals (traces its cases with otel) ← cli (runs evals), client (reads what ag-ui serves) ← react; tools, providers and the inspector are leaves beside
 // the steps, mcp (tools from MCP servers) sits on tools; replay (recordings, replayed models and tools)
 // sits under the implementations that record, its check of a re-run (replay/verify) beside the harness;
+// commands (the vocabulary every room sends, its parser and its error) sit beside replay, over the steps;
 // the entry points at the top (".") import
 // anything. testing (the model-based testing kit) drives machines, beside agent and storage.
 const LAYERS = [
   ["types", "xstate"],
   ["machines:data"],
   ["loop", "tools", "providers", "inspector"],
-  ["replay"],
+  ["replay", "commands"],
   ["machines:implementations"],
   ["actors", "mcp"],
   ["machines"],

@@ -148,7 +148,7 @@ describe("malformed messages in a session file", () => {
     const session = await repo.open("s", { recover: true });
     const model = scriptedModel([{ text: "fine" }]);
     const harness = new AgentHarness({ session, model: testModel, streamFn: model });
-    const answer = await harness.prompt("third");
+    const { reply: answer } = await harness.prompt("third");
     expect(answer.content).toEqual([expect.objectContaining({ type: "text", text: "fine" })]);
     expect(texts(model.calls[0]!.context.messages)).toEqual(["first", "second", "third"]);
     await session.close();

@@ -249,7 +249,7 @@ describe("sub-agents at work", () => {
     const childStarted = next(agent, (e) => e.type === "turn_start" && pathOf(e) === "h1");
     const done = agent.prompt("go");
     await childStarted;
-    expect(() => agent.steer("nobody", { agentPath: ["h9"] })).toThrow("No sub-agent is running at h9");
+    expect(() => agent.steer("nobody", { agentPath: ["h9"] })).toThrow("STEER: no sub-agent runs at h9");
     agent.steer("also mention the refund", { agentPath: ["h1"] });
     expect(agent.queued.steering).toEqual([]);
     gate.resolve();

@@ -22,7 +22,7 @@ describe("approval inside a grandchild", () => {
     expect(agent.state.awaitingApproval).toEqual([
       { toolCallId: "r1", toolName: "refund", args: { order: "A-1" }, agentPath: ["s1", "b1"] },
     ]);
-    expect(() => agent.approveToolCall("r1")).toThrow(/No tool call "r1" is awaiting approval/);
+    expect(() => agent.approveToolCall("r1")).toThrow(/no tool call "r1" is awaiting approval/);
     agent.approveToolCall("r1", { agentPath: ["s1", "b1"] });
     const result = await done;
     expect(ran.count).toBe(1);
