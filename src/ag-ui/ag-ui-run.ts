@@ -53,8 +53,8 @@ export interface AgUiRunInput {
 
 /**
  * One AG-UI run: work given to an `AgentSurface` (an `Agent` or an `AgentHarness`: a prompt, or
- * answers that continue a run waiting for the client), its events translated into a {@link RunLog} between `RUN_STARTED` and
- * `RUN_FINISHED` (or `RUN_ERROR`), with a `MESSAGES_SNAPSHOT` of the transcript first and a
+ * answers that continue a run waiting for the client), its events translated into a {@link RunLog}
+ * between `RUN_STARTED` and `RUN_FINISHED` (or `RUN_ERROR`), with a `MESSAGES_SNAPSHOT` of the transcript first and a
  * `STATE_SNAPSHOT` whenever the shared state changes — read from `surface.state`, which the machine
  * computes at every depth. The run is independent of whoever reads its log: it ends when the agent's
  * run ends (an `ABORT` command included), or — as AG-UI runs do for frontend tools — when the agent's
@@ -63,7 +63,7 @@ export interface AgUiRunInput {
  *
  * ```ts
  * const run = new AgUiRun(agent, { threadId: "t1", runId: "r1", prompt: "Hello", start: () => agent.prompt("Hello") });
- * run.log.read(0, { frame: write, end: close });
+ * run.log.read(0, { frame: (text) => process.stdout.write(text), end: () => process.stdout.end() });
  * await run.finished;
  * ```
  */

@@ -17,6 +17,8 @@ export type ClientAnswer = Extract<AddressedCommand, { type: "ANSWER_TOOL" }>;
  * Contract: pure, synchronous, never throws.
  *
  * ```ts
+ * declare const input: Parameters<typeof clientAnswersIn>[0]; // the request's RunAgentInput
+ * const seen = new Set<string>(); // the ids of the messages the thread has
  * clientAnswersIn(input, (message) => !seen.has(message.id), new Set(["call_1"]));
  * ```
  */
@@ -60,7 +62,9 @@ export function clientAnswersIn(
  * Contract: async; rejects only with `CommandError` `not_waiting` naming the call.
  *
  * ```ts
- * const answers = await clientAnswers(surface, input, { known: (id) => seen.has(id), answeredToolCallIds });
+ * declare const input: Parameters<typeof clientAnswers>[1]; // a run request's RunAgentInput
+ * const seen = new Set<string>();
+ * const answers = await clientAnswers(agent, input, { known: (id) => seen.has(id), answeredToolCallIds: new Set() });
  * ```
  */
 export async function clientAnswers(

@@ -24,6 +24,7 @@ export interface AgentCommandRequest {
  * `PROMPT` (a run starts with a `RunAgentInput` request, whose stream the client reads).
  *
  * ```ts
+ * declare const limits: Parameters<typeof parseCommandRequest>[1]; // the endpoint's resolved limits
  * parseCommandRequest({ threadId: "t1", command: { type: "APPROVE_TOOL", toolCallId: "call_1" } }, limits);
  * ```
  */

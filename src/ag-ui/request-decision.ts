@@ -128,7 +128,7 @@ export function decideRunRequest(thread: ThreadView, request: RunRequestView): R
  * Contract: pure; throws `CommandError` `invalid_command` for a budget answer's bad `limits`.
  *
  * ```ts
- * resumeCommands([{ interruptId: "call_1", status: "resolved" }], surface.state.awaitingApproval);
+ * resumeCommands([{ interruptId: "call_1", status: "resolved" }], agent.state.awaitingApproval);
  * // [{ type: "APPROVE_TOOL", toolCallId: "call_1" }]
  * ```
  */

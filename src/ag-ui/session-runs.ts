@@ -32,7 +32,9 @@ export interface SessionRuns {
  * sub-agent), and with the store's other errors otherwise. Resume entries answer approvals only.
  *
  * ```ts
- * const runs = sessionRuns(await createClient({ connectionString }));
+ * import { createClient } from "agentchart/postgres";
+ * const runs = sessionRuns(await createClient({ connectionString: process.env.DATABASE_URL! }));
+ * declare const input: Parameters<typeof runs.run>[0]; // the request's RunAgentInput
  * const body = await runs.run(input, 0);
  * ```
  */

@@ -8,7 +8,7 @@ import type { AgentState } from "../agent/agent-state.js";
  * Contract: pure; never throws.
  *
  * ```ts
- * if (waitsForClientOnly(surface.state)) endTheAgUiRun();
+ * if (waitsForClientOnly(agent.state)) console.log("the run goes on once the page answers");
  * ```
  */
 export function waitsForClientOnly(state: AgentState): boolean {
