@@ -3,7 +3,8 @@ import { EventRenderer } from "../../src/cli/event-renderer.js";
 import { createHarnessRunner } from "../../src/cli/harness-runner.js";
 import { offlineModel } from "../../src/cli/offline-model.js";
 import { terminalStyle } from "../../src/cli/terminal-style.js";
-import { type HarnessEvent, type HarnessPhase, MemorySessionRepo, type Model } from "../../src/index.js";
+import { type HarnessEvent, MemorySessionRepo, type Model } from "../../src/index.js";
+import type { HarnessPhase } from "../../src/machines.js";
 import { lsTool } from "../../src/node.js";
 import { scriptedModel } from "../../src/testing.js";
 
