@@ -3,14 +3,22 @@ export * from "./ag-ui/ag-ui-error.js";
 export * from "./ag-ui/ag-ui-events.js";
 export * from "./ag-ui/ag-ui-handler.js";
 export { AgUiRun, type AgUiRunInput } from "./ag-ui/ag-ui-run.js";
-export * from "./ag-ui/agent-command.js";
 export type { AuthorizationVerdict, Authorize } from "./ag-ui/authorization.js";
+export type { ClientAnswer } from "./ag-ui/client-answers.js";
 export { CLIENT_TOOL_CACHE_SIZE, clientToolsOf } from "./ag-ui/client-tools.js";
+export { type AgentCommandRequest, parseCommandRequest } from "./ag-ui/command-request.js";
 export { type AgUiErrorListener, logAgUiError } from "./ag-ui/error-response.js";
 export * from "./ag-ui/node-listener.js";
+export {
+  BUDGET_INTERRUPT_ID,
+  decideRunRequest,
+  type RunDecision,
+  type RunRequestView,
+  resumeCommands,
+  type ThreadView,
+} from "./ag-ui/request-decision.js";
 export { type AgUiLimits, DEFAULT_AG_UI_LIMITS, type ResolvedAgUiLimits } from "./ag-ui/request-limits.js";
 export { RunLog, type RunLogReader } from "./ag-ui/run-log.js";
-export { type RunTarget, runTargetOf } from "./ag-ui/run-target.js";
 export {
   EVENTS_PER_POSITION,
   type IdentifiedEvent,

@@ -88,14 +88,18 @@ function ToolCard({ call }: { call: ClientToolCall }) {
           null,
           h(
             "button",
-            { type: "button", onClick: () => client.trigger.approve({ toolCallId: call.id }) },
+            {
+              type: "button",
+              onClick: () => void client.command({ type: "APPROVE_TOOL", toolCallId: call.id }),
+            },
             "Approve",
           ),
           h(
             "button",
             {
               type: "button",
-              onClick: () => client.trigger.deny({ toolCallId: call.id, reason: "The user said no" }),
+              onClick: () =>
+                void client.command({ type: "DENY_TOOL", toolCallId: call.id, reason: "The user said no" }),
             },
             "Deny",
           ),
@@ -135,7 +139,11 @@ function Composer() {
       onChange: (event: { target: { value: string } }) => setText(event.target.value),
     }),
     h("button", { type: "submit", disabled: busy }, "Send"),
-    h("button", { type: "button", disabled: !busy, onClick: () => client.trigger.abort({}) }, "Stop"),
+    h(
+      "button",
+      { type: "button", disabled: !busy, onClick: () => void client.command({ type: "ABORT" }) },
+      "Stop",
+    ),
     h("span", { "data-testid": "status" }, status),
     error ? h("span", { "data-testid": "error" }, ` ${error}`) : null,
   );

@@ -51,7 +51,7 @@ export async function startWebChat(
   const repo = new JsonlSessionRepo({ root: sessionRoot });
   const harnesses = new Map<string, AgentHarness>();
   const handler = createAgUiHandler({
-    harnessFor: async (threadId, { clientTools }) => {
+    agentFor: async (threadId, { clientTools }) => {
       if (!/^[A-Za-z0-9-]{1,64}$/.test(threadId)) throw new Error(`Not a thread id: ${threadId}`);
       const session = await repo.open(threadId).catch(() => repo.create({ id: threadId, cwd: "/web-chat" }));
       const harness = new AgentHarness({
@@ -68,7 +68,7 @@ export async function startWebChat(
     // An idle thread is evicted after 30 minutes: its session is closed, its next request reopens it.
     onThreadEvicted: async (threadId, harness) => {
       harnesses.delete(threadId);
-      if (harness instanceof AgentHarness) await harness.session.close();
+      await harness.session.close();
     },
   });
   const vite = await createViteServer({

@@ -1,4 +1,10 @@
-/** Why the AG-UI endpoint refused a request; each code has its HTTP status (see `AG_UI_ERROR_STATUS`). */
+import type { CommandErrorCode } from "../commands/command-error.js";
+
+/**
+ * Why the AG-UI endpoint refused a request; each code has its HTTP status (see `AG_UI_ERROR_STATUS`).
+ * A command that cannot apply is refused with the agent's `CommandError` instead (see
+ * `COMMAND_ERROR_STATUS`).
+ */
 export type AgUiErrorCode =
   | "invalid_request"
   | "method_not_allowed"
@@ -12,9 +18,7 @@ export type AgUiErrorCode =
   | "unknown_thread"
   | "thread_busy"
   | "no_new_message"
-  | "not_awaiting"
   | "awaiting_client"
-  | "invalid_state"
   | "internal";
 
 /** The HTTP status answering each {@link AgUiErrorCode}. */
@@ -31,10 +35,20 @@ export const AG_UI_ERROR_STATUS: Readonly<Record<AgUiErrorCode, number>> = {
   unknown_thread: 404,
   thread_busy: 409,
   no_new_message: 400,
-  not_awaiting: 409,
   awaiting_client: 409,
-  invalid_state: 409,
   internal: 500,
+};
+
+/**
+ * The HTTP status answering each `CommandError` code: 400 for a request that is not a command, 409
+ * for a command the agent cannot apply now.
+ */
+export const COMMAND_ERROR_STATUS: Readonly<Record<CommandErrorCode, number>> = {
+  invalid_command: 400,
+  no_agent: 409,
+  not_waiting: 409,
+  busy: 409,
+  refused: 409,
 };
 
 /** A request the AG-UI endpoint refuses; answered as JSON `{ error: { code, message } }`. */

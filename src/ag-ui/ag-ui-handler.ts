@@ -1,14 +1,15 @@
-import type { Agent } from "../agent/agent.js";
-import type { AgentHarness } from "../harness/agent-harness.js";
+import type { AddressedCommand } from "../commands/addressed-command.js";
+import type { CommandError } from "../commands/command-error.js";
+import type { AgentSurface } from "../harness/agent-surface.js";
 import { messageText } from "../loop/messages.js";
 import type { AgentTool } from "../types/tool.js";
 import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
 import { AgUiRun, type AgUiRunInput } from "./ag-ui-run.js";
-import { budgetLimitsOf, parseCommandRequest } from "./agent-command.js";
 import { type Authorize, checkAuthorization } from "./authorization.js";
-import { applyAnswers, clientAnswers, notAwaiting } from "./client-answers.js";
-import { clientToolsOf, sameClientTools } from "./client-tools.js";
+import { clientAnswers } from "./client-answers.js";
+import { clientToolsOf, isDeclaredClientTool, sameClientTools } from "./client-tools.js";
+import { parseCommandRequest } from "./command-request.js";
 import {
   type AgUiErrorListener,
   errorResponse,
@@ -16,10 +17,10 @@ import {
   reportInternalError,
 } from "./error-response.js";
 import { readJsonBody } from "./request-body.js";
-import { type AgUiLimits, checkTextLength, resolveLimits } from "./request-limits.js";
+import { decideRunRequest, type RunDecision, resumeCommands } from "./request-decision.js";
+import { type AgUiLimits, resolveLimits } from "./request-limits.js";
 import { allowedCrossOrigin, corsHeaders, preflightResponse } from "./request-origin.js";
 import { parseRunInput } from "./run-input.js";
-import { type RunTarget, runTargetOf } from "./run-target.js";
 import type { SessionRunSource } from "./session-run-source.js";
 import { sessionRuns } from "./session-runs.js";
 import { ThreadTable } from "./thread-table.js";
@@ -38,18 +39,21 @@ export interface ThreadOpening {
 }
 
 /**
- * Options of {@link createAgUiHandler}: where each thread's agent comes from — an agent or harness
- * in this process, or `sessions`: a session store whose workers run the agent (e.g. the
- * `agentchart/postgres` client; each thread is a session, see {@link sessionRuns}).
+ * Options of {@link createAgUiHandler}: where each thread's agent comes from — `agentFor`: an
+ * `AgentSurface` in this process (an `Agent` or an `AgentHarness`), or `sessions`: a session store
+ * whose workers run the agent (e.g. the `agentchart/postgres` client; each thread is a session, see
+ * {@link sessionRuns}).
  */
-export type AgUiHandlerOptions = (
+export type AgUiHandlerOptions<TSurface extends AgentSurface = AgentSurface> = (
   | {
-      agentFor: (threadId: string, opening: ThreadOpening) => Agent | Promise<Agent>;
+      /** The thread's agent or harness (called once per thread id; its result is kept). */
+      agentFor: (threadId: string, opening: ThreadOpening) => TSurface | Promise<TSurface>;
       harnessFor?: undefined;
       sessions?: undefined;
     }
   | {
-      harnessFor: (threadId: string, opening: ThreadOpening) => AgentHarness | Promise<AgentHarness>;
+      /** @deprecated Since 0.3: `agentFor` takes an `AgentHarness` as it takes an `Agent`. Removed in 0.4. */
+      harnessFor: (threadId: string, opening: ThreadOpening) => TSurface | Promise<TSurface>;
       agentFor?: undefined;
       sessions?: undefined;
     }
@@ -73,11 +77,11 @@ export type AgUiHandlerOptions = (
   /** Request size limits and the threads kept in memory (see {@link AgUiLimits} for the defaults). */
   limits?: AgUiLimits;
   /**
-   * Called when an idle thread is evicted (see `limits`), with what `agentFor` / `harnessFor` gave
-   * for it: release what you opened for it (`await harness.close(); await harness.session?.close()`),
-   * so that the thread's next request can open it again. A rejection goes to `onError`.
+   * Called when an idle thread is evicted (see `limits`), with what `agentFor` gave for it: release
+   * what you opened for it (`await harness.close(); await harness.session?.close()`), so that the
+   * thread's next request can open it again. A rejection goes to `onError`.
    */
-  onThreadEvicted?: (threadId: string, evicted: Agent | AgentHarness) => void | Promise<void>;
+  onThreadEvicted?: (threadId: string, evicted: TSurface) => void | Promise<void>;
   /**
    * Told of internal errors (a failing `agentFor`, harness or store, a bug) with the correlation id
    * the client gets in their place (default: logged with `console.error`). Must not throw.
@@ -86,10 +90,9 @@ export type AgUiHandlerOptions = (
 };
 
 /** A thread served by the handler: its agent and its runs, from memory. */
-interface Thread {
-  /** What `agentFor` / `harnessFor` gave. */
-  made: Promise<Agent | AgentHarness>;
-  target: Promise<RunTarget>;
+interface Thread<TSurface extends AgentSurface> {
+  /** What `agentFor` gave. */
+  surface: Promise<TSurface>;
   runs: Map<string, AgUiRun>;
   current: AgUiRun | undefined;
   /** Ids of the input messages already taken (the client sends the whole conversation each time). */
@@ -107,37 +110,42 @@ const SSE_HEADERS = {
 };
 
 /**
- * An AG-UI 1.0 endpoint over agents or harnesses, one per thread (`agentFor` / `harnessFor` is called
- * once per thread id and its result kept). `POST` a `RunAgentInput` to start a run and read its events
- * as Server-Sent Events; `POST { threadId, command }` to approve, deny, steer, follow up or abort.
+ * An AG-UI 1.0 endpoint over an `AgentSurface` per thread — an `Agent` or an `AgentHarness`
+ * (`agentFor` is called once per thread id and its result kept). `POST` a `RunAgentInput` to start a
+ * run and read its events as Server-Sent Events; `POST { threadId, command }` to send the thread's
+ * agent a command of the machine's vocabulary (`APPROVE_TOOL`, `DENY_TOOL`, `ANSWER_TOOL`, `STEER`,
+ * `FOLLOW_UP`, `RAISE_BUDGET`, `CONTINUE_ONCE`, `ABORT`; a sub-agent's with its `agentPath`; see
+ * `parseAgentCommand`). A command that cannot apply is answered with the agent's `CommandError`: 409
+ * (`not_waiting`, `no_agent`, `busy`, `refused`) or 400 (`invalid_command`), its body naming `code`,
+ * `command`, `agentPath` and `toolCallId`.
  *
  * Runs are resumable: every SSE event has an id, a run is named by `threadId` + `runId`, and a request
  * for a run that is going on or finished joins it (it never starts twice), getting the events after its
  * `Last-Event-ID` header (all of them without one) and then the live ones. A client that disconnects
- * only stops reading: the run goes on until it ends or an `abort` command stops it. New user messages
- * of the input (ids not seen before on the thread) become the prompt; `resume` entries answer approvals
- * (`interruptId` = tool call id; `resolved` with `payload.approved !== false` approves, else denies)
- * and budget pauses (`interruptId: "budget"`: `payload.limits` raises them, else continue once;
- * `cancelled` stops the run; see docs/budgets.md).
+ * only stops reading: the run goes on until it ends or an `ABORT` command stops it. New user messages
+ * of the input (ids not seen before on the thread) become the prompt; `resume` entries become the same
+ * commands (see `resumeCommands`): approvals (`interruptId` = tool call id; `resolved` with
+ * `payload.approved !== false` approves, else denies) and budget pauses (`interruptId: "budget"`:
+ * `payload.limits` raises them, else continue once; `cancelled` stops the run; see docs/budgets.md).
+ * What a run request does is decided by `decideRunRequest` from the thread's state as data.
  *
  * **Frontend tools**: the tools of `RunAgentInput.tools` become client tools of the thread's agent (no
  * `execute` on the server; a name of a server tool is refused). When the agent's run can go on only
  * with the client's answers, the AG-UI run ends with `RUN_FINISHED` naming the calls in
  * `outcome.pendingToolCallIds` while the agent's run waits; the next run's `tool` messages (or `resume`
- * entries for those calls) answer them and its stream continues the agent's run. New user text while
- * calls wait unanswered is refused with `awaiting_client`.
+ * entries for those calls) answer them (`ANSWER_TOOL`) and its stream continues the agent's run. New
+ * user text while calls wait unanswered is refused with `awaiting_client`.
  *
  * **Trust**: only `POST` with `application/json` is served (415 otherwise), so a page of another site
  * cannot send a request without a CORS preflight; a foreign `Origin` is refused unless listed in
  * `allowedOrigins`; `authorize` sees every request before its thread; bodies, messages and texts are
- * bounded (`limits`); threads idle for `limits.threadIdleMs` are forgotten (`agentFor` / `harnessFor`
- * is asked again on the thread's next request: restore it from its session) and at most
- * `limits.maxThreads` are kept.
+ * bounded (`limits`); threads idle for `limits.threadIdleMs` are forgotten (`agentFor` is asked again
+ * on the thread's next request: restore it from its session) and at most `limits.maxThreads` are kept.
  *
  * Contract: the returned handler never rejects: refused requests are answered with a JSON
- * `{ error: { code, message } }` and the status of their {@link AgUiErrorCode}; an internal error
- * goes to `onError` and the client gets `code: "internal"`, a generic message and its
- * `correlationId`, never the error's message.
+ * `{ error: { code, message } }` and the status of their {@link AgUiErrorCode} (or of the
+ * `CommandError`'s code); an internal error goes to `onError` and the client gets `code: "internal"`,
+ * a generic message and its `correlationId`, never the error's message.
  *
  * ```ts
  * import http from "node:http";
@@ -148,40 +156,35 @@ const SSE_HEADERS = {
  * http.createServer(toNodeListener(handler)).listen(3000);
  * ```
  */
-export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
+export function createAgUiHandler<TSurface extends AgentSurface>(
+  options: AgUiHandlerOptions<TSurface>,
+): FetchHandler {
   const keep = options.keepFinishedRuns ?? 16;
   const limits = resolveLimits(options.limits);
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const onError = options.onError ?? logAgUiError;
   const failureText = (error: unknown) => reportInternalError(error, onError).message;
-  const threads = new ThreadTable<Thread>(
+  const threads = new ThreadTable<Thread<TSurface>>(
     limits,
     (thread) => thread.current !== undefined && !thread.current.ended,
     async (threadId, thread) => {
       const release = options.onThreadEvicted;
       // A thread whose factory failed was never served: nothing to release.
-      const made = await thread.made.catch(() => undefined);
-      if (!release || !made) return;
+      const surface = await thread.surface.catch(() => undefined);
+      if (!release || !surface) return;
       await Promise.resolve()
-        .then(() => release(threadId, made))
+        .then(() => release(threadId, surface))
         .catch((error: unknown) => void reportInternalError(error, onError));
     },
   );
-  const make = (
-    threadId: string,
-    opening: ThreadOpening,
-  ): Agent | AgentHarness | Promise<Agent | AgentHarness> =>
-    options.agentFor ? options.agentFor(threadId, opening) : options.harnessFor!(threadId, opening);
+  const agentFor = options.agentFor ?? options.harnessFor;
   const stored = options.sessions ? sessionRuns(options.sessions) : undefined;
 
-  const threadFor = (threadId: string, opening: ThreadOpening): Thread =>
+  const threadFor = (threadId: string, opening: ThreadOpening): Thread<TSurface> =>
     threads.open(threadId, (released) => {
-      const made = released
-        ? released.then(() => make(threadId, opening))
-        : Promise.resolve<Agent | AgentHarness>(make(threadId, opening));
-      const thread: Thread = {
-        made,
-        target: made.then(runTargetOf),
+      const surface = (released ?? Promise.resolve()).then(() => agentFor!(threadId, opening));
+      const thread: Thread<TSurface> = {
+        surface,
         runs: new Map(),
         current: undefined,
         seenMessageIds: new Set(),
@@ -189,18 +192,18 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
         operation: undefined,
       };
       // A factory that fails leaves no thread behind: the next request tries again.
-      thread.target.catch(() => threads.delete(threadId, thread));
+      surface.catch(() => threads.delete(threadId, thread));
       return thread;
     });
 
   const startRun = (
-    thread: Thread,
-    target: RunTarget,
+    thread: Thread<TSurface>,
+    surface: AgentSurface,
     input: RunAgentInput,
     run: Omit<AgUiRunInput, "threadId" | "runId">,
   ): AgUiRun => {
     for (const message of input.messages) thread.seenMessageIds.add(message.id);
-    const started = new AgUiRun(target, {
+    const started = new AgUiRun(surface, {
       threadId: input.threadId,
       runId: input.runId,
       failureText,
@@ -215,102 +218,88 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     return started;
   };
 
+  /** Carries out what `decideRunRequest` decided. */
+  const carryOut = (
+    decision: RunDecision,
+    thread: Thread<TSurface>,
+    surface: AgentSurface,
+    input: RunAgentInput,
+    lastEventId: number,
+  ): Response => {
+    switch (decision.type) {
+      case "refuse":
+        throw decision.error;
+      case "join": {
+        const run = thread.runs.get(decision.runId)!;
+        if (decision.commands.length > 0) {
+          sendAll(surface, decision.commands, thread);
+          for (const message of input.messages) thread.seenMessageIds.add(message.id);
+          run.publishState();
+        }
+        return streamOf(run, lastEventId);
+      }
+      case "continue": {
+        const started = startRun(thread, surface, input, {
+          start: () => {
+            sendAll(surface, decision.commands, thread);
+            return thread.operation ?? surface.waitForIdle();
+          },
+        });
+        return streamOf(started, lastEventId);
+      }
+      case "start": {
+        const started = startRun(thread, surface, input, {
+          prompt: decision.prompt,
+          start: () => {
+            const operation = surface.prompt(decision.prompt);
+            thread.operation = operation;
+            const forget = () => {
+              if (thread.operation === operation) thread.operation = undefined;
+            };
+            operation.then(forget, forget);
+            return operation;
+          },
+        });
+        return streamOf(started, lastEventId);
+      }
+    }
+  };
+
   const run = async (input: RunAgentInput, lastEventId: number): Promise<Response> => {
     const clientTools = clientToolsOf(input.tools);
     const thread = threadFor(input.threadId, { clientTools });
-    const target = await thread.target;
-    if (input.resume?.length) {
-      for (const entry of input.resume) {
-        if (entry.interruptId === BUDGET_INTERRUPT_ID) {
-          answerBudgetPause(thread.current, entry);
-          continue;
-        }
-        const approved =
-          entry.status === "resolved" &&
-          (entry.payload as { approved?: unknown } | undefined)?.approved !== false;
-        const reason = (entry.payload as { reason?: unknown } | undefined)?.reason;
-        // A sub-agent's call: the path the payload names, else the one call of that id waiting.
-        const agentPath = resumePath(entry.payload) ?? thread.current?.awaitingPathOf(entry.interruptId);
-        // Answers already applied (a reconnect sends the same request again) are skipped.
-        if (!thread.current?.awaits(entry.interruptId, agentPath)) continue;
-        const path = agentPath?.length ? { agentPath } : {};
-        thread.current.command(
-          approved
-            ? { type: "approve", toolCallId: entry.interruptId, ...path }
-            : {
-                type: "deny",
-                toolCallId: entry.interruptId,
-                ...(typeof reason === "string" ? { reason } : {}),
-                ...path,
-              },
-        );
-      }
-    }
-    const existing = thread.runs.get(input.runId);
-    if (existing) return streamOf(existing, lastEventId);
-    installClientTools(target, clientTools);
-    const answers = await clientAnswers(target, input, {
-      known: (id) => knownMessage(thread, target, id),
-      answeredToolCallIds: thread.answeredToolCallIds,
-    });
-    const prompt = newUserText(thread, target, input.messages);
-    const current = thread.current;
-    if (current && !current.ended) {
-      if (prompt === undefined && (input.resume?.length || answers.length > 0)) {
-        applyAnswers(target, answers, thread.answeredToolCallIds, input.threadId);
-        for (const message of input.messages) thread.seenMessageIds.add(message.id);
-        return streamOf(current, lastEventId);
-      }
-      throw new AgUiError(
-        "thread_busy",
-        `Thread ${input.threadId} is running ${current.runId}; join it, steer it, or wait for it to end`,
-      );
-    }
-    if (target.running()) {
-      // The agent's run goes on without an AG-UI run: it waits for the client (or a restore started it).
-      const unanswered = target
-        .state()
-        .awaitingClient.filter((call) => !answers.some((answer) => answer.toolCallId === call.toolCallId));
-      if (prompt !== undefined && unanswered.length > 0)
-        throw new AgUiError(
-          "awaiting_client",
-          `Thread ${input.threadId} waits for the client's answer to ${unanswered.map((call) => `"${call.toolCallId}"`).join(", ")}: send tool messages (toolCallId, content) answering every waiting call with a new message, or before it`,
-        );
-      if (answers.length === 0)
-        throw new AgUiError("thread_busy", `Thread ${input.threadId} is running; wait for it to end`);
-      const started = startRun(thread, target, input, {
-        start: () => {
-          // New text with every waiting call answered: queued first, so that the batch's end
-          // delivers it right after the results, before the model is asked again.
-          if (prompt !== undefined) target.steer(prompt);
-          applyAnswers(target, answers, thread.answeredToolCallIds, input.threadId);
-          return thread.operation ?? target.idle();
-        },
-      });
-      return streamOf(started, lastEventId);
-    }
-    if (answers.length > 0) throw notAwaiting(input.threadId, answers[0]!.toolCallId);
-    if (prompt === undefined)
-      throw new AgUiError("no_new_message", "The input has no user message the thread has not seen yet");
-    const started = startRun(thread, target, input, {
-      prompt,
-      start: () => {
-        const operation = target.prompt(prompt);
-        thread.operation = operation;
-        const forget = () => {
-          if (thread.operation === operation) thread.operation = undefined;
-        };
-        operation.then(forget, forget);
-        return operation;
+    const surface = await thread.surface;
+    // Answers already applied (a reconnect sends the same request again) wait no more: skipped.
+    for (const command of resumeCommands(input.resume, surface.state.awaitingApproval))
+      sendUnlessAnswered(surface, command);
+    thread.current?.publishState();
+    const requestedRunExists = thread.runs.has(input.runId);
+    if (!requestedRunExists) installClientTools(surface, clientTools);
+    const known = (id: string) => knownMessage(thread, surface, id);
+    const answers = requestedRunExists
+      ? []
+      : await clientAnswers(surface, input, { known, answeredToolCallIds: thread.answeredToolCallIds });
+    const live = thread.current && !thread.current.ended ? thread.current : undefined;
+    const decision = decideRunRequest(
+      {
+        threadId: input.threadId,
+        requestedRunExists,
+        liveRunId: live?.runId,
+        agentRunning: surface.isRunning,
+        awaitingClient: surface.state.awaitingClient,
       },
-    });
-    return streamOf(started, lastEventId);
+      {
+        runId: input.runId,
+        prompt: requestedRunExists ? undefined : newUserText(thread, surface, input.messages),
+        answers,
+        resumes: (input.resume?.length ?? 0) > 0,
+      },
+    );
+    return carryOut(decision, thread, surface, input, lastEventId);
   };
 
   const command = async (body: Record<string, unknown>, request: Request): Promise<Response> => {
-    const { threadId, command } = parseCommandRequest(body);
-    if (command.type === "steer" || command.type === "followUp")
-      checkTextLength(command.text, `The ${command.type} text`, limits);
+    const { threadId, command } = parseCommandRequest(body, limits);
     await checkAuthorization(options.authorize, request, threadId);
     if (stored) {
       await stored.command(threadId, command);
@@ -318,10 +307,10 @@ export function createAgUiHandler(options: AgUiHandlerOptions): FetchHandler {
     }
     const thread = threads.get(threadId);
     if (!thread) throw new AgUiError("unknown_thread", `No thread ${threadId} is served here`);
-    await thread.target;
-    if (!thread.current) throw new AgUiError("invalid_state", `Thread ${threadId} has no run`);
-    thread.current.command(command);
-    return Response.json({ ok: true, runId: thread.current.runId });
+    const surface = await thread.surface;
+    surface.send(command);
+    thread.current?.publishState();
+    return Response.json({ ok: true, ...(thread.current ? { runId: thread.current.runId } : {}) });
   };
 
   return async (request) => {
@@ -397,38 +386,29 @@ function streamOf(run: AgUiRun, lastEventId: number): Response {
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
 
-/** The `agentPath` an approval's resume payload names (`{ approved, agentPath }`), if it is one. */
-/** The `interruptId` of a resume entry that answers a run held at a budget limit or a loop breaker. */
-export const BUDGET_INTERRUPT_ID = "budget";
-
 /**
- * Answers a budget pause from a resume entry: `cancelled` aborts the run; `resolved` with
- * `payload.limits` raises them, else lets the held call through once. A sub-agent's: `payload.agentPath`.
- * An entry for a run that does not wait there (already answered: a reconnect) is skipped.
+ * Sends the commands in order, remembering the calls of client tools answered (their results may not be
+ * in the transcript yet). A command that cannot apply (a call another request answered first) throws
+ * the agent's `CommandError`, and the commands after it are not sent.
  */
-function answerBudgetPause(
-  run: AgUiRun | undefined,
-  entry: NonNullable<RunAgentInput["resume"]>[number],
+function sendAll(
+  surface: AgentSurface,
+  commands: readonly AddressedCommand[],
+  thread: { answeredToolCallIds: Set<string> },
 ): void {
-  const agentPath = resumePath(entry.payload);
-  if (!run?.awaitsBudget(agentPath)) return;
-  const path = agentPath?.length ? { agentPath } : {};
-  if (entry.status === "cancelled") run.command({ type: "abort" });
-  else {
-    const limits = (entry.payload as { limits?: unknown } | undefined)?.limits;
-    run.command(
-      limits === undefined
-        ? { type: "continuePastBudget", ...path }
-        : { type: "raiseBudget", limits: budgetLimitsOf(limits), ...path },
-    );
+  for (const command of commands) {
+    surface.send(command);
+    if (command.type === "ANSWER_TOOL") thread.answeredToolCallIds.add(command.toolCallId);
   }
 }
 
-function resumePath(payload: unknown): string[] | undefined {
-  const agentPath = (payload as { agentPath?: unknown } | undefined)?.agentPath;
-  return Array.isArray(agentPath) && agentPath.every((id) => typeof id === "string")
-    ? (agentPath as string[])
-    : undefined;
+/** Sends a resume entry's command; one for something that no longer waits was answered already. */
+function sendUnlessAnswered(surface: AgentSurface, command: AddressedCommand): void {
+  try {
+    surface.send(command);
+  } catch (error) {
+    if ((error as CommandError | undefined)?.code !== "not_waiting") throw error;
+  }
 }
 
 /**
@@ -437,47 +417,59 @@ function resumePath(payload: unknown): string[] | undefined {
  * transcript), with an id it has not seen. Messages before a known one are old even with unknown ids
  * (a client that kept its own ids, a server restarted since it saw them).
  */
-function newUserText(thread: Thread, target: RunTarget, messages: AgUiMessage[]): string | undefined {
+function newUserText(
+  thread: Thread<AgentSurface>,
+  surface: AgentSurface,
+  messages: AgUiMessage[],
+): string | undefined {
   const transcriptCalls = new Set(
-    target
-      .messages()
-      .flatMap((message) =>
-        message.role === "assistant"
-          ? message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []))
-          : [],
-      ),
+    surface.state.messages.flatMap((message) =>
+      message.role === "assistant"
+        ? message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []))
+        : [],
+    ),
   );
   const known = (message: AgUiMessage) =>
-    knownMessage(thread, target, message.id) ||
+    knownMessage(thread, surface, message.id) ||
     (message.role === "tool" && transcriptCalls.has(message.toolCallId));
   const after = messages.findLastIndex(known) + 1;
   const texts = messages
     .slice(after)
-    .filter((message) => message.role === "user" && !knownMessage(thread, target, message.id))
+    .filter((message) => message.role === "user" && !knownMessage(thread, surface, message.id))
     .map((message) => messageText(message as never));
   return texts.length > 0 ? texts.join("\n\n") : undefined;
 }
 
 /** Whether the thread has seen a message of that id, or gave it (`m<index>`, see toAgUiMessages). */
-function knownMessage(thread: Thread, target: RunTarget, id: string): boolean {
+function knownMessage(thread: Thread<AgentSurface>, surface: AgentSurface, id: string): boolean {
   return (
-    thread.seenMessageIds.has(id) || (/^m\d+$/.test(id) && Number(id.slice(1)) < target.messages().length)
+    thread.seenMessageIds.has(id) ||
+    (/^m\d+$/.test(id) && Number(id.slice(1)) < surface.state.messages.length)
   );
 }
 
-/** Gives the agent the client tools a run declares; a name of a server tool is `invalid_request`. */
-function installClientTools(target: RunTarget, tools: AgentTool[]): void {
-  const serverNames = new Set(target.serverTools().map((tool) => tool.name));
+/**
+ * Gives the agent the client tools a run declares (`surface.setTools`: the server's tools stay, active
+ * as they were); a name of a server tool is `invalid_request`.
+ */
+function installClientTools(surface: AgentSurface, tools: AgentTool[]): void {
+  const server = surface.tools.filter((tool) => !isDeclaredClientTool(tool));
+  const serverNames = new Set(server.map((tool) => tool.name));
   const taken = tools.find((tool) => serverNames.has(tool.name));
   if (taken)
     throw new AgUiError(
       "invalid_request",
       `RunAgentInput.tools declares "${taken.name}", a tool of the server: a client tool cannot replace it (rename it)`,
     );
-  if (!sameClientTools(target.clientTools(), tools)) target.setClientTools(tools);
+  if (sameClientTools(surface.tools.filter(isDeclaredClientTool), tools)) return;
+  const active = new Set(surface.state.tools.map((tool) => tool.name));
+  surface.setTools(
+    [...server, ...tools],
+    [...server.filter((tool) => active.has(tool.name)), ...tools].map((tool) => tool.name),
+  );
 }
 
-function forgetOldRuns(thread: Thread, keep: number): void {
+function forgetOldRuns(thread: Thread<AgentSurface>, keep: number): void {
   const finished = [...thread.runs.values()].filter((run) => run.ended);
   for (const run of finished.slice(0, Math.max(0, finished.length - keep))) thread.runs.delete(run.runId);
 }

@@ -1,16 +1,17 @@
 import type { Subscription } from "rxjs";
-import type { WaitingToolCall } from "../agent/agent-state.js";
+import { CommandError } from "../commands/command-error.js";
+import type { AgentSurface } from "../harness/agent-surface.js";
 import type { HarnessEvent } from "../harness/hooks.js";
 import { messageText, userMessage } from "../loop/messages.js";
+import type { AgentMessage } from "../types/messages.js";
 import { AgUiError } from "./ag-ui-error.js";
 import { AG_UI_PROTOCOL_VERSION } from "./ag-ui-events.js";
-import type { AgentCommand } from "./agent-command.js";
 import { RunLog } from "./run-log.js";
 import { runOutcomeEvent } from "./run-outcome.js";
-import { type RunTarget, waitsForClientOnly } from "./run-target.js";
-import type { BudgetPause, PendingApproval, SharedAgentState } from "./shared-state.js";
+import type { SharedAgentState } from "./shared-state.js";
 import { AgUiTranslator } from "./to-ag-ui-events.js";
 import { toAgUiMessages } from "./to-ag-ui-messages.js";
+import { waitsForClientOnly } from "./waits-for-client-only.js";
 
 /** Events after which the shared state may have changed. */
 const STATE_EVENTS = new Set<HarnessEvent["type"]>([
@@ -25,7 +26,7 @@ const STATE_EVENTS = new Set<HarnessEvent["type"]>([
   "agent_end",
 ]);
 
-/** Events after which the target's run may have come to wait for the client alone (not checked per delta). */
+/** Events after which the agent's run may have come to wait for the client alone (not checked per delta). */
 const PARKING_EVENTS = new Set<HarnessEvent["type"]>(["tool_client_request", "tool_execution_end"]);
 
 /** What an {@link AgUiRun} runs. */
@@ -44,23 +45,24 @@ export interface AgUiRunInput {
   start: () => Promise<unknown>;
   /**
    * The text a client sees in `RUN_ERROR` when the agent's work fails (default: the error's message).
-   * The endpoint reports the error and shows a correlation id instead; an `AgUiError` is shown as is.
+   * The endpoint reports the error and shows a correlation id instead; an `AgUiError` or a
+   * `CommandError` is shown as is.
    */
   failureText?: (error: unknown) => string;
 }
 
 /**
- * One AG-UI run: work given to a {@link RunTarget} (a prompt, or answers that continue a run waiting
- * for the client), its events translated into a {@link RunLog} between `RUN_STARTED` and
- * `RUN_FINISHED` (or `RUN_ERROR`), with a `MESSAGES_SNAPSHOT` of the transcript first and a
- * `STATE_SNAPSHOT` whenever the shared state changes. The run is independent of whoever reads its log:
- * it ends when the target's run ends, on an `abort` command, or — as AG-UI runs do for frontend tools —
- * when the target's run can go on only once the client answers calls of client tools (`RUN_FINISHED`
- * with `outcome.pendingToolCallIds`; the target's run waits, and the next AG-UI run continues it).
+ * One AG-UI run: work given to an `AgentSurface` (an `Agent` or an `AgentHarness`: a prompt, or
+ * answers that continue a run waiting for the client), its events translated into a {@link RunLog}
+ * between `RUN_STARTED` and `RUN_FINISHED` (or `RUN_ERROR`), with a `MESSAGES_SNAPSHOT` of the transcript first and a
+ * `STATE_SNAPSHOT` whenever the shared state changes — read from `surface.state`, which the machine
+ * computes at every depth. The run is independent of whoever reads its log: it ends when the agent's
+ * run ends (an `ABORT` command included), or — as AG-UI runs do for frontend tools — when the agent's
+ * run can go on only once the client answers calls of client tools (`RUN_FINISHED` with
+ * `outcome.pendingToolCallIds`; the agent's run waits, and the next AG-UI run continues it).
  *
  * ```ts
- * declare const target: ConstructorParameters<typeof AgUiRun>[0]; // the agent, as the handler drives it
- * const run = new AgUiRun(target, { threadId: "t1", runId: "r1", prompt: "Hello", start: () => target.prompt("Hello") });
+ * const run = new AgUiRun(agent, { threadId: "t1", runId: "r1", prompt: "Hello", start: () => agent.prompt("Hello") });
  * run.log.read(0, { frame: (text) => process.stdout.write(text), end: () => process.stdout.end() });
  * await run.finished;
  * ```
@@ -71,28 +73,25 @@ export class AgUiRun {
   readonly log = new RunLog();
   /** Settles (never rejects) once the last event is in the log. */
   readonly finished: Promise<void>;
-  readonly #target: RunTarget;
+  readonly #surface: AgentSurface;
   readonly #translator: AgUiTranslator;
-  readonly #awaitingApproval = new Map<string, PendingApproval>();
-  /** Runs held at a budget limit or a loop breaker, by agent path. */
-  readonly #awaitingBudget = new Map<string, BudgetPause>();
   readonly #subscription: Subscription;
   #lastState = "";
   #ended = false;
-  /** The run ended because the target's run waits for the client. */
+  /** The run ended because the agent's run waits for the client. */
   #parked = false;
   #finish!: () => void;
   readonly #failureText: ((error: unknown) => string) | undefined;
 
-  constructor(target: RunTarget, input: AgUiRunInput) {
-    this.#target = target;
+  constructor(surface: AgentSurface, input: AgUiRunInput) {
+    this.#surface = surface;
     this.threadId = input.threadId;
     this.runId = input.runId;
     this.#failureText = input.failureText;
     this.finished = new Promise((resolve) => {
       this.#finish = resolve;
     });
-    const transcript = target.messages();
+    const transcript = surface.state.messages;
     const shown = input.prompt === undefined ? transcript : [...transcript, userMessage(input.prompt)];
     const messages = toAgUiMessages(shown);
     const translator = new AgUiTranslator({
@@ -111,9 +110,8 @@ export class AgUiRun {
     });
     this.log.append({ type: "MESSAGES_SNAPSHOT", messages });
     this.#publishState();
-    this.#subscription = target.events$.subscribe((event) => {
+    this.#subscription = surface.events$.subscribe((event) => {
       if (this.#ended) return;
-      this.#track(event);
       for (const translated of translator.translate(event)) this.log.append(translated);
       if (STATE_EVENTS.has(event.type)) this.#publishState();
       if (PARKING_EVENTS.has(event.type)) this.#endIfParked();
@@ -137,124 +135,33 @@ export class AgUiRun {
   }
 
   /**
-   * Applies a command to this run. Throws `AgUiError` `not_awaiting` for an approval of a call that
-   * does not wait, `invalid_state` when the target refuses (e.g. steering a run that has ended).
+   * Appends a `STATE_SNAPSHOT` when the shared state changed since the last one: the endpoint calls it
+   * after sending the agent a command (an approval, a budget answer, a queued message).
    *
-   * Contract: synchronous; throws only `AgUiError`.
+   * Contract: synchronous; never throws.
    */
-  command(command: AgentCommand): void {
-    if (command.type === "abort") {
-      // A run that ended waiting for the client leaves the target's run waiting: abort stops that too.
-      if (!this.#ended || this.#parked) this.#target.abort();
-      return;
-    }
-    if (this.#ended) throw new AgUiError("invalid_state", `Run ${this.runId} has ended`);
-    try {
-      switch (command.type) {
-        case "approve":
-          this.#requireAwaiting(command.toolCallId, command.agentPath);
-          this.#target.approve(command.toolCallId, command.agentPath);
-          break;
-        case "deny":
-          this.#requireAwaiting(command.toolCallId, command.agentPath);
-          this.#target.deny(command.toolCallId, command.reason, command.agentPath);
-          break;
-        case "steer":
-          this.#target.steer(command.text);
-          break;
-        case "followUp":
-          this.#target.followUp(command.text);
-          break;
-        case "raiseBudget":
-          this.#requireBudgetPause(command.agentPath);
-          this.#target.raiseBudget(command.limits, command.agentPath);
-          break;
-        case "continuePastBudget":
-          this.#requireBudgetPause(command.agentPath);
-          this.#target.continuePastBudget(command.agentPath);
-          break;
-      }
-    } catch (error) {
-      if (error instanceof AgUiError) throw error;
-      throw new AgUiError("invalid_state", error instanceof Error ? error.message : String(error), {
-        cause: error,
-      });
-    }
-    if (command.type === "approve" || command.type === "deny")
-      this.#awaitingApproval.delete(approvalKey(command.toolCallId, command.agentPath));
-    if (command.type === "raiseBudget" || command.type === "continuePastBudget")
-      this.#awaitingBudget.delete(pathKey(command.agentPath));
+  publishState(): void {
+    if (this.#ended && !this.#parked) return;
     this.#publishState();
   }
 
-  /** Whether the tool call (a sub-agent's at `agentPath`) waits for approval in this run. */
-  awaits(toolCallId: string, agentPath?: readonly string[]): boolean {
-    return this.#awaitingApproval.has(approvalKey(toolCallId, agentPath));
-  }
-
-  /**
-   * The `agentPath` of the one call of that id waiting for approval (`[]` for the root's own), or
-   * `undefined` when none or several wait: for an answer that names only the call.
-   */
-  awaitingPathOf(toolCallId: string): string[] | undefined {
-    const waiting = [...this.#awaitingApproval.values()].filter((call) => call.toolCallId === toolCallId);
-    return waiting.length === 1 ? (waiting[0]!.agentPath ?? []) : undefined;
-  }
-
-  /** Whether the run (a sub-agent's at `agentPath`) waits at a budget limit or a loop breaker. */
-  awaitsBudget(agentPath?: readonly string[]): boolean {
-    return this.#awaitingBudget.has(pathKey(agentPath));
-  }
-
-  #requireBudgetPause(agentPath: readonly string[] | undefined): void {
-    if (!this.awaitsBudget(agentPath))
-      throw new AgUiError(
-        "not_awaiting",
-        `${agentPath?.length ? `The sub-agent at ${agentPath.join("/")}` : "The run"} is not waiting at a budget limit in run ${this.runId}`,
-      );
-  }
-
-  #requireAwaiting(toolCallId: string, agentPath: readonly string[] | undefined): void {
-    if (!this.awaits(toolCallId, agentPath))
-      throw new AgUiError(
-        "not_awaiting",
-        `No tool call "${toolCallId}"${agentPath?.length ? ` of the sub-agent at ${agentPath.join("/")}` : ""} is awaiting approval in run ${this.runId}`,
-      );
-  }
-
-  #track(event: HarnessEvent): void {
-    if (event.type === "tool_approval_request") {
-      const agentPath = event.agentPath?.length ? { agentPath: event.agentPath } : {};
-      this.#awaitingApproval.set(approvalKey(event.toolCallId, event.agentPath), {
-        toolCallId: event.toolCallId,
-        toolName: event.toolName,
-        args: event.args,
-        ...agentPath,
-      });
-    } else if (event.type === "tool_execution_start" || event.type === "tool_execution_end")
-      this.#awaitingApproval.delete(approvalKey(event.toolCallId, event.agentPath));
-    if ((event.type === "budget_exceeded" || event.type === "loop_detected") && event.action === "pause") {
-      const { type: _type, ...pause } = event;
-      this.#awaitingBudget.set(pathKey(event.agentPath), pause);
-    } else if (event.type === "agent_end") this.#awaitingBudget.delete(pathKey(event.agentPath));
-  }
-
   #state(): SharedAgentState {
-    const queued = this.#target.queued();
     const live = !this.#ended || this.#parked;
-    const awaitingClient = live ? this.#target.state().awaitingClient.map(pendingCall) : [];
-    const budget = live ? this.#target.state().budget : undefined;
-    const waiting = this.#awaitingApproval.size > 0 || this.#awaitingBudget.size > 0 || this.#parked;
+    const state = this.#surface.state;
+    const queued = queuedMessages(this.#surface);
+    const paused = live ? state.budget?.paused : undefined;
+    const awaitingApproval = live ? [...state.awaitingApproval] : [];
+    const waiting = awaitingApproval.length > 0 || paused !== undefined || this.#parked;
     return {
       phase: !live ? "idle" : waiting ? "waiting" : "running",
-      awaitingApproval: [...this.#awaitingApproval.values()],
-      awaitingClient,
+      awaitingApproval,
+      awaitingClient: live ? [...state.awaitingClient] : [],
       queued: {
         steering: queued.steering.map((m) => messageText(m)),
         followUp: queued.followUp.map((m) => messageText(m)),
       },
-      ...(this.#awaitingBudget.size > 0 ? { awaitingBudget: [...this.#awaitingBudget.values()] } : {}),
-      ...(budget ? { budget: { limits: budget.limits, usage: budget.usage } } : {}),
+      ...(paused ? { awaitingBudget: [paused] } : {}),
+      ...(live && state.budget ? { budget: { limits: state.budget.limits, usage: state.budget.usage } } : {}),
     };
   }
 
@@ -267,17 +174,15 @@ export class AgUiRun {
     this.log.append({ type: "STATE_SNAPSHOT", snapshot: state });
   }
 
-  /** Ends the run, leaving the target's run waiting, once that can go on only with the client's answers. */
+  /** Ends the run, leaving the agent's run waiting, once that can go on only with the client's answers. */
   #endIfParked(): void {
-    if (this.#ended || !waitsForClientOnly(this.#target.state())) return;
+    if (this.#ended || !waitsForClientOnly(this.#surface.state)) return;
     this.#parked = true;
     this.#end(undefined);
   }
 
   #end(error: unknown): void {
     if (this.#ended) return;
-    this.#awaitingApproval.clear();
-    this.#awaitingBudget.clear();
     this.#ended = true;
     this.#subscription.unsubscribe();
     this.#publishState();
@@ -293,9 +198,9 @@ export class AgUiRun {
     const outcome = {
       threadId: this.threadId,
       runId: this.runId,
-      messages: this.#target.messages(),
+      messages: this.#surface.state.messages,
       ...(this.#parked
-        ? { pendingToolCallIds: this.#target.state().awaitingClient.map((call) => call.toolCallId) }
+        ? { pendingToolCallIds: this.#surface.state.awaitingClient.map((call) => call.toolCallId) }
         : {}),
     };
     this.log.append(
@@ -307,26 +212,20 @@ export class AgUiRun {
 
   /** The error as the client may see it: its code, and the text `failureText` gives for it. */
   #shown(error: unknown): unknown {
-    if (!this.#failureText || error instanceof AgUiError) return error;
+    if (!this.#failureText || error instanceof AgUiError || error instanceof CommandError) return error;
     const code = (error as { code?: unknown } | null)?.code;
     return Object.assign(new Error(this.#failureText(error)), typeof code === "string" ? { code } : {});
   }
 }
 
-function pendingCall(call: WaitingToolCall): PendingApproval {
-  return {
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    args: call.args,
-    ...(call.agentPath ? { agentPath: call.agentPath } : {}),
-  };
-}
+type Queues = { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] };
 
-/** A waiting call's key: tool call ids are unique per agent, so the path and the id name it. */
-function pathKey(agentPath: readonly string[] | undefined): string {
-  return JSON.stringify(agentPath ?? []);
-}
-
-function approvalKey(toolCallId: string, agentPath: readonly string[] | undefined): string {
-  return JSON.stringify([...(agentPath ?? []), toolCallId]);
+/**
+ * The queued steering and follow-up messages: `AgentSurface` does not show the queues, so they are read
+ * where an `Agent` (`agent.queued`) and an `AgentHarness` (`harness.agent.queued`) keep them; another
+ * surface shows none.
+ */
+function queuedMessages(surface: AgentSurface): Queues {
+  const holder = surface as Partial<{ queued: Queues; agent: { queued?: Queues } }>;
+  return holder.queued ?? holder.agent?.queued ?? { steering: [], followUp: [] };
 }

@@ -1,14 +1,12 @@
+import type { AddressedCommand } from "../commands/addressed-command.js";
+import { CommandError } from "../commands/command-error.js";
+import type { AgentSurface } from "../harness/agent-surface.js";
 import type { ToolResult } from "../types/tool.js";
-import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
-import { type RunTarget, waitsForClientOnly } from "./run-target.js";
+import { waitsForClientOnly } from "./waits-for-client-only.js";
 
-/** A client's answer to a call of a client tool, read from a run input. */
-export interface ClientAnswer {
-  toolCallId: string;
-  result: ToolResult;
-  isError: boolean;
-}
+/** A client's answer to a call of a client tool, read from a run input: the machine's `ANSWER_TOOL`. */
+export type ClientAnswer = Extract<AddressedCommand, { type: "ANSWER_TOOL" }>;
 
 /**
  * The answers a run input gives to calls of client tools: its `tool` messages for which `isNew` holds
@@ -34,40 +32,48 @@ export function clientAnswersIn(
     if (message.role !== "tool" || !isNew(message) || answers.has(message.toolCallId)) continue;
     const text =
       typeof message.content === "string" && message.content !== "" ? message.content : message.error;
-    answers.set(message.toolCallId, {
-      toolCallId: message.toolCallId,
-      result: textResult(text ?? ""),
-      isError: message.error !== undefined,
-    });
+    answers.set(
+      message.toolCallId,
+      answerOf(message.toolCallId, textResult(text ?? ""), message.error !== undefined),
+    );
   }
   for (const entry of input.resume ?? []) {
     if (!waitingIds.has(entry.interruptId) || answers.has(entry.interruptId)) continue;
-    answers.set(entry.interruptId, {
-      toolCallId: entry.interruptId,
-      result: textResult(
-        entry.status === "cancelled" ? "The client cancelled the call" : payloadText(entry.payload),
+    const cancelled = entry.status === "cancelled";
+    answers.set(
+      entry.interruptId,
+      answerOf(
+        entry.interruptId,
+        textResult(cancelled ? "The client cancelled the call" : payloadText(entry.payload)),
+        cancelled,
       ),
-      isError: entry.status === "cancelled",
-    });
+    );
   }
   return [...answers.values()];
 }
 
 /**
  * The input's answers to calls of client tools not answered before (new messages by `thread.known`,
- * calls not in `thread.answeredToolCallIds` nor with a result in the transcript). Every one must name a
- * call that waits for the client: a call of the last reply that has not asked yet (a restored run goes
- * through its preflight again) is waited for; any other is `not_awaiting`.
+ * calls not in `thread.answeredToolCallIds` nor with a result in the transcript), each addressed to
+ * the agent whose call it answers (`state.awaitingClient` gives the path). Every one must name a call
+ * that waits for the client: a call of the last reply that has not asked yet (a restored run goes
+ * through its preflight again) is waited for; any other is `CommandError` `not_waiting`.
  *
- * Contract: async; rejects only with `AgUiError` `not_awaiting`.
+ * Contract: async; rejects only with `CommandError` `not_waiting` naming the call.
+ *
+ * ```ts
+ * declare const input: Parameters<typeof clientAnswers>[1]; // a run request's RunAgentInput
+ * const seen = new Set<string>();
+ * const answers = await clientAnswers(agent, input, { known: (id) => seen.has(id), answeredToolCallIds: new Set() });
+ * ```
  */
 export async function clientAnswers(
-  target: RunTarget,
+  surface: AgentSurface,
   input: RunAgentInput,
   thread: { known: (messageId: string) => boolean; answeredToolCallIds: ReadonlySet<string> },
 ): Promise<ClientAnswer[]> {
-  const waitingIds = () => new Set(target.state().awaitingClient.map((call) => call.toolCallId));
-  const transcript = target.messages();
+  const waitingIds = () => new Set(surface.state.awaitingClient.map((call) => call.toolCallId));
+  const transcript = surface.state.messages;
   const resulted = new Set(
     transcript.flatMap((message) => (message.role === "toolResult" ? [message.toolCallId] : [])),
   );
@@ -85,66 +91,49 @@ export async function clientAnswers(
   );
   const asking = waitingIds();
   if (
-    target.running() &&
+    surface.isRunning &&
     answers.some((answer) => !asking.has(answer.toolCallId) && unansweredCalls.has(answer.toolCallId))
   )
-    await settled(target);
-  const waiting = waitingIds();
-  const stray = answers.find((answer) => !waiting.has(answer.toolCallId));
-  if (stray) throw notAwaiting(input.threadId, stray.toolCallId);
-  return answers;
+    await settled(surface);
+  const waiting = new Map(surface.state.awaitingClient.map((call) => [call.toolCallId, call]));
+  return answers.map((answer) => {
+    const call = waiting.get(answer.toolCallId);
+    if (!call) throw notWaitingForClient(answer);
+    return call.agentPath?.length ? { ...answer, agentPath: call.agentPath } : answer;
+  });
 }
 
-/**
- * Gives the answers to their calls, remembering them in `answered`. An answer to a call answered
- * already or no longer waiting (another request answered it first) is `AgUiError` `not_awaiting`
- * (409), and the answers after it are not given.
- *
- * Contract: synchronous; throws only `AgUiError` `not_awaiting`.
- */
-export function applyAnswers(
-  target: RunTarget,
-  answers: readonly ClientAnswer[],
-  answered: Set<string>,
-  threadId: string,
-): void {
-  for (const answer of answers) {
-    if (answered.has(answer.toolCallId)) throw notAwaiting(threadId, answer.toolCallId);
-    try {
-      target.answer(answer.toolCallId, answer.result, answer.isError);
-    } catch (error) {
-      throw new AgUiError("not_awaiting", notAwaiting(threadId, answer.toolCallId).message, { cause: error });
-    }
-    answered.add(answer.toolCallId);
-  }
-}
-
-/** The `not_awaiting` error of an answer for a call that does not wait for the client. */
-export function notAwaiting(threadId: string, toolCallId: string): AgUiError {
-  return new AgUiError(
-    "not_awaiting",
-    `No tool call "${toolCallId}" of thread ${threadId} waits for the client's answer`,
+/** The `not_waiting` error of an answer for a call that does not wait for the client. */
+function notWaitingForClient(answer: ClientAnswer): CommandError {
+  return new CommandError(
+    "not_waiting",
+    `ANSWER_TOOL: no tool call "${answer.toolCallId}" is awaiting the client`,
+    { command: answer.type, agentPath: answer.agentPath ?? [], toolCallId: answer.toolCallId },
   );
 }
 
-/** Settles once the target cannot go on by itself: it is idle, or a call waits for approval or the client. */
-function settled(target: RunTarget): Promise<void> {
+/** Settles once the agent cannot go on by itself: it is idle, or a call waits for approval or the client. */
+function settled(surface: AgentSurface): Promise<void> {
   return new Promise((resolve) => {
     const stuck = () => {
-      const state = target.state();
-      return !target.running() || state.awaitingApproval.length > 0 || waitsForClientOnly(state);
+      const state = surface.state;
+      return !surface.isRunning || state.awaitingApproval.length > 0 || waitsForClientOnly(state);
     };
     if (stuck()) return resolve();
-    const subscription = target.events$.subscribe(() => {
+    const subscription = surface.events$.subscribe(() => {
       if (!stuck()) return;
       subscription.unsubscribe();
       resolve();
     });
-    void target.idle().then(() => {
+    void surface.waitForIdle().then(() => {
       subscription.unsubscribe();
       resolve();
     });
   });
+}
+
+function answerOf(toolCallId: string, result: ToolResult, isError: boolean): ClientAnswer {
+  return { type: "ANSWER_TOOL", toolCallId, result, isError };
 }
 
 function textResult(text: string): ToolResult {

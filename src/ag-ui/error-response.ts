@@ -1,4 +1,5 @@
-import { AG_UI_ERROR_STATUS, AgUiError } from "./ag-ui-error.js";
+import { isCommandError } from "../commands/command-error.js";
+import { AG_UI_ERROR_STATUS, AgUiError, COMMAND_ERROR_STATUS } from "./ag-ui-error.js";
 
 /**
  * Told of each internal error of the endpoint (a failing `agentFor`, harness or session store, a bug),
@@ -40,8 +41,9 @@ export function reportInternalError(
 
 /**
  * The JSON answer to a refused request: `{ error: { code, message } }` with the code's status for an
- * `AgUiError`; any other error is internal (500), reported to `onError`, and answered with a generic
- * message and its `correlationId`.
+ * `AgUiError`; for a `CommandError`, `{ error: { code, message, command, agentPath, toolCallId } }`
+ * with its code's status (`COMMAND_ERROR_STATUS`); any other error is internal (500), reported to
+ * `onError`, and answered with a generic message and its `correlationId`.
  *
  * Contract: synchronous; never throws.
  */
@@ -55,6 +57,13 @@ export function errorResponse(
       { error: { code: error.code, message: error.message } },
       { status: AG_UI_ERROR_STATUS[error.code], headers },
     );
+  if (isCommandError(error)) {
+    const { code, message, command, agentPath, toolCallId } = error;
+    return Response.json(
+      { error: { code, message, command, agentPath, ...(toolCallId === undefined ? {} : { toolCallId }) } },
+      { status: COMMAND_ERROR_STATUS[code], headers },
+    );
+  }
   const { message, correlationId } = reportInternalError(error, onError);
   return Response.json({ error: { code: "internal", message, correlationId } }, { status: 500, headers });
 }

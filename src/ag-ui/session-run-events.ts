@@ -1,10 +1,11 @@
+import type { WaitingToolCall } from "../agent/agent-state.js";
 import { applyReplyDelta, deltasOfMessage } from "../storage/reply-delta.js";
 import type { SessionRunState, SessionStreamUpdate } from "../storage/session-stream-update.js";
 import { type AgentMessage, type AssistantMessage, emptyUsage } from "../types/messages.js";
 import { AG_UI_PROTOCOL_VERSION, type AgUiEvent } from "./ag-ui-events.js";
 import { runOutcomeEvent } from "./run-outcome.js";
 import type { StoredRun } from "./session-run-source.js";
-import type { PendingApproval, SharedAgentState } from "./shared-state.js";
+import type { SharedAgentState } from "./shared-state.js";
 import { AgUiTranslator } from "./to-ag-ui-events.js";
 import { toAgUiMessages } from "./to-ag-ui-messages.js";
 
@@ -215,8 +216,8 @@ export class SessionRunEvents {
     this.#pushUnpositioned(out, { type: "STATE_SNAPSHOT", snapshot });
   }
 
-  #pendingApprovals(awaiting: readonly string[]): PendingApproval[] {
-    const calls = new Map<string, PendingApproval>();
+  #pendingApprovals(awaiting: readonly string[]): WaitingToolCall[] {
+    const calls = new Map<string, WaitingToolCall>();
     for (const message of this.#messages) {
       if (message.role !== "assistant") continue;
       for (const block of message.content)

@@ -27,16 +27,21 @@ export interface SessionRunSource {
   run(sessionId: string, runId: string): Promise<StoredRun | undefined>;
   /** Entries, recorded reply deltas and run states after `afterSeq`, in stream order, then live. */
   watch(sessionId: string, options: { afterSeq: number; deltas: true }): Observable<SessionStreamUpdate>;
-  /** The tool calls that wait for approval now. */
+  /** The root agent's tool calls that wait for approval now. */
   awaitingApproval(sessionId: string): Promise<string[]>;
   /**
-   * Approves a waiting call. Rejects with a `SessionError` "not_awaiting" when it does not wait
-   * (nothing stored), "not_found" for an unknown session, "invalid_id" for a malformed id — as the
-   * other commands do for the last two.
+   * Approves a waiting call (a sub-agent's at `options.agentPath`). Rejects with a `SessionError`
+   * "not_awaiting" when it does not wait (nothing stored), "not_found" for an unknown session,
+   * "invalid_id" for a malformed id — as the other commands do for the last two.
    */
-  approve(sessionId: string, toolCallId: string): Promise<void>;
+  approve(sessionId: string, toolCallId: string, options?: { agentPath?: string[] }): Promise<void>;
   /** Denies a waiting call; rejects as `approve` does. */
-  deny(sessionId: string, toolCallId: string, reason?: string): Promise<void>;
+  deny(
+    sessionId: string,
+    toolCallId: string,
+    reason?: string,
+    options?: { agentPath?: string[] },
+  ): Promise<void>;
   steer(sessionId: string, text: string): Promise<void>;
   followUp(sessionId: string, text: string): Promise<void>;
   abort(sessionId: string): Promise<void>;

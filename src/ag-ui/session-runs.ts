@@ -1,8 +1,10 @@
+import type { AddressedCommand } from "../commands/addressed-command.js";
+import { CommandError } from "../commands/command-error.js";
 import { messageText } from "../loop/messages.js";
 import { SessionError } from "../types/session-error.js";
 import { AgUiError } from "./ag-ui-error.js";
 import type { AgUiMessage, RunAgentInput } from "./ag-ui-events.js";
-import type { AgentCommand } from "./agent-command.js";
+import { BUDGET_INTERRUPT_ID, resumeCommands } from "./request-decision.js";
 import { SessionRunEvents } from "./session-run-events.js";
 import type { SessionRunSource, StoredRun } from "./session-run-source.js";
 import { sseFrame } from "./sse-frame.js";
@@ -12,7 +14,7 @@ export interface SessionRuns {
   /** The SSE body of the run the input names (started once), from the event after `lastEventId`. */
   run(input: RunAgentInput, lastEventId: number): Promise<ReadableStream<Uint8Array>>;
   /** Sends a command to the thread's session (the worker running it applies it). */
-  command(threadId: string, command: AgentCommand): Promise<void>;
+  command(threadId: string, command: AddressedCommand): Promise<void>;
 }
 
 /**
@@ -24,8 +26,10 @@ export interface SessionRuns {
  *
  * Contract: async; rejects with `AgUiError` for refused requests, with the codes of the in-process
  * mode — `invalid_request` (a malformed thread id or text), `unknown_thread` (a command for a thread
- * that has no session), `not_awaiting` (a decision for a call that does not wait), `thread_busy`,
- * `no_new_message` — and with the store's other errors otherwise.
+ * that has no session), `thread_busy`, `no_new_message` — with `CommandError` `not_waiting` for a
+ * decision on a call that does not wait and `refused` for a command the store does not take
+ * (`ANSWER_TOOL`, `RAISE_BUDGET`, `CONTINUE_ONCE`, and `STEER` / `FOLLOW_UP` / `ABORT` addressed to a
+ * sub-agent), and with the store's other errors otherwise. Resume entries answer approvals only.
  *
  * ```ts
  * import { createClient } from "agentchart/postgres";
@@ -45,37 +49,36 @@ export function sessionRuns(source: SessionRunSource): SessionRuns {
           throw new AgUiError("no_new_message", "The input has no user message the thread has not seen yet");
         ({ run } = await source.startRun(threadId, input.runId, prompt));
       }
-      if (input.resume?.length) {
-        const awaiting = new Set(await source.awaitingApproval(threadId));
-        for (const entry of input.resume) {
-          // Answers already applied (a reconnect sends the same request again) are skipped.
-          if (!awaiting.has(entry.interruptId)) continue;
-          const payload = entry.payload as { approved?: unknown; reason?: unknown } | undefined;
-          if (entry.status === "resolved" && payload?.approved !== false)
-            await source.approve(threadId, entry.interruptId);
-          else
-            await source.deny(
-              threadId,
-              entry.interruptId,
-              typeof payload?.reason === "string" ? payload.reason : undefined,
-            );
-        }
+      const approvals = input.resume?.filter((entry) => entry.interruptId !== BUDGET_INTERRUPT_ID);
+      if (approvals?.length) {
+        // Answers already applied (a reconnect sends the same request again) give no command.
+        const awaiting = (await source.awaitingApproval(threadId)).map((toolCallId) => ({ toolCallId }));
+        for (const command of resumeCommands(approvals, awaiting)) await runs.command(threadId, command);
       }
       return streamOfRun(source, threadId, run, lastEventId);
     },
     async command(threadId, command) {
+      const path = command.agentPath?.length ? { agentPath: command.agentPath } : undefined;
       switch (command.type) {
-        case "approve":
-          return source.approve(threadId, command.toolCallId);
-        case "deny":
-          return source.deny(threadId, command.toolCallId, command.reason);
-        case "steer":
-          return source.steer(threadId, command.text);
-        case "followUp":
-          return source.followUp(threadId, command.text);
-        case "abort":
-          return source.abort(threadId);
+        case "APPROVE_TOOL":
+          return source.approve(threadId, command.toolCallId, path);
+        case "DENY_TOOL":
+          return source.deny(threadId, command.toolCallId, command.reason, path);
+        case "STEER":
+          if (!path) return source.steer(threadId, messageText(command.message));
+          break;
+        case "FOLLOW_UP":
+          if (!path) return source.followUp(threadId, messageText(command.message));
+          break;
+        case "ABORT":
+          if (!path) return source.abort(threadId);
+          break;
       }
+      throw new CommandError(
+        "refused",
+        `${command.type}${path ? ` to a sub-agent` : ""}: a thread served from a session store takes APPROVE_TOOL, DENY_TOOL, and STEER, FOLLOW_UP and ABORT to the root agent`,
+        { command: command.type, agentPath: command.agentPath ?? [] },
+      );
     },
   };
   return {
@@ -84,19 +87,18 @@ export function sessionRuns(source: SessionRunSource): SessionRuns {
   };
 }
 
-/** The store's refusal as the endpoint's `AgUiError` (the in-process mode's codes); other errors as they are. */
+/** The store's refusal as the in-process mode's error (`AgUiError`, `CommandError`); other errors as they are. */
 function refusal(error: unknown): never {
   if (!(error instanceof SessionError)) throw error;
+  if (error.code === "not_awaiting") throw new CommandError("not_waiting", error.message);
   const code =
     error.code === "not_found"
       ? "unknown_thread"
       : error.code === "invalid_id" || error.code === "invalid_entry"
         ? "invalid_request"
-        : error.code === "not_awaiting"
-          ? "not_awaiting"
-          : error.code === "locked"
-            ? "thread_busy"
-            : undefined;
+        : error.code === "locked"
+          ? "thread_busy"
+          : undefined;
   if (code === undefined) throw error;
   throw new AgUiError(code, error.message, { cause: error });
 }

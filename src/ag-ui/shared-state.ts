@@ -1,13 +1,11 @@
+import type { WaitingToolCall } from "../agent/agent-state.js";
 import type { BudgetExceeded, BudgetLimits, BudgetUsage } from "../types/budget.js";
 
-/** A tool call that waits for an `approve` or `deny` command, or for the client's answer. */
-export interface PendingApproval {
-  toolCallId: string;
-  toolName: string;
-  args: unknown;
-  /** The call belongs to a sub-agent: the tool call ids from the root down to it (answers name it). */
-  agentPath?: string[];
-}
+/**
+ * A tool call that waits for approval or for the client's answer.
+ * @deprecated Since 0.3: the agent's `WaitingToolCall` (the same fields). Removed in 0.4.
+ */
+export type PendingApproval = WaitingToolCall;
 
 /**
  * What the server shares of the agent in `STATE_SNAPSHOT` events: whether a run goes on, the calls
@@ -17,14 +15,16 @@ export interface PendingApproval {
 export interface SharedAgentState {
   /** `running` while the run goes on, `waiting` while a call waits for approval or the run for the client. */
   phase: "idle" | "running" | "waiting";
-  awaitingApproval: PendingApproval[];
+  /** Calls waiting for `APPROVE_TOOL` / `DENY_TOOL`, at every depth (a sub-agent's with its `agentPath`). */
+  awaitingApproval: WaitingToolCall[];
   /** Calls of client tools waiting for the client's answer (a `tool` message in the next run). */
-  awaitingClient: PendingApproval[];
+  awaitingClient: WaitingToolCall[];
   queued: { steering: string[]; followUp: string[] };
   /**
-   * Runs waiting at a budget limit or a loop breaker (the root's, or a sub-agent's with its
-   * `agentPath`): the interrupt the client answers (`raiseBudget`, `continuePastBudget`, or a resume
-   * entry with `interruptId: "budget"`). Absent when none waits.
+   * The root run waiting at a budget limit or a loop breaker (`state.budget.paused`): the interrupt the
+   * client answers (`RAISE_BUDGET`, `CONTINUE_ONCE`, or a resume entry with `interruptId: "budget"`).
+   * Absent when it does not wait. A sub-agent's pause is announced by its
+   * `agentchart.budget_exceeded` / `agentchart.loop_detected` event, which names its `agentPath`.
    */
   awaitingBudget?: BudgetPause[];
   /** The current run's budget: its limits and what it used (absent without a run or a budget). */
@@ -39,9 +39,9 @@ export type BudgetPause = BudgetExceeded & {
 
 /** Names of the CUSTOM events the server sends besides the standard AG-UI events. */
 export const CUSTOM_EVENT = {
-  /** A tool call waits for approval; `value` is a {@link PendingApproval}. */
+  /** A tool call waits for approval; `value` is a `WaitingToolCall`. */
   approvalRequest: "agentchart.tool_approval_request",
-  /** A call of a client tool waits for the client's answer; `value` is a {@link PendingApproval}. */
+  /** A call of a client tool waits for the client's answer; `value` is a `WaitingToolCall`. */
   clientRequest: "agentchart.tool_client_request",
   /** The harness waits before retrying a failed model request; `value` is the harness's `retry` event. */
   retry: "agentchart.retry",

@@ -1,5 +1,5 @@
 import type { AgUiEvent, AgUiMessage, AgUiToolCall } from "../ag-ui/ag-ui-events.js";
-import type { PendingApproval } from "../ag-ui/shared-state.js";
+import type { WaitingToolCall } from "../agent/agent-state.js";
 
 /** Where a tool call stands, as the client sees it (`awaiting-client`: a call of a frontend tool to answer). */
 export type ClientToolCallStatus =
@@ -67,14 +67,14 @@ export interface AgentClientContext {
    * Calls waiting for approval — a sub-agent's with its `agentPath` (answer with it: `approve({
    * toolCallId, agentPath })`).
    */
-  awaitingApproval: PendingApproval[];
+  awaitingApproval: WaitingToolCall[];
   /**
    * The sub-agents of the run the client follows, by id, in start order: their events never enter
    * `messages` (the root's transcript) nor `toolCalls`.
    */
   subAgents: Record<string, ClientSubAgent>;
   /** Calls of the client's (frontend) tools waiting for its answer (`answerTool`). */
-  awaitingClient: PendingApproval[];
+  awaitingClient: WaitingToolCall[];
   /** Answers given (`answerTool`) and not sent yet: they go with the next run, once no call waits. */
   clientAnswers: AgUiMessage[];
   /** The last `STATE_SNAPSHOT` the server sent (agentchart servers: a `SharedAgentState`). */
@@ -247,8 +247,8 @@ function reduce(context: AgentClientContext, event: AgUiEvent, id?: number): Age
     case "STATE_SNAPSHOT":
       return applySharedState(context, event.snapshot);
     case "CUSTOM": {
-      const request = event.value as PendingApproval;
-      const others = (list: PendingApproval[]) => list.filter((pending) => !sameCall(pending, request));
+      const request = event.value as WaitingToolCall;
+      const others = (list: WaitingToolCall[]) => list.filter((pending) => !sameCall(pending, request));
       // The names of agentchart's CUSTOM events (CUSTOM_EVENT of agentchart/ag-ui, not imported: the
       // client takes no runtime code from the server).
       if (event.name === "agentchart.tool_approval_request")
@@ -299,7 +299,7 @@ function updateSubAgent(
 }
 
 /** Whether two waiting calls are the same call (the same id in the same agent). */
-function sameCall(a: PendingApproval, b: PendingApproval): boolean {
+function sameCall(a: WaitingToolCall, b: WaitingToolCall): boolean {
   return a.toolCallId === b.toolCallId && (a.agentPath ?? []).join("/") === (b.agentPath ?? []).join("/");
 }
 
@@ -388,9 +388,9 @@ function applySharedState(context: AgentClientContext, snapshot: unknown): Agent
   const status: ClientStatus =
     phase === "waiting" ? "waiting" : phase === "running" ? "running" : context.status;
   const awaitingClient = Array.isArray(shared.awaitingClient)
-    ? (shared.awaitingClient as PendingApproval[])
+    ? (shared.awaitingClient as WaitingToolCall[])
     : context.awaitingClient;
-  return setWaiting({ ...withState, status }, shared.awaitingApproval as PendingApproval[], awaitingClient);
+  return setWaiting({ ...withState, status }, shared.awaitingApproval as WaitingToolCall[], awaitingClient);
 }
 
 /**
@@ -405,7 +405,7 @@ function applySharedState(context: AgentClientContext, snapshot: unknown): Agent
  * ```
  */
 export function awaitClient(context: AgentClientContext, toolCallIds: Iterable<string>): AgentClientContext {
-  const added: PendingApproval[] = [];
+  const added: WaitingToolCall[] = [];
   for (const id of toolCallIds) {
     const call = context.toolCalls[id];
     if (!call || call.status === "done" || call.status === "error") continue;
@@ -436,11 +436,11 @@ export function clientAnswered(
 /** Sets the calls waiting for approval and for the client, moving calls that stopped waiting back to `running`. */
 function setWaiting(
   context: AgentClientContext,
-  awaitingApproval: PendingApproval[],
-  awaitingClient: PendingApproval[],
+  awaitingApproval: WaitingToolCall[],
+  awaitingClient: WaitingToolCall[],
 ): AgentClientContext {
   // `toolCalls` holds the root's calls only: a sub-agent's waiting call (with `agentPath`) marks none.
-  const own = (list: PendingApproval[]) =>
+  const own = (list: WaitingToolCall[]) =>
     new Set(list.filter((pending) => !pending.agentPath?.length).map((pending) => pending.toolCallId));
   const approval = own(awaitingApproval);
   const client = own(awaitingClient);

@@ -1,8 +1,7 @@
 import { createStore, type Store } from "@xstate/store";
 import type { AgUiEvent, AgUiMessage, AgUiTool, RunAgentInput } from "../ag-ui/ag-ui-events.js";
-import type { AgentCommand } from "../ag-ui/agent-command.js";
-import type { PendingApproval } from "../ag-ui/shared-state.js";
-import type { BudgetLimits } from "../types/budget.js";
+import type { WaitingToolCall } from "../agent/agent-state.js";
+import type { AddressedCommand } from "../commands/addressed-command.js";
 import {
   type AgentClientContext,
   applyAgUiEvent,
@@ -54,23 +53,13 @@ export interface AgentClientOptions {
   tools?: FrontendTool[];
 }
 
-/** The events the store takes: the commands, and what the connection reports. */
+/**
+ * The events the store takes: starting a run, answering frontend tools, and what the connection
+ * reports. Commands to the agent go through `client.command(…)`.
+ */
 export interface AgentClientEvents {
   /** Starts a run with a user message. */
   submit: { text: string };
-  /** Approves a waiting call; a sub-agent's names its `agentPath` (as `awaitingApproval` lists it). */
-  approve: { toolCallId: string; agentPath?: string[] };
-  deny: { toolCallId: string; reason?: string; agentPath?: string[] };
-  steer: { text: string };
-  followUp: { text: string };
-  /**
-   * Answers a run held at a budget limit or a loop breaker (`state.awaitingBudget`, a sub-agent's with
-   * its `agentPath`): its limits raised.
-   */
-  raiseBudget: { limits: BudgetLimits; agentPath?: string[] };
-  /** Answers a run held at a budget limit: the held call goes ahead once. */
-  continuePastBudget: { agentPath?: string[] };
-  abort: Record<string, never>;
   /**
    * Answers a call of a frontend tool waiting for the client (`awaiting-client`): `result` is text or
    * any JSON value. The answers are sent with a new run once no call waits for the client any more.
@@ -82,12 +71,23 @@ export interface AgentClientEvents {
   failed: { message: string };
 }
 
-/** The client: an `@xstate/store` store of the conversation, plus `close()` to stop following. */
+/**
+ * The client: an `@xstate/store` store of the conversation, plus `command(…)` to send the agent a
+ * command and `close()` to stop following.
+ */
 export type AgentClient = Store<
   AgentClientContext,
   { [K in keyof AgentClientEvents]: AgentClientEvents[K] },
   { type: string }
 > & {
+  /**
+   * Sends the thread's agent a command of the machine's vocabulary — `APPROVE_TOOL`, `DENY_TOOL`,
+   * `STEER`, `FOLLOW_UP`, `RAISE_BUDGET`, `CONTINUE_ONCE`, `ABORT`…, a sub-agent's with the `agentPath`
+   * that `awaitingApproval` lists — as a command request (`POST { threadId, command }`). Settles once
+   * the endpoint answered; never rejects: a refusal (the agent's `CommandError`: a call that does not
+   * wait, …) ends in `status: "error"` with `error` naming it.
+   */
+  command(command: AddressedCommand): Promise<void>;
   /** Stops reading the stream (the run goes on on the server) and drops pending reconnections. */
   close(): void;
 };
@@ -101,8 +101,8 @@ export const NOT_ANSWERED_TEXT = "Not answered: the user sent a new message inst
  * A client of an AG-UI endpoint as an `@xstate/store` store: its snapshot's context holds the
  * messages (the streaming one apart, in `streaming`), tool calls by id with their status, the status
  * of the run, the calls awaiting approval or the client's answer and the state the server shares. Its
- * events are the commands (`submit`, `approve`, `deny`, `steer`, `followUp`, `raiseBudget`,
- * `continuePastBudget`, `abort`, `answerTool`).
+ * events start runs (`submit`) and answer frontend tools (`answerTool`); `command(…)` sends the agent
+ * the machine's commands (`{ type: "APPROVE_TOOL", toolCallId }`, `{ type: "ABORT" }`, …).
  * `tools` declares frontend tools (sent with every run); their calls wait in `awaiting-client` until
  * `answerTool` (or the tool's own `execute`) answers them, and the answers continue the run with a new
  * one. `submit` while calls wait answers them "not answered" first. It reconnects by itself when the stream
@@ -117,6 +117,7 @@ export const NOT_ANSWERED_TEXT = "Not answered: the user sent a new message inst
  * const client = createAgentClient({ url: "/agent", threadId: "t1" });
  * client.subscribe(({ context }) => console.log(context.messages.length));
  * client.trigger.submit({ text: "Hello" });
+ * void client.command({ type: "APPROVE_TOOL", toolCallId: "call_1" });
  * ```
  */
 export function createAgentClient(options: AgentClientOptions): AgentClient {
@@ -177,45 +178,6 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
         );
         return sendAnswersWhenDue(answered, enqueue);
       },
-      approve: (context, event: AgentClientEvents["approve"], enqueue) => {
-        enqueue.effect(() =>
-          command({ type: "approve", toolCallId: event.toolCallId, ...pathOf(event.agentPath) }),
-        );
-        return context;
-      },
-      deny: (context, event: AgentClientEvents["deny"], enqueue) => {
-        enqueue.effect(() =>
-          command({
-            type: "deny",
-            toolCallId: event.toolCallId,
-            ...(event.reason !== undefined ? { reason: event.reason } : {}),
-            ...pathOf(event.agentPath),
-          }),
-        );
-        return context;
-      },
-      steer: (context, event: AgentClientEvents["steer"], enqueue) => {
-        enqueue.effect(() => command({ type: "steer", text: event.text }));
-        return context;
-      },
-      followUp: (context, event: AgentClientEvents["followUp"], enqueue) => {
-        enqueue.effect(() => command({ type: "followUp", text: event.text }));
-        return context;
-      },
-      raiseBudget: (context, event: AgentClientEvents["raiseBudget"], enqueue) => {
-        enqueue.effect(() =>
-          command({ type: "raiseBudget", limits: event.limits, ...pathOf(event.agentPath) }),
-        );
-        return context;
-      },
-      continuePastBudget: (context, event: AgentClientEvents["continuePastBudget"], enqueue) => {
-        enqueue.effect(() => command({ type: "continuePastBudget", ...pathOf(event.agentPath) }));
-        return context;
-      },
-      abort: (context, _event: AgentClientEvents["abort"], enqueue) => {
-        enqueue.effect(() => command({ type: "abort" }));
-        return context;
-      },
       received: (context, event: AgentClientEvents["received"], enqueue) => {
         let next = applyAgUiEvent(context, event.event, event.id);
         // Calls answered here stay answered while the answers are on their way.
@@ -273,7 +235,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   }
 
   /** Runs a call of a frontend tool with its `execute` and answers it (once per call). */
-  async function runLocally(call: PendingApproval): Promise<void> {
+  async function runLocally(call: WaitingToolCall): Promise<void> {
     if (executing.has(call.toolCallId)) return;
     executing.add(call.toolCallId);
     const execute = executors.get(call.toolName)!;
@@ -355,7 +317,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     }
   }
 
-  async function command(command: AgentCommand): Promise<void> {
+  async function command(command: AddressedCommand): Promise<void> {
     try {
       const response = await fetchFn(options.url, {
         method: "POST",
@@ -374,6 +336,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   }
 
   return Object.assign(store, {
+    command,
     close: () => {
       following?.abort();
       following = undefined;
@@ -461,8 +424,4 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
       { once: true },
     );
   });
-}
-
-function pathOf(agentPath: string[] | undefined): { agentPath?: string[] } {
-  return agentPath?.length ? { agentPath } : {};
 }

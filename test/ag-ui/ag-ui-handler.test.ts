@@ -91,7 +91,7 @@ describe("the AG-UI endpoint", () => {
       if (event.type === "STATE_SNAPSHOT") states.push(event.snapshot as SharedAgentState);
       if (event.type === "CUSTOM" && event.name === "agentchart.tool_approval_request")
         later(
-          postCommand(url, "t2", { type: "approve", toolCallId: "call_r" }).then(async (response) =>
+          postCommand(url, "t2", { type: "APPROVE_TOOL", toolCallId: "call_r" }).then(async (response) =>
             expect(await response.json()).toEqual({ ok: true, runId: "r1" }),
           ),
         );
@@ -110,21 +110,29 @@ describe("the AG-UI endpoint", () => {
     });
   });
 
-  it("denies a call by command and answers an approval for no waiting call with 409 not_awaiting", async () => {
+  it("denies a call by command and answers an approval for no waiting call with the CommandError, 409 not_waiting", async () => {
     const setup = scriptedAgents(() => [
       { toolCalls: [{ id: "call_d", name: "reverse", arguments: { text: "x" } }] },
       { text: "Understood." },
     ]);
     const { url } = await serve(setup);
-    const refused = await postCommand(url, "t3", { type: "approve", toolCallId: "call_d" });
+    const refused = await postCommand(url, "t3", { type: "APPROVE_TOOL", toolCallId: "call_d" });
     expect(refused.status).toBe(404);
     const events = await readRun(await postRun(url, runInput("t3", "r1", "Reverse x")), (event) => {
       if (event.type === "CUSTOM")
         later(
-          postCommand(url, "t3", { type: "approve", toolCallId: "nope" }).then(async (response) => {
+          postCommand(url, "t3", { type: "APPROVE_TOOL", toolCallId: "nope" }).then(async (response) => {
             expect(response.status).toBe(409);
-            expect(await response.json()).toMatchObject({ error: { code: "not_awaiting" } });
-            await postCommand(url, "t3", { type: "deny", toolCallId: "call_d", reason: "Not today" });
+            expect(await response.json()).toEqual({
+              error: {
+                code: "not_waiting",
+                message: 'APPROVE_TOOL: no tool call "nope" is awaiting approval',
+                command: "APPROVE_TOOL",
+                agentPath: [],
+                toolCallId: "nope",
+              },
+            });
+            await postCommand(url, "t3", { type: "DENY_TOOL", toolCallId: "call_d", reason: "Not today" });
           }),
         );
     });
@@ -187,9 +195,12 @@ describe("the AG-UI endpoint", () => {
       if (event.type === "CUSTOM")
         later(
           (async () => {
-            await postCommand(url, "t6", { type: "steer", text: "Be brief" });
-            await postCommand(url, "t6", { type: "followUp", text: "And then?" });
-            await postCommand(url, "t6", { type: "approve", toolCallId: "call_s" });
+            await postCommand(url, "t6", { type: "STEER", message: { role: "user", content: "Be brief" } });
+            await postCommand(url, "t6", {
+              type: "FOLLOW_UP",
+              message: { role: "user", content: "And then?" },
+            });
+            await postCommand(url, "t6", { type: "APPROVE_TOOL", toolCallId: "call_s" });
           })(),
         );
     });
@@ -223,7 +234,52 @@ describe("the AG-UI endpoint", () => {
     expect(await bad.json()).toMatchObject({ error: { code: "invalid_request" } });
     const get = await fetch(url);
     expect(get.status).toBe(405);
-    expect((await postCommand(url, "t7", { type: "abort" })).status).toBe(200);
+    expect((await postCommand(url, "t7", { type: "ABORT" })).status).toBe(200);
+  });
+
+  it("answers a command that is not one, is not taken here, or names no agent with the one CommandError", async () => {
+    const setup = scriptedAgents(() => [
+      { toolCalls: [{ id: "call_b", name: "reverse", arguments: { text: "ab" } }] },
+      { text: "Done." },
+    ]);
+    const { url } = await serve(setup);
+    const answers: { status: number; body: unknown }[] = [];
+    const send = async (command: Record<string, unknown>) => {
+      const response = await postCommand(url, "t8", command);
+      answers.push({ status: response.status, body: await response.json() });
+    };
+    const events = await readRun(await postRun(url, runInput("t8", "r1", "Reverse ab")), (event) => {
+      if (event.type === "CUSTOM" && event.name === "agentchart.tool_approval_request")
+        later(
+          (async () => {
+            await send({ type: "APPROVE_TOOL" });
+            await send({ type: "SET_MODEL", model: {} });
+            await send({ type: "PROMPT", messages: [{ role: "user", content: "Again" }] });
+            await send({ type: "DENY_TOOL", toolCallId: "call_b", agentPath: ["call_x", "call_y"] });
+            await send({ type: "CONTINUE_ONCE" });
+            await send({ type: "APPROVE_TOOL", toolCallId: "call_b" });
+          })(),
+        );
+    });
+    expect(events.at(-1)?.event).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
+    await Promise.all(inFlight.splice(0));
+    expect(answers.map(({ status, body }) => [status, (body as { error?: object }).error ?? body])).toEqual([
+      [400, expect.objectContaining({ code: "invalid_command", command: "APPROVE_TOOL", agentPath: [] })],
+      [400, expect.objectContaining({ code: "invalid_command", command: "SET_MODEL" })],
+      [409, expect.objectContaining({ code: "refused", command: "PROMPT" })],
+      [
+        409,
+        {
+          code: "no_agent",
+          message: "DENY_TOOL: no sub-agent runs at call_x/call_y",
+          command: "DENY_TOOL",
+          agentPath: ["call_x", "call_y"],
+        },
+      ],
+      [409, expect.objectContaining({ code: "not_waiting", command: "CONTINUE_ONCE", agentPath: [] })],
+      [200, { ok: true, runId: "r1" }],
+    ]);
+    expect((answers[0]!.body as { error: { message: string } }).error.message).toContain("toolCallId");
   });
 
   it("serves harnesses too: the run, its approval and its messages land in the harness's session", async () => {
@@ -231,10 +287,11 @@ describe("the AG-UI endpoint", () => {
       [{ toolCalls: [{ id: "call_hs", name: "reverse", arguments: { text: "ab" } }] }, { text: "Done: ba." }],
       { tools: [reverseTool] },
     );
-    const served = await serveOnLoopback(createAgUiHandler({ harnessFor: async () => harness }));
+    const served = await serveOnLoopback(createAgUiHandler({ agentFor: async () => harness }));
     servers.push(served);
     const events = await readRun(await postRun(served.url, runInput("hs", "r1", "Reverse ab")), (event) => {
       if (event.type === "CUSTOM")
+        // 0.2's spelling of APPROVE_TOOL, still read for one minor release.
         later(postCommand(served.url, "hs", { type: "approve", toolCallId: "call_hs" }));
     });
     expectValidAgUi(events.map(({ event }) => event));

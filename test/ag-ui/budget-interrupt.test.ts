@@ -1,8 +1,8 @@
 /**
  * A run held at a budget limit over AG-UI: a CUSTOM `agentchart.budget_exceeded` event, the shared
  * state `waiting` with the pause in `awaitingBudget` and the run's budget usage, answered by a
- * `raiseBudget` / `continuePastBudget` command or by a resume entry (`interruptId: "budget"`) of the
- * next request; a budget command to a run that does not wait gets 409 `not_awaiting`.
+ * `RAISE_BUDGET` / `CONTINUE_ONCE` command or by a resume entry (`interruptId: "budget"`) of the
+ * next request; a budget command to a run that does not wait gets the CommandError, 409 `not_waiting`.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -60,14 +60,14 @@ async function serveWithBudget(budget: AgentBudget, tool: AgentTool = upperTool)
 }
 
 describe("a budget pause over AG-UI", () => {
-  it("is a CUSTOM event and a waiting state; the raiseBudget command lets the run finish", async () => {
+  it("is a CUSTOM event and a waiting state; the RAISE_BUDGET command lets the run finish", async () => {
     const { url, agents } = await serveWithBudget({ maxModelCalls: 1 });
     const states: SharedAgentState[] = [];
     const events = await readRun(await postRun(url, runInput("b1", "r1", "Shout hi")), (event) => {
       if (event.type === "STATE_SNAPSHOT") states.push(event.snapshot as SharedAgentState);
       if (event.type === "CUSTOM" && event.name === "agentchart.budget_exceeded")
         later(
-          postCommand(url, "b1", { type: "raiseBudget", limits: { maxModelCalls: 2 } }).then(
+          postCommand(url, "b1", { type: "RAISE_BUDGET", limits: { maxModelCalls: 2 } }).then(
             async (response) => expect(await response.json()).toEqual({ ok: true, runId: "r1" }),
           ),
         );
@@ -90,7 +90,7 @@ describe("a budget pause over AG-UI", () => {
     expect(agents.get("b1")?.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
   });
 
-  it("answers a budget command to a run that does not wait with 409 not_awaiting, and bad limits with 400", async () => {
+  it("answers a budget command to a run that does not wait with 409 not_waiting, and bad limits with 400 invalid_command", async () => {
     // The tool runs until the test lets it finish: the run is busy, not paused, meanwhile.
     const release = deferred<void>();
     const blocking = defineTool({
@@ -106,12 +106,14 @@ describe("a budget pause over AG-UI", () => {
     await readRun(await postRun(url, runInput("b2", "r1", "Shout hi")), (event) => {
       if (event.type === "TOOL_CALL_END")
         later(
-          postCommand(url, "b2", { type: "continuePastBudget" }).then(async (response) => {
+          postCommand(url, "b2", { type: "CONTINUE_ONCE" }).then(async (response) => {
             expect(response.status).toBe(409);
-            expect(await response.json()).toMatchObject({
+            expect(await response.json()).toEqual({
               error: {
-                code: "not_awaiting",
-                message: expect.stringContaining("is not waiting at a budget limit"),
+                code: "not_waiting",
+                message: "CONTINUE_ONCE: the agent is not waiting at a budget limit",
+                command: "CONTINUE_ONCE",
+                agentPath: [],
               },
             });
             release.resolve();
@@ -119,10 +121,13 @@ describe("a budget pause over AG-UI", () => {
         );
       if (event.type === "CUSTOM" && event.name === "agentchart.budget_exceeded")
         later(
-          postCommand(url, "b2", { type: "raiseBudget", limits: { maxModelCalls: -3 } }).then(
+          postCommand(url, "b2", { type: "RAISE_BUDGET", limits: { maxModelCalls: -3 } }).then(
             async (response) => {
               expect(response.status).toBe(400);
-              expect(await response.json()).toMatchObject({ error: { code: "invalid_request" } });
+              expect(await response.json()).toMatchObject({
+                error: { code: "invalid_command", command: "RAISE_BUDGET" },
+              });
+              // 0.2's spelling of CONTINUE_ONCE, still read for one minor release.
               await postCommand(url, "b2", { type: "continuePastBudget" });
             },
           ),
@@ -168,7 +173,7 @@ describe("a budget pause over AG-UI", () => {
     });
   });
 
-  it("the client store answers it: raiseBudget when its shared state lists the pause", async () => {
+  it("the client store answers it: RAISE_BUDGET when its shared state lists the pause", async () => {
     const { url, agents } = await serveWithBudget({ maxModelCalls: 1 });
     const client = createAgentClient({ url, threadId: "b5", memory: null });
     const seen: BudgetPause[] = [];
@@ -178,7 +183,7 @@ describe("a budget pause over AG-UI", () => {
         for (const pause of pauses)
           if (seen.length === 0) {
             seen.push(pause);
-            client.trigger.raiseBudget({ limits: { maxModelCalls: 3 } });
+            void client.command({ type: "RAISE_BUDGET", limits: { maxModelCalls: 3 } });
           }
         if (context.runId !== undefined && context.status === "idle" && seen.length > 0) {
           subscription.unsubscribe();

@@ -334,7 +334,7 @@ describe("error codes", () => {
     }
   });
 
-  it("answers the loser of two requests answering the same client-tool call with 409 not_awaiting", async () => {
+  it("answers the loser of two requests answering the same client-tool call with 409 not_waiting", async () => {
     const { handler } = countingHandler({}, colourScript);
     const first = await readRun(await handler(post(runInput("f1", "r1", "Pick", { tools: [pickColour] }))));
     expect(first.at(-1)?.event).toMatchObject({ outcome: { pendingToolCallIds: ["call_c"] } });
@@ -352,7 +352,11 @@ describe("error codes", () => {
     const statuses = [one.status, two.status].sort();
     expect(statuses).toEqual([200, 409]);
     const loser = one.status === 409 ? one : two;
-    expect((await errorOf(loser)).code).toBe("not_awaiting");
+    expect(await errorOf(loser)).toMatchObject({
+      code: "not_waiting",
+      command: "ANSWER_TOOL",
+      toolCallId: "call_c",
+    });
     await readRun(one.status === 200 ? one : two);
   });
 

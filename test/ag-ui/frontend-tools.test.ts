@@ -263,8 +263,11 @@ describe("frontend tools (RunAgentInput.tools)", () => {
     expect(early.status).toBe(409);
     expect(await early.json()).toEqual({
       error: {
-        code: "not_awaiting",
-        message: 'No tool call "call_c" of thread f5 waits for the client\'s answer',
+        code: "not_waiting",
+        message: 'ANSWER_TOOL: no tool call "call_c" is awaiting the client',
+        command: "ANSWER_TOOL",
+        agentPath: [],
+        toolCallId: "call_c",
       },
     });
 
@@ -275,7 +278,9 @@ describe("frontend tools (RunAgentInput.tools)", () => {
       nextInput("f5", "r2", [], [{ id: "x", role: "tool", toolCallId: "call_nope", content: "?" }]),
     );
     expect(stray.status).toBe(409);
-    expect(await stray.json()).toMatchObject({ error: { code: "not_awaiting" } });
+    expect(await stray.json()).toMatchObject({
+      error: { code: "not_waiting", command: "ANSWER_TOOL", toolCallId: "call_nope" },
+    });
     const ignored = await postRun(
       url,
       nextInput("f5", "r2", [], [{ id: "u2", role: "user", content: "Never mind" }]),
@@ -334,7 +339,7 @@ describe("frontend tools (RunAgentInput.tools)", () => {
     await readRun(await postRun(url, runInput("f7", "r1", "Pick", { tools: [pickColour] })));
     const agent = setup.agents.get("f7")!;
     expect(agent.state.isStreaming).toBe(true);
-    expect((await postCommand(url, "f7", { type: "abort" })).status).toBe(200);
+    expect((await postCommand(url, "f7", { type: "ABORT" })).status).toBe(200);
     await agent.waitForIdle();
     expect(agent.state.isStreaming).toBe(false);
     expect(agent.state.awaitingClient).toEqual([]);
@@ -348,7 +353,7 @@ describe("frontend tools (RunAgentInput.tools)", () => {
       model: testModel,
       streamFn: scriptedModel(colourScript()),
     });
-    const first = await serve(createAgUiHandler({ harnessFor: () => firstHarness }));
+    const first = await serve(createAgUiHandler({ agentFor: () => firstHarness }));
     const before = await readRun(
       await postRun(first.url, runInput("f9", "r1", "Pick", { tools: [pickColour] })),
     );
@@ -366,7 +371,7 @@ describe("frontend tools (RunAgentInput.tools)", () => {
     let restored: AgentHarness | undefined;
     const second = await serve(
       createAgUiHandler({
-        harnessFor: async (_threadId, { clientTools }) => {
+        agentFor: async (_threadId, { clientTools }) => {
           const reopened = await new JsonlSessionRepo({ root }).open(session.id);
           restored = AgentHarness.restore(saved, {
             session: reopened,
@@ -412,7 +417,7 @@ describe("frontend tools (RunAgentInput.tools)", () => {
       const firstServer = await serve(
         kind === "harness"
           ? createAgUiHandler({
-              harnessFor: () => {
+              agentFor: () => {
                 firstHarness = new AgentHarness({
                   session,
                   model: testModel,
@@ -443,7 +448,7 @@ describe("frontend tools (RunAgentInput.tools)", () => {
       const secondServer = await serve(
         kind === "harness"
           ? createAgUiHandler({
-              harnessFor: async (_threadId, { clientTools }) => {
+              agentFor: async (_threadId, { clientTools }) => {
                 const reopened = await new JsonlSessionRepo({ root }).open(session.id);
                 restored = AgentHarness.restore(saved, {
                   session: reopened,

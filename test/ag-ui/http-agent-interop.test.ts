@@ -9,6 +9,7 @@ afterEach(async () => {
 
 describe("the official @ag-ui/client HttpAgent on our endpoint", () => {
   it("runs two turns of a thread, with a tool call approved by command, and sees the server's transcript", async () => {
+    // Before the approval, an approval addressed to a sub-agent that does not exist: the CommandError, 409.
     const setup = scriptedAgents(() => [
       { text: "Reversing.", toolCalls: [{ id: "call_h", name: "reverse", arguments: { text: "stressed" } }] },
       { text: "It reads desserts." },
@@ -18,7 +19,8 @@ describe("the official @ag-ui/client HttpAgent on our endpoint", () => {
     servers.push(served);
     const client = new HttpAgent({ url: served.url, threadId: "h1" });
     const seen: string[] = [];
-    const approvals: Promise<Response>[] = [];
+    const approvals: Promise<{ status: number; body: unknown }[]>[] = [];
+    const answer = async (response: Response) => ({ status: response.status, body: await response.json() });
     client.addMessage({ id: "u1", role: "user", content: "Reverse stressed" });
     await client.runAgent(
       { runId: "run-1" },
@@ -28,11 +30,39 @@ describe("the official @ag-ui/client HttpAgent on our endpoint", () => {
         },
         onCustomEvent: ({ event }) => {
           if (event.name === "agentchart.tool_approval_request")
-            approvals.push(postCommand(served.url, "h1", { type: "approve", toolCallId: "call_h" }));
+            approvals.push(
+              (async () => [
+                await answer(
+                  await postCommand(served.url, "h1", {
+                    type: "APPROVE_TOOL",
+                    toolCallId: "call_h",
+                    agentPath: ["ghost"],
+                  }),
+                ),
+                await answer(
+                  await postCommand(served.url, "h1", { type: "APPROVE_TOOL", toolCallId: "call_h" }),
+                ),
+              ])(),
+            );
         },
       },
     );
-    expect((await Promise.all(approvals)).map((response) => response.status)).toEqual([200]);
+    expect(await Promise.all(approvals)).toEqual([
+      [
+        {
+          status: 409,
+          body: {
+            error: {
+              code: "no_agent",
+              message: "APPROVE_TOOL: no sub-agent runs at ghost",
+              command: "APPROVE_TOOL",
+              agentPath: ["ghost"],
+            },
+          },
+        },
+        { status: 200, body: { ok: true, runId: "run-1" } },
+      ],
+    ]);
     expect(seen[0]).toBe("RUN_STARTED");
     expect(seen.at(-1)).toBe("RUN_FINISHED");
     const stripped = client.messages.map((message) => {

@@ -45,7 +45,7 @@ describe("sub-agents on the AG-UI endpoint, read by the official @ag-ui/client",
         onCustomEvent: ({ event }) => {
           if (event.name !== "agentchart.tool_approval_request") return;
           const { toolCallId, agentPath } = event.value as { toolCallId: string; agentPath: string[] };
-          commands.push(postCommand(url, "t1", { type: "approve", toolCallId, agentPath }));
+          commands.push(postCommand(url, "t1", { type: "APPROVE_TOOL", toolCallId, agentPath }));
         },
       },
     );
@@ -160,7 +160,7 @@ describe("sub-agents on the AG-UI endpoint, read by the official @ag-ui/client",
           events.push(event as AgUiEvent);
           const typed = event as AgUiEvent;
           if (typed.type === "TEXT_MESSAGE_CONTENT" && typed.subagentRunId === "s1" && !aborted)
-            aborted = postCommand(url, "t3", { type: "abort" });
+            aborted = postCommand(url, "t3", { type: "ABORT" });
         },
       },
     );

@@ -35,7 +35,7 @@ function settled(client: AgentClient): Promise<AgentClientContext> {
       for (const pending of context.awaitingApproval)
         if (!approved.has(pending.toolCallId)) {
           approved.add(pending.toolCallId);
-          client.trigger.approve({ toolCallId: pending.toolCallId });
+          void client.command({ type: "APPROVE_TOOL", toolCallId: pending.toolCallId });
         }
       if (context.runId !== undefined && (context.status === "idle" || context.status === "error")) {
         subscription.unsubscribe();

@@ -54,7 +54,7 @@ describe("the client store with sub-agents", () => {
     expect(waiting.toolCalls.s1?.status).toBe("running");
     expect(waiting.toolCalls.r1).toBeUndefined();
 
-    client.trigger.approve({ toolCallId: "r1", agentPath: ["s1"] });
+    void client.command({ type: "APPROVE_TOOL", toolCallId: "r1", agentPath: ["s1"] });
     const done = await when(client, (context) => context.status === "idle");
     expect(served.refunds).toEqual(["A-1"]);
     expect(done.messages.map((message) => [message.role, message.content ?? ""])).toEqual([
@@ -75,7 +75,7 @@ describe("the client store with sub-agents", () => {
     clients.push(client);
     client.trigger.submit({ text: "Go" });
     await when(client, (context) => context.subAgents.s1?.text.startsWith("Thinking") === true);
-    client.trigger.abort({});
+    void client.command({ type: "ABORT" });
     const ended = await when(client, (context) => context.status === "idle");
     expect(ended.subAgents.s1).toMatchObject({ status: "error", error: expect.stringMatching(/abort/i) });
     expect(ended.messages.some((message) => message.content === "Thinking very hard")).toBe(false);

@@ -141,12 +141,12 @@ describe("the AG-UI endpoint over sessions keeps the in-process error contract",
     return { status: response.status, body: (await response.json()) as { error?: { code: string } } };
   };
 
-  it("404 unknown_thread, 400 invalid_request, 409 not_awaiting", async () => {
+  it("404 unknown_thread, 400 invalid_request, 409 not_waiting (the CommandError)", async () => {
     const { client } = await fixture.setup();
     const handler = createAgUiHandler({ sessions: client });
     await client.submit("known", "hello", { cwd: "/w" }); // no worker: it stays queued
 
-    const unknown = await post(handler, { threadId: "nobody", command: { type: "abort" } });
+    const unknown = await post(handler, { threadId: "nobody", command: { type: "ABORT" } });
     expect({ status: unknown.status, code: unknown.body.error?.code }).toEqual({
       status: 404,
       code: "unknown_thread",
@@ -169,11 +169,11 @@ describe("the AG-UI endpoint over sessions keeps the in-process error contract",
     }
     const stray = await post(handler, {
       threadId: "known",
-      command: { type: "approve", toolCallId: "call-1" },
+      command: { type: "APPROVE_TOOL", toolCallId: "call-1" },
     });
     expect({ status: stray.status, code: stray.body.error?.code }).toEqual({
       status: 409,
-      code: "not_awaiting",
+      code: "not_waiting",
     });
   });
 });

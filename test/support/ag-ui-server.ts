@@ -3,10 +3,10 @@ import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import type { AgUiEvent, RunAgentInput } from "../../src/ag-ui/ag-ui-events.js";
 import { createAgUiHandler, type FetchHandler } from "../../src/ag-ui/ag-ui-handler.js";
-import type { AgentCommand } from "../../src/ag-ui/agent-command.js";
 import { toNodeListener } from "../../src/ag-ui/node-listener.js";
 import { Agent } from "../../src/agent/agent.js";
 import { readSse } from "../../src/client/sse-reader.js";
+import type { AddressedCommand } from "../../src/commands/addressed-command.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { testModel } from "./loop-harness.js";
@@ -114,7 +114,11 @@ export async function readRun(
 }
 
 /** Sends a command; resolves with the response. */
-export function postCommand(url: string, threadId: string, command: AgentCommand) {
+export function postCommand(
+  url: string,
+  threadId: string,
+  command: AddressedCommand | Record<string, unknown>,
+) {
   return fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
