@@ -3,7 +3,6 @@ import { CommandError } from "../commands/command-error.js";
 import type { AgentSurface } from "../harness/agent-surface.js";
 import type { HarnessEvent } from "../harness/hooks.js";
 import { messageText, userMessage } from "../loop/messages.js";
-import type { AgentMessage } from "../types/messages.js";
 import { AgUiError } from "./ag-ui-error.js";
 import { AG_UI_PROTOCOL_VERSION } from "./ag-ui-events.js";
 import { RunLog } from "./run-log.js";
@@ -148,7 +147,7 @@ export class AgUiRun {
   #state(): SharedAgentState {
     const live = !this.#ended || this.#parked;
     const state = this.#surface.state;
-    const queued = queuedMessages(this.#surface);
+    const queued = this.#surface.queued;
     const paused = live ? state.budget?.paused : undefined;
     const awaitingApproval = live ? [...state.awaitingApproval] : [];
     const waiting = awaitingApproval.length > 0 || paused !== undefined || this.#parked;
@@ -216,16 +215,4 @@ export class AgUiRun {
     const code = (error as { code?: unknown } | null)?.code;
     return Object.assign(new Error(this.#failureText(error)), typeof code === "string" ? { code } : {});
   }
-}
-
-type Queues = { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] };
-
-/**
- * The queued steering and follow-up messages: `AgentSurface` does not show the queues, so they are read
- * where an `Agent` (`agent.queued`) and an `AgentHarness` (`harness.agent.queued`) keep them; another
- * surface shows none.
- */
-function queuedMessages(surface: AgentSurface): Queues {
-  const holder = surface as Partial<{ queued: Queues; agent: { queued?: Queues } }>;
-  return holder.queued ?? holder.agent?.queued ?? { steering: [], followUp: [] };
 }

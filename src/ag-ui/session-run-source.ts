@@ -34,13 +34,13 @@ export interface SessionRunSource {
    * "not_awaiting" when it does not wait (nothing stored), "not_found" for an unknown session,
    * "invalid_id" for a malformed id — as the other commands do for the last two.
    */
-  approve(sessionId: string, toolCallId: string, options?: { agentPath?: string[] }): Promise<void>;
+  approve(sessionId: string, toolCallId: string, options?: { agentPath?: readonly string[] }): Promise<void>;
   /** Denies a waiting call; rejects as `approve` does. */
   deny(
     sessionId: string,
     toolCallId: string,
     reason?: string,
-    options?: { agentPath?: string[] },
+    options?: { agentPath?: readonly string[] },
   ): Promise<void>;
   steer(sessionId: string, text: string): Promise<void>;
   followUp(sessionId: string, text: string): Promise<void>;

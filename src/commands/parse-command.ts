@@ -148,7 +148,7 @@ function withTimestamps<T extends object>(command: T): T {
 }
 
 /** An empty `agentPath` is the root's: dropped, so one command has one spelling. */
-function withoutEmpty<T extends { agentPath?: string[] }>(command: T): T {
+function withoutEmpty<T extends { agentPath?: readonly string[] }>(command: T): T {
   if (command.agentPath?.length !== 0) return command;
   const { agentPath: _, ...rest } = command;
   return rest as T;

@@ -434,6 +434,11 @@ export class AgentHarness implements AgentSurface {
     return this.#agent.state;
   }
 
+  /** The messages queued by `steer` and `followUp`, not delivered yet (`harness.agent.queued`). */
+  get queued(): { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] } {
+    return this.#agent.queued;
+  }
+
   /** True unless idle: a turn, a retry wait, a compaction or a navigation runs. */
   get isRunning(): boolean {
     return this.#busy();

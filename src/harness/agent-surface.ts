@@ -2,7 +2,7 @@ import type { Observable } from "rxjs";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { AgentState } from "../agent/agent-state.js";
 import type { AddressedCommand } from "../commands/addressed-command.js";
-import type { ImageContent } from "../types/messages.js";
+import type { AgentMessage, ImageContent } from "../types/messages.js";
 import type { RunResult } from "../types/output.js";
 import type { AgentTool } from "../types/tool.js";
 import type { HarnessEvent } from "./hooks.js";
@@ -34,6 +34,8 @@ export interface AgentSurface {
   readonly events$: Observable<HarnessEvent>;
   /** The state now: transcript, active tools, calls waiting at every depth, budget, queues' effect. */
   readonly state: AgentState;
+  /** The messages queued by `STEER` and `FOLLOW_UP`, not delivered yet (the same object until they change). */
+  readonly queued: { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] };
   /** True while something runs (a run; for a harness also a retry wait, a compaction, a navigation). */
   readonly isRunning: boolean;
   /** Settles once nothing runs. */
