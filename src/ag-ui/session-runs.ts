@@ -1,3 +1,4 @@
+import { isCommandError } from "../commands/command-error.js";
 import { messageText } from "../loop/messages.js";
 import { SessionError } from "../types/session-error.js";
 import { AgUiError } from "./ag-ui-error.js";
@@ -84,6 +85,9 @@ export function sessionRuns(source: SessionRunSource): SessionRuns {
 
 /** The store's refusal as the endpoint's `AgUiError` (the in-process mode's codes); other errors as they are. */
 function refusal(error: unknown): never {
+  // The PostgreSQL client refuses a decision for a call that does not wait with CommandError.
+  if (isCommandError(error, "not_waiting"))
+    throw new AgUiError("not_awaiting", error.message, { cause: error });
   if (!(error instanceof SessionError)) throw error;
   const code =
     error.code === "not_found"

@@ -121,6 +121,11 @@ function migrations(s: string): string[][] {
       `CREATE TRIGGER approval_requests_notify AFTER INSERT OR UPDATE ON ${s}.approval_requests
          FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
     ],
+    [
+      // Version 5: budgets. The limit a parked run waits at (a budget or a loop breaker; NULL: it waits
+      // for approvals only).
+      `ALTER TABLE ${s}.parked_runs ADD COLUMN paused jsonb`,
+    ],
   ];
 }
 

@@ -27,13 +27,16 @@ describe("commands of a session", () => {
     );
   });
 
-  it("an approval sent ahead of the call's request is refused with not_awaiting and stored nowhere; the call waits for a person", {
+  it("an approval sent ahead of the call's request is refused with CommandError not_waiting and stored nowhere; the call waits for a person", {
     timeout: 60_000,
   }, async () => {
     const { schema, client, repo } = await fixture.setup();
     await client.submit("ahead", "guarded door", { cwd: "/w" });
-    await expect(client.approve("ahead", "call-1")).rejects.toMatchObject({ code: "not_awaiting" });
-    expect(await pending(schema, "ahead")).toEqual({ commands: [{ kind: "prompt" }], requests: [] });
+    await expect(client.approve("ahead", "call-1")).rejects.toMatchObject({
+      name: "CommandError",
+      code: "not_waiting",
+    });
+    expect(await pending(schema, "ahead")).toEqual({ commands: [{ kind: "PROMPT" }], requests: [] });
 
     await fixture.startWorker(schema);
     await watchUntil(client, "ahead", "awaiting_approval");
@@ -53,7 +56,10 @@ describe("commands of a session", () => {
     await client.approve("twice", "call-1").catch(() => {}); // a retry: accepted or refused, never kept
     await watchUntil(client, "twice", "idle");
     // The next prompt's call has the same id: the stray approval must not answer it.
-    await expect(client.approve("twice", "call-1")).rejects.toMatchObject({ code: "not_awaiting" });
+    await expect(client.approve("twice", "call-1")).rejects.toMatchObject({
+      name: "CommandError",
+      code: "not_waiting",
+    });
     const { afterSeq } = await client.submit("twice", "guarded second");
     await watchUntil(client, "twice", "awaiting_approval", afterSeq);
     expect((await messageTexts(repo, "twice")).slice(4)).toEqual(["guarded second", "[toolCall]"]);

@@ -88,7 +88,7 @@ describe("resumable streams across processes (recorded reply deltas)", () => {
       const { rows: commands } = await pool.query(
         `SELECT kind FROM "${schema}".commands WHERE session_id = 'old'`,
       );
-      expect(commands).toEqual([{ kind: "prompt" }]);
+      expect(commands).toEqual([{ kind: "PROMPT" }]);
     } finally {
       await client.close();
     }
