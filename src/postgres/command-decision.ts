@@ -61,6 +61,12 @@ export function decideCommand(run: RunView, stored: StoredCommand): CommandDecis
     case "FOLLOW_UP":
       if (path.length > 0)
         return refuse(command.type, `a worker takes ${command.type} for the root agent only, not${at}`, path);
+      if (command.type === "PROMPT" && command.messages.length !== 1)
+        return refuse(
+          command.type,
+          `a worker takes a prompt of one user message, not ${command.messages.length}`,
+          path,
+        );
       if (run.phase === "idle") return { action: "start" };
       if (run.phase === "parked" || command.type === "PROMPT") return { action: "keep" };
       return { action: "apply" };

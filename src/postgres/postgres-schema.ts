@@ -123,8 +123,9 @@ function migrations(s: string): string[][] {
     ],
     [
       // Version 5: budgets. The limit a parked run waits at (a budget or a loop breaker; NULL: it waits
-      // for approvals only).
-      `ALTER TABLE ${s}.parked_runs ADD COLUMN paused jsonb`,
+      // for approvals only), and the parked harness's exact JSON when jsonb cannot hold it (a budget
+      // ledger's reply signature holds NUL).
+      `ALTER TABLE ${s}.parked_runs ADD COLUMN paused jsonb, ADD COLUMN harness_raw text`,
     ],
   ];
 }

@@ -42,10 +42,10 @@ export interface ParkedRun {
   paused?: BudgetExceeded;
 }
 
-/** A command's payload as the `commands` row stores it (`payload_raw`: the exact JSON when jsonb cannot hold it). */
-function payloadOf(command: CommandFromOutside): { json: string; raw: string | null } {
+/** A value as a row stores it: jsonb, and the exact JSON when jsonb cannot hold it (`*_raw`). */
+function jsonbOf(value: unknown): { json: string; raw: string | null } {
   const lines: JsonbLines = { json: [], raw: [] };
-  pushLine(lines, JSON.stringify(command));
+  pushLine(lines, JSON.stringify(value));
   return { json: lines.json[0]!, raw: lines.raw[0]! };
 }
 
@@ -138,7 +138,7 @@ export class RunStore {
     join: string,
     requestKey?: string,
   ): Promise<string | undefined> {
-    const payload = payloadOf(command);
+    const payload = jsonbOf(command);
     const { rows } = await this.db.query<{ id: string }>(
       `WITH command AS (
          INSERT INTO ${this.s}.commands (session_id, kind, payload, payload_raw, request_id)
@@ -188,14 +188,16 @@ export class RunStore {
 
   /** Stores (or replaces) the session's parked run. */
   async park(sessionId: string, parked: ParkedRun): Promise<void> {
+    const harness = jsonbOf(parked.harness);
     await this.db.query(
-      `INSERT INTO ${this.s}.parked_runs (session_id, harness, awaiting, paused)
-       VALUES ($1, $2::jsonb, $3::text[], $4::jsonb)
-       ON CONFLICT (session_id) DO UPDATE SET harness = EXCLUDED.harness, awaiting = EXCLUDED.awaiting,
-         paused = EXCLUDED.paused, parked_at = now()`,
+      `INSERT INTO ${this.s}.parked_runs (session_id, harness, harness_raw, awaiting, paused)
+       VALUES ($1, $2::jsonb, $3, $4::text[], $5::jsonb)
+       ON CONFLICT (session_id) DO UPDATE SET harness = EXCLUDED.harness, harness_raw = EXCLUDED.harness_raw,
+         awaiting = EXCLUDED.awaiting, paused = EXCLUDED.paused, parked_at = now()`,
       [
         sessionId,
-        JSON.stringify(parked.harness),
+        harness.json,
+        harness.raw,
         parked.awaiting,
         parked.paused === undefined ? null : JSON.stringify(parked.paused),
       ],
@@ -204,14 +206,19 @@ export class RunStore {
 
   /** The session's parked run, if it has one. */
   async parked(sessionId: string): Promise<ParkedRun | undefined> {
-    const { rows } = await this.db.query<ParkedRun & { paused: BudgetExceeded | null }>(
-      `SELECT harness, awaiting, paused FROM ${this.s}.parked_runs WHERE session_id = $1`,
+    const { rows } = await this.db.query<StoredJson & { awaiting: string[]; paused: BudgetExceeded | null }>(
+      `SELECT CASE WHEN harness_raw IS NULL THEN harness END AS json, harness_raw AS raw, awaiting, paused
+         FROM ${this.s}.parked_runs WHERE session_id = $1`,
       [sessionId],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { paused, ...parked } = row;
-    return paused === null ? parked : { ...parked, paused };
+    const parked: ParkedRun = {
+      harness:
+        row.raw === null && row.json === null ? null : (storedValue(row) as unknown as PersistedHarness),
+      awaiting: row.awaiting,
+    };
+    return row.paused === null ? parked : { ...parked, paused: row.paused };
   }
 
   /** Forgets the session's parked run (it was restored and finished). */

@@ -7,7 +7,7 @@ import { planResume } from "../harness/resume-run.js";
 import { failedAssistantMessage, messageText, toolResultMessage } from "../loop/messages.js";
 import { ABORTED_CALL_TEXT } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
-import type { AgentMessage } from "../types/messages.js";
+import type { AgentMessage, ImageContent, UserMessage } from "../types/messages.js";
 import { resolveModel } from "../types/resolve-model.js";
 import { type CommandDecision, decideCommand, type RunView } from "./command-decision.js";
 import type { PostgresSession } from "./postgres-session.js";
@@ -369,8 +369,8 @@ export class SessionRun {
   }
 
   /**
-   * Starts a run for the command (`harness.send` of a `PROMPT`; a steer or follow-up sent while idle
-   * is the prompt of its message). The entry naming the command is appended in the same tick as the
+   * Starts a run for the command: the prompt of its one user message (a steer or follow-up sent while
+   * idle is a prompt too). The entry naming the command is appended in the same tick as the
    * prompt's user message (one append batch, one statement), so a command is taken exactly once.
    */
   #startPrompt(stored: StoredCommand): Promise<unknown> {
@@ -380,13 +380,13 @@ export class SessionRun {
       subscription.unsubscribe();
       this.#markTaken(stored.id, false); // the row goes once the run ends
     });
-    const command = stored.command!;
-    harness.send(
-      command.type === "PROMPT"
-        ? command
-        : { type: "PROMPT", messages: [(command as MessageCommand["command"]).message] },
-    );
-    return harness.waitForIdle().finally(() => subscription.unsubscribe());
+    const command = stored.command as Extract<AddressedCommand, { type: "PROMPT" | "STEER" | "FOLLOW_UP" }>;
+    const message = (command.type === "PROMPT" ? command.messages[0] : command.message) as UserMessage;
+    const images =
+      typeof message.content === "string"
+        ? []
+        : message.content.filter((block): block is ImageContent => block.type === "image");
+    return harness.prompt(messageText(message), { images }).finally(() => subscription.unsubscribe());
   }
 
   /**
@@ -453,7 +453,8 @@ export class SessionRun {
           event.type === "message_end" ||
           isPause(event);
         if (settled || parking || !peopleAsked || !settling) return;
-        if (runWaitOf(harness).onlyForPeople) park().catch(fail);
+        // The state shows a pause once its event is out: parking reads it after the session's flush.
+        if (isPause(event) || runWaitOf(harness).onlyForPeople) park().catch(fail);
       });
       const poll = setInterval(() => {
         if (!settled) void this.#applyRunCommands(harness).catch(fail);
