@@ -101,6 +101,41 @@ describe("commands of a session", () => {
   });
 });
 
+describe("a command a worker cannot apply", () => {
+  it("is refused in the session (an agentchart.command_refused entry a watch shows, naming the call) and its row deleted", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    await client.submit("refused", "hello", { cwd: "/w" });
+    await client.send("refused", {
+      type: "ANSWER_TOOL",
+      toolCallId: "nope",
+      result: { content: [{ type: "text", text: "42" }] },
+    });
+    await fixture.startWorker(schema);
+    const updates = await watchUntil(client, "refused", "idle");
+    const refusals = updates.flatMap((update) =>
+      update.type === "entry" &&
+      update.entry.type === "custom" &&
+      update.entry.customType === "agentchart.command_refused"
+        ? [update.entry.data]
+        : [],
+    );
+    expect(refusals).toEqual([
+      {
+        commandId: expect.any(String),
+        code: "not_waiting",
+        command: "ANSWER_TOOL",
+        agentPath: [],
+        toolCallId: "nope",
+        message: "ANSWER_TOOL: tool call nope does not wait for a client's result",
+      },
+    ]);
+    expect(await messageTexts(repo, "refused")).toEqual(["hello", "echo: hello"]);
+    expect(await pending(schema, "refused")).toEqual({ commands: [], requests: [] });
+  });
+});
+
 describe("text a session can store", () => {
   it("a prompt with NUL and a lone surrogate is submitted, answered and stored exactly", {
     timeout: 60_000,

@@ -19,7 +19,9 @@ afterAll(async () => {
 });
 
 describe("`agentchart --database-url` at a budget pause", () => {
-  it("asks the person; `c` sends CONTINUE_ONCE and the worker finishes the run", { timeout: 60_000 }, async () => {
+  it("asks the person; `c` sends CONTINUE_ONCE and the worker finishes the run", {
+    timeout: 60_000,
+  }, async () => {
     const admin = new pg.Client({ connectionString: serverUrl });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${database}`);
