@@ -101,6 +101,43 @@ describe("commands of a session", () => {
   });
 });
 
+describe("rows written by 0.2", () => {
+  it("a prompt row and an approval row in 0.2's spelling ({ kind }) still run", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    await client.submit("old", "hello", { cwd: "/w" }); // creates the session; its PROMPT row is replaced
+    const sql = fixture.server.pool;
+    await sql.query(`DELETE FROM "${schema}".commands WHERE session_id = 'old'`);
+    await sql.query(
+      `INSERT INTO "${schema}".commands (session_id, kind, payload) VALUES ('old', 'prompt', '{"kind":"prompt","text":"guarded door"}')`,
+    );
+    await fixture.startWorker(schema);
+    await watchUntil(client, "old", "awaiting_approval");
+    const { rows } = await sql.query(
+      `SELECT request_id FROM "${schema}".approval_requests WHERE session_id = 'old' AND request_key = 'call-1'`,
+    );
+    await sql.query(
+      `INSERT INTO "${schema}".commands (session_id, kind, payload, request_id) VALUES ('old', 'approve', $1::jsonb, $2)`,
+      [
+        JSON.stringify({ kind: "approve", toolCallId: "call-1", requestId: rows[0].request_id }),
+        rows[0].request_id,
+      ],
+    );
+    // Any command wakes the session (this one is stale: no sub-agent "nobody" runs).
+    await client.send("old", { type: "ABORT", agentPath: ["nobody"] });
+    await watchUntil(client, "old", "idle");
+    expect(await messageTexts(repo, "old")).toEqual([
+      "guarded door",
+      "[toolCall]",
+      "guarded ran",
+      "done: guarded ran",
+    ]);
+    expect(await fixture.effects(schema)).toEqual([{ key: "old:call-1", attempts: 1 }]);
+    expect(await pending(schema, "old")).toEqual({ commands: [], requests: [] });
+  });
+});
+
 describe("a command a worker cannot apply", () => {
   it("is refused in the session (an agentchart.command_refused entry a watch shows, naming the call) and its row deleted", {
     timeout: 60_000,
