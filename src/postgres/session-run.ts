@@ -356,11 +356,10 @@ export class SessionRun {
     MessageCommand | (StoredCommand & { command: { type: "PROMPT" } }) | undefined
   > {
     const { session, store } = this.host;
-    const commands = (await store.commands(session.id)).filter((stored) => {
-      if (!this.#taken.has(stored.id)) return true;
-      void store.deleteCommands([stored.id]); // its message is stored: a worker died before removing it
-      return false;
-    });
+    const all = await store.commands(session.id);
+    // A taken command's message is stored: a worker died before removing its row.
+    await store.deleteCommands(all.filter(({ id }) => this.#taken.has(id)).map(({ id }) => id));
+    const commands = all.filter(({ id }) => !this.#taken.has(id));
     const decided = await this.#settleResting(commands, restingView(undefined, new Map()));
     return decided.find(({ decision }) => decision.action === "start")?.stored as
       | MessageCommand

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PersistedHarness } from "../../src/harness/snapshot.js";
 import { messageText, userMessage } from "../../src/loop/messages.js";
 import { RunStore } from "../../src/postgres/run-store.js";
@@ -6,6 +6,8 @@ import { PostgresSessionRepo } from "../../src/postgres.js";
 import { PglitePool } from "../support/pglite-pool.js";
 
 const pool = new PglitePool();
+// PGlite boots on its first query (seconds on a loaded machine): in setup, not in the first test.
+beforeAll(() => pool.query("SELECT 1"), 120_000);
 afterAll(() => pool.close());
 let schemas = 0;
 
