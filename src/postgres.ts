@@ -1,6 +1,5 @@
 // Node-only: sessions in PostgreSQL (`agentchart/postgres`), on the `pg` client.
 
-export type { ApprovalRequest } from "./postgres/approval-wait.js";
 export type { AgentClient, ClientOptions, SessionEntryUpdate, Submitted } from "./postgres/client.js";
 export { createClient } from "./postgres/client.js";
 export type { ClientRun } from "./postgres/client-runs.js";
@@ -19,8 +18,8 @@ export type {
   SessionPage,
 } from "./postgres/postgres-session-repo.js";
 export { PostgresSessionRepo } from "./postgres/postgres-session-repo.js";
-export type { ParkedRun, RunState, SessionCommand } from "./postgres/run-store.js";
-export { COMMAND_ENTRY_TYPE } from "./postgres/session-run.js";
+export type { ParkedRun, RunState } from "./postgres/run-store.js";
+export { COMMAND_ENTRY_TYPE, COMMAND_REFUSED_ENTRY_TYPE } from "./postgres/session-run.js";
 export type { SessionUpdate } from "./postgres/session-watch.js";
 export type {
   AgentWorker,

@@ -89,6 +89,7 @@ export function sessionRuns(source: SessionRunSource): SessionRuns {
 
 /** The store's refusal as the in-process mode's error (`AgUiError`, `CommandError`); other errors as they are. */
 function refusal(error: unknown): never {
+  // A CommandError (the PostgreSQL client refuses a decision for a call that does not wait) passes as it is.
   if (!(error instanceof SessionError)) throw error;
   if (error.code === "not_awaiting") throw new CommandError("not_waiting", error.message);
   const code =

@@ -1,3 +1,5 @@
+import type { AddressedCommand } from "../commands/addressed-command.js";
+import { isCommandError } from "../commands/command-error.js";
 import type { SessionEntry } from "../storage/entries.js";
 import { createSessionId } from "../storage/ids.js";
 import { abbreviate } from "./event-renderer.js";
@@ -27,7 +29,9 @@ export function noWorkerHint(sessionId: string, databaseUrl: string, waitedMs: n
 /**
  * Submits `prompt` to a session served by workers (`agentchart worker`) and prints the reply as the
  * session's entries arrive (watching the session), until the run is idle. A call that waits for
- * approval is asked about on stderr and answered from stdin (`y` approves). While no worker has taken
+ * approval is asked about on stderr and answered from stdin (`y` approves); so is a run parked at a
+ * budget limit (`r`aise, `c`ontinue once, `s`top: the client sends `RAISE_BUDGET`, `CONTINUE_ONCE` or
+ * `ABORT`, which any worker applies). While no worker has taken
  * the session (still `queued` after `noWorkerHintMs`), says so on stderr with the command that starts
  * one, and keeps waiting: the prompt is stored, a worker started later serves it.
  * Contract: async; rejects when the database cannot be reached.
@@ -91,6 +95,8 @@ export async function runSubmitCommand(
             resolve();
           } else if (update.state === "awaiting_approval") {
             void answerApprovals().catch(reject);
+          } else if (update.state === "awaiting_budget") {
+            void answerBudgetPause().catch(reject);
           }
         },
         error: reject,
@@ -100,6 +106,36 @@ export async function runSubmitCommand(
   } finally {
     asker.close();
     await client.close();
+  }
+
+  /**
+   * The run is parked at a budget limit or loop breaker: asks the person — `r` raises that limit (to
+   * twice its value, or to the number after it: `r 50`), `c` lets the held call through once, anything
+   * else stops the run — and sends the command (`RAISE_BUDGET`, `CONTINUE_ONCE`, `ABORT`).
+   */
+  async function answerBudgetPause(): Promise<void> {
+    const paused = await client.budgetPause(sessionId);
+    if (!paused) return; // answered meanwhile
+    const raised = Math.max(paused.limit * 2, Math.ceil(paused.used) + 1);
+    const what = paused.toolName === undefined ? paused.budget : `${paused.budget} for ${paused.toolName}`;
+    const answer = await asker.ask(
+      `${what} reached (${paused.used} of ${paused.limit}): [r]aise to ${raised} / [c]ontinue once / [s]top? `,
+    );
+    const [word = "", number] = (answer ?? "").trim().split(/\s+/);
+    const to = number === undefined ? raised : Number(number);
+    const command: AddressedCommand = /^r(aise)?$/i.test(word)
+      ? { type: "RAISE_BUDGET", limits: { [paused.budget]: to } }
+      : /^c(ontinue)?$/i.test(word)
+        ? { type: "CONTINUE_ONCE" }
+        : { type: "ABORT" };
+    try {
+      await client.send(sessionId, command);
+    } catch (error) {
+      // A raise that is not a limit, or a run that stopped waiting meanwhile: one line, no crash.
+      if (!isCommandError(error)) throw error;
+      io.stderr.write(`${terminalStyle(io.stderr).yellow(error.message)}\n`);
+      if (error.code === "invalid_command") await answerBudgetPause();
+    }
   }
 
   async function answerApprovals(): Promise<void> {

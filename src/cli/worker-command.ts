@@ -53,7 +53,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions, io: RunIo)
 
 /**
  * The worker's line for a finished job: `2026-12-01 20:44:01  session 0b05ba77-…  idle  1.24 s`
- * (the session's state once released: `idle`, `awaiting_approval`, `queued`; or `lost`, `skipped`,
+ * (the session's state once released: `idle`, `awaiting_approval`, `awaiting_budget`, `queued`; or `lost`, `skipped`,
  * `failed`).
  *
  * Contract: pure, never throws.

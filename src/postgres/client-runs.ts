@@ -1,3 +1,4 @@
+import { userMessage } from "../loop/messages.js";
 import { SessionError } from "../types/session-error.js";
 import { inTransaction, type PostgresPool, type PostgresQueryable } from "./postgres-pool.js";
 import { RunStore } from "./run-store.js";
@@ -45,7 +46,10 @@ export class ClientRuns {
         );
       }
       const afterSeq = rows[0]!.count;
-      const commandId = await store.addCommand(sessionId, { kind: "prompt", text: prompt });
+      const commandId = await store.addCommand(sessionId, {
+        type: "PROMPT",
+        messages: [userMessage(prompt)],
+      });
       await client.query(
         `INSERT INTO ${this.s}.client_runs (session_id, run_id, after_seq, command_id) VALUES ($1, $2, $3, $4)`,
         [sessionId, runId, afterSeq, commandId],

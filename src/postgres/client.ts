@@ -1,16 +1,20 @@
 import type PgBoss from "pg-boss";
 import { defer, EMPTY, type Observable, switchMap } from "rxjs";
 import type { AgentPathOption } from "../agent/agent.js";
+import { type AddressedCommand, type CallAddress, callOfKey } from "../commands/addressed-command.js";
+import { CommandError } from "../commands/command-error.js";
+import { parseAgentCommand } from "../commands/parse-command.js";
+import { userMessage } from "../loop/messages.js";
 import { assertValidSessionId } from "../storage/ids.js";
+import type { BudgetExceeded } from "../types/budget.js";
 import { SessionError } from "../types/session-error.js";
-import { type ApprovalRequest, approvalRequestOf } from "./approval-wait.js";
 import { type ClientRun, ClientRuns } from "./client-runs.js";
 import { NoticeListener } from "./notice-listener.js";
 import { pg } from "./pg-driver.js";
 import { inTransaction } from "./postgres-pool.js";
 import { CHANGE_CHANNEL, quoteSchema } from "./postgres-schema.js";
 import { PostgresSessionRepo } from "./postgres-session-repo.js";
-import { type DecisionCommand, RunStore, type SessionCommand } from "./run-store.js";
+import { RunStore } from "./run-store.js";
 import { type SessionUpdate, WatchRegistry, watchSession } from "./session-watch.js";
 import { startWakeQueue, wakeSession } from "./wake-queue.js";
 
@@ -51,26 +55,43 @@ export interface AgentClient {
    * @throws SessionError("invalid_id") for a malformed id or cwd, ("storage") when the database fails.
    */
   submit(sessionId: string, prompt: string, options?: { cwd?: string }): Promise<Submitted>;
-  /** Steers the running turn (a prompt when the session is idle). */
+  /**
+   * Stores a command of the machine's vocabulary for the session and wakes it — the one way the client
+   * drives a run; the methods below are shorthands that build these commands. The command is read
+   * with `parseAgentCommand` first (what it accepts is what a row may hold). A decision
+   * (`APPROVE_TOOL`, `DENY_TOOL`) is stored only while the call it names waits for approval (a
+   * parked run's, or a live run's), bound to that call's approval request — it can never answer a
+   * later call under the same id; of decisions on one request sent before a worker applies them,
+   * the last one counts. `RAISE_BUDGET` / `CONTINUE_ONCE` are stored only while the session's run is
+   * parked at a budget limit. Anything else a worker decides when it takes the row; one it cannot
+   * apply (a client's result for a call that does not wait, a command for a sub-agent's queue) is
+   * recorded in the session as an `agentchart.command_refused` entry that `watch` shows.
+   * @throws CommandError("invalid_command") for what is not a command; ("not_waiting") — naming the
+   * agent path and call — when the call does not wait for approval, or no run waits at a budget
+   * limit (nothing is stored); SessionError("not_found") for an unknown session, ("invalid_id") for
+   * a malformed id.
+   *
+   * ```ts
+   * await client.send("s1", { type: "RAISE_BUDGET", limits: { maxModelCalls: 20 } });
+   * ```
+   */
+  send(sessionId: string, command: AddressedCommand): Promise<void>;
+  /** Steers the running turn (a prompt when the session is idle): `send` of a `STEER`. */
   steer(sessionId: string, text: string): Promise<void>;
-  /** Follows up after the run (a prompt when the session is idle). */
+  /** Follows up after the run (a prompt when the session is idle): `send` of a `FOLLOW_UP`. */
   followUp(sessionId: string, text: string): Promise<void>;
-  /** Aborts the running turn (nothing when none runs). */
+  /** Aborts the running turn, or the parked run (nothing when none runs): `send` of an `ABORT`. */
   abort(sessionId: string): Promise<void>;
   /**
    * Approves a tool call waiting for approval — a sub-agent's with its `agentPath` (as
-   * `approvalRequests` lists it): the run goes on, on any worker. The decision is bound to that
-   * call's approval request: it can never answer a later call under the same id. Of decisions on one
-   * request sent before a worker applies them, the last one counts (an approve then a deny: denied).
-   * @throws SessionError("not_awaiting") when the call does not wait for approval now (nothing is
-   * stored), ("not_found") for an unknown session, ("invalid_id") for a malformed id.
+   * `approvalRequests` lists it): `send` of an `APPROVE_TOOL`; the run goes on, on any worker.
+   * @throws CommandError("not_waiting") when the call does not wait for approval now (see `send`).
    */
   approve(sessionId: string, toolCallId: string, options?: AgentPathOption): Promise<void>;
   /**
-   * Denies a tool call waiting for approval (its result is the error "Tool call denied: reason"),
-   * bound to its approval request as `approve` is.
-   * @throws SessionError("not_awaiting") when the call does not wait for approval now (nothing is
-   * stored), ("not_found") for an unknown session, ("invalid_id") for a malformed id.
+   * Denies a tool call waiting for approval (its result is the error "Tool call denied: reason"):
+   * `send` of a `DENY_TOOL`.
+   * @throws CommandError("not_waiting") when the call does not wait for approval now (see `send`).
    */
   deny(sessionId: string, toolCallId: string, reason?: string, options?: AgentPathOption): Promise<void>;
   /**
@@ -129,7 +150,12 @@ export interface AgentClient {
    *   await client.approve("s1", toolCallId, { agentPath });
    * ```
    */
-  approvalRequests(sessionId: string): Promise<ApprovalRequest[]>;
+  approvalRequests(sessionId: string): Promise<CallAddress[]>;
+  /**
+   * The budget limit or loop breaker the session's parked run waits at (`RAISE_BUDGET`,
+   * `CONTINUE_ONCE` or `ABORT` go on), or `undefined` when no run is parked at one.
+   */
+  budgetPause(sessionId: string): Promise<BudgetExceeded | undefined>;
   /**
    * Ends every `watch()` of this client (their subscribers complete) and closes the client's
    * connections, theirs included, so that nothing keeps the process alive. Later watches error.
@@ -182,20 +208,25 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
     if (count === undefined) throw notFound(sessionId);
     return count;
   };
-  const send = async (sessionId: string, command: SessionCommand): Promise<void> => {
+  const send = async (sessionId: string, json: AddressedCommand): Promise<void> => {
+    const command = parseAgentCommand(json);
     await existing(sessionId);
-    await store.addCommand(sessionId, command);
-    await wakeSession(boss, pool, schema, sessionId);
-  };
-  const decide = async (sessionId: string, decision: DecisionCommand): Promise<void> => {
-    await existing(sessionId);
-    if ((await store.addDecision(sessionId, decision)) === undefined) {
-      const path = decision.agentPath ? ` (agent path ${decision.agentPath.join("/")})` : "";
-      throw new SessionError(
-        "not_awaiting",
-        `Tool call "${decision.toolCallId}"${path} of session "${sessionId}" does not wait for approval now; nothing was stored.`,
+    const refused = (what: string) => {
+      const at = command.agentPath ? ` at agent path ${command.agentPath.join("/")}` : "";
+      const call = "toolCallId" in command ? { toolCallId: command.toolCallId } : {};
+      return new CommandError(
+        "not_waiting",
+        `${command.type}: ${what}${at} in session "${sessionId}"; nothing was stored.`,
+        { command: command.type, ...(command.agentPath ? { agentPath: command.agentPath } : {}), ...call },
       );
-    }
+    };
+    if (command.type === "APPROVE_TOOL" || command.type === "DENY_TOOL") {
+      if ((await store.addDecision(sessionId, command)) === undefined)
+        throw refused(`tool call "${command.toolCallId}" does not wait for approval now`);
+    } else if (command.type === "RAISE_BUDGET" || command.type === "CONTINUE_ONCE") {
+      if ((await store.addBudgetCommand(sessionId, command)) === undefined)
+        throw refused("no run waits at a budget limit");
+    } else await store.addCommand(sessionId, command);
     await wakeSession(boss, pool, schema, sessionId);
   };
 
@@ -233,20 +264,21 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
         throw new SessionError("invalid_entry", `The prompt for session "${sessionId}" must be a string.`);
       const afterSeq = await inTransaction(pool, async (db) => {
         const count = await repo.ensureSession(db, sessionId, submitOptions.cwd ?? process.cwd());
-        await new RunStore(db, s).addCommand(sessionId, { kind: "prompt", text: prompt });
+        await new RunStore(db, s).addCommand(sessionId, { type: "PROMPT", messages: [userMessage(prompt)] });
         await wakeSession(boss, db, schema, sessionId);
         return count;
       });
       return { sessionId, afterSeq };
     },
-    steer: (sessionId, text) => send(sessionId, { kind: "steer", text }),
-    followUp: (sessionId, text) => send(sessionId, { kind: "followUp", text }),
-    abort: (sessionId) => send(sessionId, { kind: "abort" }),
+    send,
+    steer: (sessionId, text) => send(sessionId, { type: "STEER", message: userMessage(text) }),
+    followUp: (sessionId, text) => send(sessionId, { type: "FOLLOW_UP", message: userMessage(text) }),
+    abort: (sessionId) => send(sessionId, { type: "ABORT" }),
     approve: (sessionId, toolCallId, decisionOptions = {}) =>
-      decide(sessionId, { kind: "approve", toolCallId, ...pathOf(decisionOptions) }),
+      send(sessionId, { type: "APPROVE_TOOL", toolCallId, ...pathOf(decisionOptions) }),
     deny: (sessionId, toolCallId, reason, decisionOptions = {}) =>
-      decide(sessionId, {
-        kind: "deny",
+      send(sessionId, {
+        type: "DENY_TOOL",
         toolCallId,
         ...(reason === undefined ? {} : { reason }),
         ...pathOf(decisionOptions),
@@ -260,11 +292,10 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
     },
     run: (sessionId, runId) => runs.find(sessionId, runId),
     awaitingApproval: async (sessionId) =>
-      [...(await store.approvalRequests(sessionId)).keys()].filter(
-        (key) => !approvalRequestOf(key).agentPath,
-      ),
+      [...(await store.approvalRequests(sessionId)).keys()].filter((key) => !callOfKey(key).agentPath),
     approvalRequests: async (sessionId) =>
-      [...(await store.approvalRequests(sessionId)).keys()].map(approvalRequestOf),
+      [...(await store.approvalRequests(sessionId)).keys()].map(callOfKey),
+    budgetPause: async (sessionId) => (await store.parked(sessionId))?.paused,
     async close() {
       await watches.endAll();
       await listener.close();
@@ -274,7 +305,7 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
   };
 }
 
-/** The `agentPath` field of a decision command (none for the root's calls). */
+/** The `agentPath` field of a command (none for the root agent). */
 function pathOf(options: AgentPathOption): { agentPath?: string[] } {
   return options.agentPath && options.agentPath.length > 0 ? { agentPath: [...options.agentPath] } : {};
 }

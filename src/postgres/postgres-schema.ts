@@ -121,6 +121,12 @@ function migrations(s: string): string[][] {
       `CREATE TRIGGER approval_requests_notify AFTER INSERT OR UPDATE ON ${s}.approval_requests
          FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
     ],
+    [
+      // Version 5: budgets. The limit a parked run waits at (a budget or a loop breaker; NULL: it waits
+      // for approvals only), and the parked harness's exact JSON when jsonb cannot hold it (a budget
+      // ledger's reply signature holds NUL).
+      `ALTER TABLE ${s}.parked_runs ADD COLUMN paused jsonb, ADD COLUMN harness_raw text`,
+    ],
   ];
 }
 

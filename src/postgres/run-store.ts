@@ -1,47 +1,51 @@
+import { callKey } from "../commands/addressed-command.js";
+import { CommandError } from "../commands/command-error.js";
+import type { CommandFromOutside } from "../commands/parse-command.js";
+import { parseAgentCommand } from "../commands/parse-command.js";
 import type { PersistedHarness } from "../harness/snapshot.js";
 import type { SessionRunState } from "../storage/session-stream-update.js";
-import { approvalKey } from "./approval-wait.js";
+import type { BudgetExceeded } from "../types/budget.js";
 import { type JsonbLines, pushLine } from "./jsonb-lines.js";
 import type { PostgresQueryable } from "./postgres-pool.js";
 import { type StoredJson, storedValue } from "./postgres-session-repo.js";
 
 /**
- * What an app asks of a session, written by the client and consumed by the worker that holds the
- * session's lease, in the order they were stored (numeric `id` order). A decision names the approval
- * request it answers (`requestId`, filled in when it is stored: see `RunStore.addDecision`).
+ * A `commands` row as a worker reads it, in the order the rows were stored (numeric `id` order): the
+ * command it holds, read back through `parseAgentCommand` (so rows of 0.2, `{ kind: "approve", … }`,
+ * still run), and — for an `APPROVE_TOOL` / `DENY_TOOL` — the approval request it was bound to when
+ * stored; or, for a row that holds no command of the vocabulary, the `CommandError` that says why.
  */
-export type SessionCommand =
-  | { kind: "prompt"; text: string }
-  | { kind: "steer"; text: string }
-  | { kind: "followUp"; text: string }
-  | { kind: "abort" }
-  | { kind: "approve"; toolCallId: string; agentPath?: string[]; requestId?: string }
-  | { kind: "deny"; toolCallId: string; reason?: string; agentPath?: string[]; requestId?: string };
+export type StoredCommand = { id: string; requestId?: string } & (
+  | { command: CommandFromOutside; error?: undefined }
+  | { command?: undefined; error: CommandError }
+);
 
-/** An approve or deny command. */
-export type DecisionCommand = Extract<SessionCommand, { kind: "approve" | "deny" }>;
+/** A decision command: `APPROVE_TOOL` or `DENY_TOOL`. */
+export type DecisionCommand = Extract<CommandFromOutside, { type: "APPROVE_TOOL" | "DENY_TOOL" }>;
 
-/** A stored command and its id (ascending in the order the commands were written). */
-export type StoredCommand = SessionCommand & { id: string };
+/** A command for a run waiting at a budget limit: `RAISE_BUDGET` or `CONTINUE_ONCE`. */
+export type BudgetCommand = Extract<CommandFromOutside, { type: "RAISE_BUDGET" | "CONTINUE_ONCE" }>;
 
 /** Where a session's run stands (see {@link SessionRunState}). */
 export type RunState = SessionRunState;
 
-/** A run persisted while its tool calls wait for approval. */
+/** A run persisted while it waits for people: tool calls waiting for approval, or a budget limit. */
 export interface ParkedRun {
   /**
    * `harness.persist()` of the waiting run; `null` for a run found waiting in the session after its
    * worker died before parking it (resumed from the session alone).
    */
   harness: PersistedHarness | null;
-  /** The calls waiting for a decision, by `approvalKey` (a sub-agent's call: its path and its id). */
+  /** The calls waiting for a decision, by `callKey` (a sub-agent's call: its path and its id). */
   awaiting: string[];
+  /** The budget limit or loop breaker the run waits at (`RAISE_BUDGET`, `CONTINUE_ONCE` or `ABORT` go on). */
+  paused?: BudgetExceeded;
 }
 
-/** A command's payload as the `commands` row stores it (`payload_raw`: the exact JSON when jsonb cannot hold it). */
-function payloadOf(command: SessionCommand): { json: string; raw: string | null } {
+/** A value as a row stores it: jsonb, and the exact JSON when jsonb cannot hold it (`*_raw`). */
+function jsonbOf(value: unknown): { json: string; raw: string | null } {
   const lines: JsonbLines = { json: [], raw: [] };
-  pushLine(lines, JSON.stringify(command));
+  pushLine(lines, JSON.stringify(value));
   return { json: lines.json[0]!, raw: lines.raw[0]! };
 }
 
@@ -95,7 +99,7 @@ export class RunStore {
    * never sees the command without the state. Any text is stored exactly (NUL and lone surrogates
    * too). Resolves with the command's id.
    */
-  async addCommand(sessionId: string, command: SessionCommand): Promise<string> {
+  async addCommand(sessionId: string, command: CommandFromOutside): Promise<string> {
     const id = await this.#insertCommand(sessionId, command, "");
     return id!;
   }
@@ -111,21 +115,34 @@ export class RunStore {
       sessionId,
       decision,
       `JOIN ${this.s}.approval_requests r ON r.session_id = $1 AND r.request_key = $5`,
-      approvalKey(decision),
+      callKey(decision),
+    );
+  }
+
+  /**
+   * Stores a `RAISE_BUDGET` or `CONTINUE_ONCE` only while the session's run is parked at a budget
+   * limit, in one statement. Resolves with the command's id, or `undefined` when no run waits at one
+   * (nothing is stored).
+   */
+  addBudgetCommand(sessionId: string, command: BudgetCommand): Promise<string | undefined> {
+    return this.#insertCommand(
+      sessionId,
+      command,
+      `JOIN ${this.s}.parked_runs p ON p.session_id = $1 AND p.paused IS NOT NULL`,
     );
   }
 
   async #insertCommand(
     sessionId: string,
-    command: SessionCommand,
+    command: CommandFromOutside,
     join: string,
     requestKey?: string,
   ): Promise<string | undefined> {
-    const payload = payloadOf(command);
+    const payload = jsonbOf(command);
     const { rows } = await this.db.query<{ id: string }>(
       `WITH command AS (
          INSERT INTO ${this.s}.commands (session_id, kind, payload, payload_raw, request_id)
-         SELECT $1, $2, $3::jsonb, $4, ${join === "" ? "NULL" : "r.request_id"}
+         SELECT $1, $2, $3::jsonb, $4, ${requestKey === undefined ? "NULL" : "r.request_id"}
            FROM (VALUES (1)) AS one ${join}
          RETURNING id
        ), queued AS (
@@ -133,7 +150,7 @@ export class RunStore {
          ON CONFLICT (session_id) DO UPDATE SET state = 'queued', updated_at = now() WHERE runs.state = 'idle'
        )
        SELECT id::text FROM command`,
-      [sessionId, command.kind, payload.json, payload.raw, ...(requestKey === undefined ? [] : [requestKey])],
+      [sessionId, command.type, payload.json, payload.raw, ...(requestKey === undefined ? [] : [requestKey])],
     );
     return rows[0]?.id;
   }
@@ -149,9 +166,17 @@ export class RunStore {
          FROM ${this.s}.commands c WHERE c.session_id = $1 ORDER BY c.id`,
       [sessionId],
     );
-    return rows.map((row) => {
-      const command = { ...(storedValue(row) as unknown as SessionCommand), id: row.id };
-      return row.request_id === null ? command : { ...command, requestId: row.request_id };
+    return rows.map((row): StoredCommand => {
+      const bound = row.request_id === null ? { id: row.id } : { id: row.id, requestId: row.request_id };
+      try {
+        return { ...bound, command: parseAgentCommand(storedValue(row)) };
+      } catch (error) {
+        const refusal =
+          error instanceof CommandError
+            ? error
+            : new CommandError("invalid_command", `Command row ${row.id}: ${String(error)}`);
+        return { ...bound, error: refusal };
+      }
     });
   }
 
@@ -163,21 +188,37 @@ export class RunStore {
 
   /** Stores (or replaces) the session's parked run. */
   async park(sessionId: string, parked: ParkedRun): Promise<void> {
+    const harness = jsonbOf(parked.harness);
     await this.db.query(
-      `INSERT INTO ${this.s}.parked_runs (session_id, harness, awaiting) VALUES ($1, $2::jsonb, $3::text[])
-       ON CONFLICT (session_id) DO UPDATE SET harness = EXCLUDED.harness, awaiting = EXCLUDED.awaiting,
-         parked_at = now()`,
-      [sessionId, JSON.stringify(parked.harness), parked.awaiting],
+      `INSERT INTO ${this.s}.parked_runs (session_id, harness, harness_raw, awaiting, paused)
+       VALUES ($1, $2::jsonb, $3, $4::text[], $5::jsonb)
+       ON CONFLICT (session_id) DO UPDATE SET harness = EXCLUDED.harness, harness_raw = EXCLUDED.harness_raw,
+         awaiting = EXCLUDED.awaiting, paused = EXCLUDED.paused, parked_at = now()`,
+      [
+        sessionId,
+        harness.json,
+        harness.raw,
+        parked.awaiting,
+        parked.paused === undefined ? null : JSON.stringify(parked.paused),
+      ],
     );
   }
 
   /** The session's parked run, if it has one. */
   async parked(sessionId: string): Promise<ParkedRun | undefined> {
-    const { rows } = await this.db.query<ParkedRun>(
-      `SELECT harness, awaiting FROM ${this.s}.parked_runs WHERE session_id = $1`,
+    const { rows } = await this.db.query<StoredJson & { awaiting: string[]; paused: BudgetExceeded | null }>(
+      `SELECT CASE WHEN harness_raw IS NULL THEN harness END AS json, harness_raw AS raw, awaiting, paused
+         FROM ${this.s}.parked_runs WHERE session_id = $1`,
       [sessionId],
     );
-    return rows[0];
+    const row = rows[0];
+    if (!row) return undefined;
+    const parked: ParkedRun = {
+      harness:
+        row.raw === null && row.json === null ? null : (storedValue(row) as unknown as PersistedHarness),
+      awaiting: row.awaiting,
+    };
+    return row.paused === null ? parked : { ...parked, paused: row.paused };
   }
 
   /** Forgets the session's parked run (it was restored and finished). */
@@ -187,22 +228,26 @@ export class RunStore {
 
   /**
    * Whether a worker has something to do for the session: any pending command, or — for a parked
-   * run — an abort, or a decision for every call it waits on (other commands wait until the run
-   * goes on).
+   * run — an abort, a budget command for a run paused at a limit, or a decision for every call it
+   * waits on (other commands wait until the run goes on). Commands are matched by the `kind` column
+   * (the command's `type`; 0.2 wrote its lowercase `kind`).
    */
   async needsWake(sessionId: string): Promise<boolean> {
     const { rows } = await this.db.query<{ wake: boolean }>(
       `SELECT CASE
                 WHEN p.session_id IS NULL
                   THEN EXISTS (SELECT 1 FROM ${this.s}.commands c WHERE c.session_id = $1)
-                ELSE EXISTS (SELECT 1 FROM ${this.s}.commands c WHERE c.session_id = $1 AND c.kind = 'abort')
-                  OR NOT EXISTS (
+                ELSE EXISTS (SELECT 1 FROM ${this.s}.commands c
+                              WHERE c.session_id = $1 AND c.kind IN ('ABORT', 'abort'))
+                  OR (p.paused IS NOT NULL AND EXISTS (SELECT 1 FROM ${this.s}.commands c
+                              WHERE c.session_id = $1 AND c.kind IN ('RAISE_BUDGET', 'CONTINUE_ONCE')))
+                  OR (p.paused IS NULL AND NOT EXISTS (
                   SELECT 1 FROM unnest(p.awaiting) AS waiting (key)
                    WHERE NOT EXISTS (
                      SELECT 1 FROM ${this.s}.commands c
                        JOIN ${this.s}.approval_requests r
                          ON r.session_id = c.session_id AND r.request_id = c.request_id
-                      WHERE c.session_id = $1 AND r.request_key = waiting.key))
+                      WHERE c.session_id = $1 AND r.request_key = waiting.key)))
               END AS wake
          FROM (SELECT $1::text AS id) AS wanted
          LEFT JOIN ${this.s}.parked_runs p ON p.session_id = wanted.id`,
@@ -212,7 +257,7 @@ export class RunStore {
   }
 
   /**
-   * Records that calls (by `approvalKey`) wait for approval. `fresh`: each is a new request, under a
+   * Records that calls (by `callKey`) wait for approval. `fresh`: each is a new request, under a
    * new id (a call asking now — perhaps under the id of an earlier call of the run, answered since);
    * `keep`: the same wait goes on (a run parked, or found waiting after a crash), so a request
    * already recorded keeps its id and the decisions bound to it.
@@ -231,7 +276,7 @@ export class RunStore {
 
   /**
    * The approval requests waiting in the session, in the order they were asked: each request's id by
-   * the `approvalKey` of its call.
+   * the `callKey` of its call.
    */
   async approvalRequests(sessionId: string): Promise<Map<string, string>> {
     const { rows } = await this.db.query<{ request_key: string; request_id: string }>(
@@ -244,7 +289,7 @@ export class RunStore {
 
   /**
    * Forgets approval requests that were answered (decided, or the call ended otherwise), by
-   * `approvalKey`: a decision sent for them from now on is refused.
+   * `callKey`: a decision sent for them from now on is refused.
    */
   async answerApproval(sessionId: string, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;

@@ -1,15 +1,25 @@
+import type { AddressedCommand } from "../commands/addressed-command.js";
+import { callKey } from "../commands/addressed-command.js";
+import { type CommandError, isCommandError } from "../commands/command-error.js";
 import { AgentHarness } from "../harness/agent-harness.js";
 import type { AgentHarnessOptions } from "../harness/harness-options.js";
-import { planResume, type ToolCallDecision } from "../harness/resume-run.js";
+import { planResume } from "../harness/resume-run.js";
 import { failedAssistantMessage, messageText, toolResultMessage } from "../loop/messages.js";
 import { ABORTED_CALL_TEXT } from "../loop/tool-batch.js";
 import { errorOutcome } from "../loop/tool-outcome.js";
-import type { AgentMessage } from "../types/messages.js";
+import type { AgentMessage, ImageContent, UserMessage } from "../types/messages.js";
 import { resolveModel } from "../types/resolve-model.js";
-import { type ApprovalRequest, approvalKey, approvalRequestOf, approvalWaitOf } from "./approval-wait.js";
+import { type CommandDecision, decideCommand, type RunView } from "./command-decision.js";
 import type { PostgresSession } from "./postgres-session.js";
 import type { DecisionCommand, ParkedRun, RunState, RunStore, StoredCommand } from "./run-store.js";
-import { callsAwaitingApproval, recordDecisions, storedDecisions } from "./tool-decisions.js";
+import { runWaitOf } from "./run-wait.js";
+import {
+  type BoundDecision,
+  callsAwaitingApproval,
+  decisionCommand,
+  recordDecisions,
+  storedDecisions,
+} from "./tool-decisions.js";
 
 /** `customType` of the entry recording that a prompt command was taken into the session. */
 export const COMMAND_ENTRY_TYPE = "agentchart.command";
@@ -35,69 +45,34 @@ export interface SessionRunHost {
   onHarness?: (harness: AgentHarness) => void;
 }
 
-/** A steer or follow-up command. */
-type MessageCommand = Extract<StoredCommand, { kind: "steer" | "followUp" }>;
+/** A stored steer or follow-up. */
+type MessageCommand = StoredCommand & { command: Extract<AddressedCommand, { type: "STEER" | "FOLLOW_UP" }> };
 
-/** The decision a command carries. */
-function decisionOf(command: DecisionCommand): ToolCallDecision {
-  if (command.kind === "approve") return { approved: true };
-  return command.reason === undefined ? { approved: false } : { approved: false, reason: command.reason };
-}
-
-/** The call a decision command names (with its path, for a sub-agent's call). */
-function requestOf(command: DecisionCommand): ApprovalRequest {
-  const { toolCallId, agentPath } = command;
-  return agentPath && agentPath.length > 0 ? { toolCallId, agentPath } : { toolCallId };
-}
-
-/** A decision command bound to the approval request waiting now. */
-interface BoundDecision {
-  /** The command's id. */
-  id: string;
-  requestId: string;
-  decision: ToolCallDecision;
-}
+/** A stored decision. */
+type StoredDecision = StoredCommand & { command: DecisionCommand };
 
 /**
- * The decision commands that answer the approval requests waiting now (`requests`: request id by
- * `approvalKey`), by key; of several for one request, the last stored counts. A decision bound to an
- * earlier request (answered since) answers nothing.
+ * `customType` of the entry a worker stores when it refuses a command row (it is then deleted): its
+ * data is the row's id and the `CommandError` (`code`, `message`, `command`, `agentPath`,
+ * `toolCallId`), so a `watch` of the session shows why the command did nothing.
  */
-function decisionsFor(
-  commands: readonly StoredCommand[],
-  requests: ReadonlyMap<string, string>,
-): Map<string, BoundDecision> {
-  const decisions = new Map<string, BoundDecision>();
-  for (const command of commands) {
-    if (command.kind !== "approve" && command.kind !== "deny") continue;
-    const key = approvalKey(requestOf(command));
-    const requestId = requests.get(key);
-    if (requestId === undefined || command.requestId !== requestId) continue;
-    decisions.set(key, { id: command.id, requestId, decision: decisionOf(command) });
-  }
-  return decisions;
-}
+export const COMMAND_REFUSED_ENTRY_TYPE = "agentchart.command_refused";
 
 /** The key of the call an event is about (a sub-agent's with its path). */
 function eventKey(event: { toolCallId: string; agentPath?: readonly string[] }): string {
   const { toolCallId } = event;
-  return approvalKey(
-    isDescendants(event) ? { toolCallId, agentPath: [...event.agentPath!] } : { toolCallId },
-  );
+  return callKey(isDescendants(event) ? { toolCallId, agentPath: [...event.agentPath!] } : { toolCallId });
 }
 
-/** Decisions by `approvalKey`, split: the root's calls by id (for the harness), the sub-agents' by key. */
-function splitDecisions(decisions: ReadonlyMap<string, ToolCallDecision>): {
-  root: Record<string, ToolCallDecision>;
-  nested: Map<string, ToolCallDecision>;
-} {
-  const root: Record<string, ToolCallDecision> = {};
-  const nested = new Map<string, ToolCallDecision>();
-  for (const [key, decision] of decisions) {
-    if (approvalRequestOf(key).agentPath) nested.set(key, decision);
-    else root[key] = decision;
-  }
-  return { root, nested };
+/** A view of a run no worker drives now (idle or parked), for {@link decideCommand}. */
+function restingView(parked: ParkedRun | undefined, requests: ReadonlyMap<string, string>): RunView {
+  return {
+    phase: parked ? "parked" : "idle",
+    requests,
+    awaitingApproval: [],
+    awaitingClient: [],
+    paused: parked?.paused !== undefined,
+  };
 }
 
 /** The text of a user message. */
@@ -118,9 +93,11 @@ function takenCommands(session: PostgresSession): Set<string> {
 
 /**
  * One worker's turn at a session it holds the lease of: finishes what is interrupted (a parked run
- * whose calls all have decisions, or a run a dead worker left), then takes the session's commands in
- * order until none is left. A run whose calls wait for approval is persisted (`harness.persist()`
- * into `parked_runs`) and the session given back; a drained worker hands its run back.
+ * whose wait is answered, or a run a dead worker left), then takes the session's commands in order
+ * until none is left. What to do with each command is {@link decideCommand}'s; every command that
+ * reaches the run goes through `harness.send`, for the root's calls and the sub-agents' alike. A
+ * run that waits only for people (approvals, a budget limit) is persisted (`harness.persist()` into
+ * `parked_runs`) and the session given back; a drained worker hands its run back.
  */
 export class SessionRun {
   #harness: AgentHarness | undefined;
@@ -130,6 +107,8 @@ export class SessionRun {
   #inFlight: MessageCommand[] = [];
   /** The writes of `approval_requests` (asked, answered), one after the other, in event order. */
   #requestWrites: Promise<void> = Promise.resolve();
+  /** What the run parked for waits on: approvals only, or (also) a budget limit. */
+  #parkedAs: "awaiting_approval" | "awaiting_budget" = "awaiting_approval";
 
   constructor(private readonly host: SessionRunHost) {}
 
@@ -159,42 +138,42 @@ export class SessionRun {
     let outcome: DriveOutcome;
     if (parked) {
       const commands = await store.commands(session.id);
-      const abort = commands.find((command) => command.kind === "abort");
+      const view = restingView(parked, await store.approvalRequests(session.id));
+      const decided = await this.#settleResting(commands, view);
+      const abort = decided.find(({ decision }) => decision.action === "abort_parked");
       if (abort) {
-        await this.#abortParked(commands, abort);
+        await this.#abortParked(commands, abort.stored);
         outcome = "idle";
       } else {
-        const decisions = decisionsFor(commands, await store.approvalRequests(session.id));
-        if (!parked.awaiting.every((id) => decisions.has(id))) {
+        const answers = decided
+          .filter(({ decision }) => decision.action === "resume")
+          .map(({ stored }) => stored);
+        if (!answersWait(parked, answers)) {
           if (parked.harness === null) await store.park(session.id, parked);
-          return "awaiting_approval";
+          return parked.paused ? "awaiting_budget" : "awaiting_approval";
         }
-        const { root, nested } = splitDecisions(
-          await this.#applyDecisions(parked.awaiting.map((key) => [key, decisions.get(key)!] as const)),
-        );
+        const resent = await this.#recordAnswers(answers);
         await store.answerApproval(session.id, parked.awaiting);
         let resumed: Promise<unknown>;
         if (parked.harness === null) {
           harness ??= this.#build();
-          decideNestedWhenAsked(harness, nested);
-          resumed = harness.resume({ approvals: root });
+          resumed = harness.resume();
         } else {
-          const restored = AgentHarness.restore(parked.harness, this.host.options, { approvals: root });
+          const restored = AgentHarness.restore(parked.harness, this.host.options);
           this.#adopt(restored.harness);
-          decideNestedWhenAsked(restored.harness, nested);
           resumed = restored.resumed ?? Promise.resolve();
         }
+        sendWhenWaiting(this.#harness!, resent);
         outcome = await this.#drive(this.#harness!, resumed);
-        await store.deleteCommands(parked.awaiting.map((key) => decisions.get(key)!.id));
+        await store.deleteCommands(answers.map(({ id }) => id));
         if (outcome !== "parked") await store.unpark(session.id);
       }
     } else {
-      const { root, nested } = splitDecisions(this.#storedDenials());
-      decideNestedWhenAsked(harness!, nested);
-      outcome = await this.#drive(harness!, harness!.resume({ approvals: root }));
+      sendWhenWaiting(harness!, this.#storedDenials());
+      outcome = await this.#drive(harness!, harness!.resume());
     }
     for (;;) {
-      if (outcome === "parked") return "awaiting_approval";
+      if (outcome === "parked") return this.#parkedAs;
       if (outcome === "handed_back") return "queued";
       if (outcome === "lost") return "lost";
       this.#takeBackUndelivered();
@@ -224,10 +203,10 @@ export class SessionRun {
     harness.events$.subscribe((event) => {
       if (event.type !== "message_end" || isDescendants(event)) return;
       const text = userText(event.message);
-      const index = this.#inFlight.findIndex((command) => command.text === text);
+      const index = this.#inFlight.findIndex((stored) => messageText(stored.command.message) === text);
       if (text === undefined || index === -1) return;
-      const [command] = this.#inFlight.splice(index, 1);
-      this.#markTaken(command!.id, true);
+      const [stored] = this.#inFlight.splice(index, 1);
+      this.#markTaken(stored!.id, true);
     });
   }
 
@@ -255,40 +234,70 @@ export class SessionRun {
   }
 
   /**
-   * Denials stored before a worker died, by `approvalKey`. (A stored approval is not applied again: the
-   * call may have started, so it follows its `replay` policy — or, in a sub-agent that starts over, its
-   * call asks again.)
+   * Denials stored before a worker died, as the commands sent again when their calls ask. (A stored
+   * approval is not sent again: the call may have started, so it follows its `replay` policy — or,
+   * in a sub-agent that starts over, its call asks again.)
    */
-  #storedDenials(): Map<string, ToolCallDecision> {
-    const denials = new Map<string, ToolCallDecision>();
-    for (const [key, decision] of storedDecisions(this.host.session))
-      if (!decision.approved) denials.set(key, decision);
-    return denials;
+  #storedDenials(): DecisionCommand[] {
+    return [...storedDecisions(this.host.session)]
+      .filter(([, decision]) => !decision.approved)
+      .map(([key, decision]) => decisionCommand(key, decision));
   }
 
   /**
-   * Stores the decisions (before they take effect) and returns what the resumed run applies: a call
-   * approved earlier by a worker that then died may have started, so it follows its `replay` policy
-   * (no approval passed); a stored denial stays a denial.
+   * Stores the decisions that answer the parked run (before they take effect; of several on one
+   * call the last stored counts) and returns the commands the resumed run is sent: the stored
+   * denials, the new decisions and the budget commands. A call approved earlier by a worker that
+   * then died may have started, so it follows its `replay` policy (no approval is sent).
    */
-  async #applyDecisions(
-    decisions: readonly (readonly [string, BoundDecision])[],
-  ): Promise<Map<string, ToolCallDecision>> {
+  async #recordAnswers(answers: readonly StoredCommand[]): Promise<AddressedCommand[]> {
     const stored = storedDecisions(this.host.session);
     const fresh = new Map<string, BoundDecision>();
-    for (const [key, bound] of decisions) if (!stored.has(key)) fresh.set(key, bound);
-    await recordDecisions(
-      this.host.session,
-      [...fresh].map(([key, { decision, requestId }]) => ({
-        request: approvalRequestOf(key),
-        decision,
-        requestId,
-      })),
-    );
-    return new Map([
-      ...this.#storedDenials(),
-      ...[...fresh].map(([key, { decision }]) => [key, decision] as const),
-    ]);
+    const budget: AddressedCommand[] = [];
+    for (const answer of answers) {
+      const { command } = answer as StoredCommand & { command: AddressedCommand };
+      if (command.type !== "APPROVE_TOOL" && command.type !== "DENY_TOOL") budget.push(command);
+      else if (!stored.has(callKey(command)))
+        fresh.set(callKey(command), {
+          command,
+          ...(answer.requestId === undefined ? {} : { requestId: answer.requestId }),
+        });
+    }
+    await recordDecisions(this.host.session, [...fresh.values()]);
+    return [...this.#storedDenials(), ...[...fresh.values()].map(({ command }) => command), ...budget];
+  }
+
+  /**
+   * Decides the commands of a run no worker drives (idle or parked): refuses and drops what cannot
+   * or need not apply (a refusal is recorded in the session), and returns the others with their
+   * decision, in order.
+   */
+  async #settleResting(
+    commands: readonly StoredCommand[],
+    view: RunView,
+  ): Promise<{ stored: StoredCommand; decision: CommandDecision }[]> {
+    const kept: { stored: StoredCommand; decision: CommandDecision }[] = [];
+    const dropped: string[] = [];
+    for (const stored of commands) {
+      const decision = decideCommand(view, stored);
+      if (decision.action === "refuse") await this.#refuse(stored, decision.error);
+      if (decision.action === "refuse" || decision.action === "stale") dropped.push(stored.id);
+      else kept.push({ stored, decision });
+    }
+    await this.host.store.deleteCommands(dropped);
+    return kept;
+  }
+
+  /** Records in the session why a command row does nothing (its row is deleted by the caller). */
+  async #refuse(stored: StoredCommand, error: CommandError): Promise<void> {
+    await this.host.session.appendCustom(COMMAND_REFUSED_ENTRY_TYPE, {
+      commandId: stored.id,
+      code: error.code,
+      message: error.message,
+      ...(error.command === undefined ? {} : { command: error.command }),
+      agentPath: error.agentPath,
+      ...(error.toolCallId === undefined ? {} : { toolCallId: error.toolCallId }),
+    });
   }
 
   /**
@@ -311,7 +320,7 @@ export class SessionRun {
    * Ends a parked run on an abort: every unanswered call gets the result "Tool call aborted" (as in
    * a live run) and the run ends with an aborted reply ({@link PARKED_RUN_ABORTED}), so nothing is
    * left to resume; the parked run is forgotten, and the abort and the commands before it that act
-   * on a run (steers, follow-ups, decisions) are dropped; prompts stay, in order.
+   * on a run (steers, follow-ups, decisions, budget commands) are dropped; prompts stay, in order.
    */
   async #abortParked(commands: readonly StoredCommand[], abort: StoredCommand): Promise<void> {
     const { session, store } = this.host;
@@ -327,7 +336,9 @@ export class SessionRun {
     await store.answerApproval(session.id, [...(await store.approvalRequests(session.id)).keys()]);
     const upTo = commands.indexOf(abort);
     await store.deleteCommands(
-      commands.filter((command, at) => at <= upTo && command.kind !== "prompt").map((command) => command.id),
+      commands
+        .filter((stored, at) => at <= upTo && stored.command?.type !== "PROMPT")
+        .map((stored) => stored.id),
     );
     this.#build(); // over the session as it is now: the calls answered
   }
@@ -338,55 +349,56 @@ export class SessionRun {
   }
 
   /**
-   * The oldest prompt-like command not yet taken; commands that only make sense during a run
-   * (abort, decisions without a parked run) and prompts already taken are dropped on the way.
+   * The oldest command that starts a run (a prompt, or a steer or follow-up sent while idle) not yet
+   * taken; the others are decided on the way (refused, or dropped as stale).
    */
-  async #nextPrompt(): Promise<StoredCommand | undefined> {
+  async #nextPrompt(): Promise<
+    MessageCommand | (StoredCommand & { command: { type: "PROMPT" } }) | undefined
+  > {
     const { session, store } = this.host;
-    const commands = await store.commands(session.id);
-    const taken = this.#taken;
-    const stale: string[] = [];
-    let next: StoredCommand | undefined;
-    for (const command of commands) {
-      if (command.kind === "prompt" || command.kind === "steer" || command.kind === "followUp") {
-        if (!taken.has(command.id)) {
-          next = command;
-          break;
-        }
-      }
-      stale.push(command.id);
-    }
-    await store.deleteCommands(stale);
-    return next;
+    const all = await store.commands(session.id);
+    // A taken command's message is stored: a worker died before removing its row.
+    await store.deleteCommands(all.filter(({ id }) => this.#taken.has(id)).map(({ id }) => id));
+    const commands = all.filter(({ id }) => !this.#taken.has(id));
+    const decided = await this.#settleResting(commands, restingView(undefined, new Map()));
+    return decided.find(({ decision }) => decision.action === "start")?.stored as
+      | MessageCommand
+      | (StoredCommand & { command: { type: "PROMPT" } })
+      | undefined;
   }
 
   /**
-   * Starts a prompt for the command. The entry naming the command is appended in the same tick as
-   * the prompt's user message (one append batch, one statement), so a command is taken exactly once.
+   * Starts a run for the command: the prompt of its one user message (a steer or follow-up sent while
+   * idle is a prompt too). The entry naming the command is appended in the same tick as the
+   * prompt's user message (one append batch, one statement), so a command is taken exactly once.
    */
-  #startPrompt(command: StoredCommand): Promise<unknown> {
+  #startPrompt(stored: StoredCommand): Promise<unknown> {
     const harness = this.#harness!;
     const subscription = harness.events$.subscribe((event) => {
       if (event.type !== "message_end" || event.message.role !== "user" || isDescendants(event)) return;
       subscription.unsubscribe();
-      this.#markTaken(command.id, false); // the row goes once the run ends
+      this.#markTaken(stored.id, false); // the row goes once the run ends
     });
-    const text = "text" in command ? command.text : "";
-    return harness.prompt(text).finally(() => subscription.unsubscribe());
+    const command = stored.command as Extract<AddressedCommand, { type: "PROMPT" | "STEER" | "FOLLOW_UP" }>;
+    const message = (command.type === "PROMPT" ? command.messages[0] : command.message) as UserMessage;
+    const images =
+      typeof message.content === "string"
+        ? []
+        : message.content.filter((block): block is ImageContent => block.type === "image");
+    return harness.prompt(messageText(message), { images }).finally(() => subscription.unsubscribe());
   }
 
   /**
-   * Follows a run until it settles ("idle"), waits only for approvals (persisted: "parked"), is
-   * handed back (drain time up) or loses its lease. Meanwhile applies steer, follow-up, abort and
-   * decision commands to it.
+   * Follows a run until it settles ("idle"), waits only for people (persisted: "parked"), is handed
+   * back (drain time up) or loses its lease. Meanwhile applies the commands that act on a run.
    */
   #drive(harness: AgentHarness, run: Promise<unknown>): Promise<DriveOutcome> {
     const { session, store, handBack } = this.host;
     return new Promise<DriveOutcome>((resolve, reject) => {
       let settled = false;
       let parking = false;
-      /** Set by an approval request of the current turn: only then can the run come to wait. */
-      let approvalAsked = false;
+      /** Set by an approval request or a pause of the current turn: only then can the run come to wait. */
+      let peopleAsked = false;
       const settle = () => {
         if (settled) return false;
         settled = true;
@@ -409,19 +421,20 @@ export class SessionRun {
         parking = true;
         try {
           await session.flush();
-          const wait = approvalWaitOf(harness.agent.persist());
-          if (!wait.onlyApprovals) return;
+          const wait = runWaitOf(harness);
+          if (!wait.onlyForPeople) return;
           await session.renewLease(); // still ours: the parked run is the current one
           await this.#requestWrites;
-          await store.askApproval(session.id, wait.waiting.map(approvalKey), "keep");
+          await store.askApproval(session.id, wait.approvals, "keep");
           // Undelivered steers and follow-ups stay in their rows (the restored run takes them from there).
           const persisted = harness.persist();
           const queues = { ...persisted.queues, steering: [], followUp: [] };
-          const parked: ParkedRun = {
+          await store.park(session.id, {
             harness: { ...persisted, queues },
-            awaiting: wait.waiting.map(approvalKey),
-          };
-          await store.park(session.id, parked);
+            awaiting: wait.approvals,
+            ...(wait.paused ? { paused: wait.paused } : {}),
+          });
+          this.#parkedAs = wait.paused ? "awaiting_budget" : "awaiting_approval";
           finish("parked");
         } finally {
           parking = false;
@@ -431,14 +444,16 @@ export class SessionRun {
         if (event.type === "tool_approval_request") this.#trackRequest(eventKey(event), "asked");
         else if (event.type === "tool_execution_end") this.#trackRequest(eventKey(event), "answered");
         // A sub-agent's request counts too; only the root's own turn starts anew.
-        if (event.type === "tool_approval_request") approvalAsked = true;
-        else if (event.type === "turn_start" && !isDescendants(event)) approvalAsked = false;
+        if (event.type === "tool_approval_request" || isPause(event)) peopleAsked = true;
+        else if (event.type === "turn_start" && !isDescendants(event)) peopleAsked = false;
         const settling =
           event.type === "tool_approval_request" ||
           event.type === "tool_execution_end" ||
-          event.type === "message_end";
-        if (settled || parking || !approvalAsked || !settling) return;
-        if (approvalWaitOf(harness.agent.persist()).onlyApprovals) park().catch(fail);
+          event.type === "message_end" ||
+          isPause(event);
+        if (settled || parking || !peopleAsked || !settling) return;
+        // The state shows a pause once its event is out: parking reads it after the session's flush.
+        if (isPause(event) || runWaitOf(harness).onlyForPeople) park().catch(fail);
       });
       const poll = setInterval(() => {
         if (!settled) void this.#applyRunCommands(harness).catch(fail);
@@ -451,58 +466,93 @@ export class SessionRun {
   }
 
   /**
-   * Applies the commands that act on a running harness; prompts wait for the run to end. A steer or
-   * follow-up keeps its row until its message is stored (so a worker that dies meanwhile loses
-   * nothing: the next one delivers it); a decision is stored in the session before it takes effect.
+   * Applies the commands that act on a running harness, as {@link decideCommand} says; prompts wait
+   * for the run to end. A steer or follow-up keeps its row until its message is stored (so a worker
+   * that dies meanwhile loses nothing: the next one delivers it); a decision is stored in the session
+   * before it takes effect; a command the harness refuses (`CommandError`) is recorded as refused.
    */
   async #applyRunCommands(harness: AgentHarness): Promise<void> {
     const { session, store } = this.host;
-    const applied: string[] = [];
-    let requests: Map<string, string> | undefined;
-    for (const command of await store.commands(session.id)) {
-      if (harness.phase === "idle") break;
-      if (this.#taken.has(command.id)) {
-        applied.push(command.id); // its message is stored (a worker died before removing the row)
+    const done: string[] = [];
+    const commands = await store.commands(session.id);
+    const decides = commands.some(
+      ({ command }) => command?.type === "APPROVE_TOOL" || command?.type === "DENY_TOOL",
+    );
+    const requests = decides ? await store.approvalRequests(session.id) : new Map<string, string>();
+    for (const stored of commands) {
+      if (!harness.isRunning) break;
+      if (this.#taken.has(stored.id)) {
+        done.push(stored.id); // its message is stored (a worker died before removing the row)
         continue;
       }
-      if (command.kind === "steer" || command.kind === "followUp") {
-        if (this.#inFlight.some((inFlight) => inFlight.id === command.id)) continue;
-        try {
-          if (command.kind === "steer") harness.steer(command.text);
-          else harness.followUp(command.text);
-          this.#inFlight.push(command);
-        } catch {
-          // The run ended meanwhile: the command is taken as a prompt.
-        }
-      } else if (command.kind === "abort") {
-        void harness.abort(); // clears the queues: the steers and follow-ups given to it go too
-        applied.push(command.id, ...this.#inFlight.map((inFlight) => inFlight.id));
-        this.#inFlight = [];
-      } else if (command.kind === "approve" || command.kind === "deny") {
-        const request = requestOf(command);
-        const key = approvalKey(request);
-        requests ??= await store.approvalRequests(session.id);
-        const requestId = requests.get(key);
-        if (requestId === undefined || command.requestId !== requestId) {
-          applied.push(command.id); // bound to a request answered since: it answers nothing
-          continue;
-        }
-        // A decision for a call that does not wait here (yet) is left for the parked run.
-        const { waiting } = approvalWaitOf(harness.agent.persist());
-        if (!waiting.some((call) => approvalKey(call) === key)) continue;
-        await recordDecisions(session, [{ request, decision: decisionOf(command), requestId }]);
-        try {
-          applyDecision(harness, request, decisionOf(command));
-        } catch {
-          // Aborted meanwhile: the call was answered as aborted.
-        }
-        requests.delete(key);
-        this.#trackRequest(key, "answered");
-        applied.push(command.id);
+      const { state } = harness;
+      const decision = decideCommand(
+        {
+          phase: "running",
+          requests,
+          awaitingApproval: state.awaitingApproval.map((call) => callKey(call)),
+          awaitingClient: state.awaitingClient.map((call) => callKey(call)),
+          paused: state.budget?.paused !== undefined,
+        },
+        stored,
+      );
+      if (decision.action === "refuse") await this.#refuse(stored, decision.error);
+      if (decision.action === "refuse" || decision.action === "stale") done.push(stored.id);
+      if (decision.action !== "apply") continue;
+      const command = stored.command!;
+      if (command.type === "STEER" || command.type === "FOLLOW_UP") {
+        if (this.#inFlight.some((inFlight) => inFlight.id === stored.id)) continue;
+        if (!this.#send(harness, stored, done)) continue;
+        this.#inFlight.push(stored as MessageCommand);
+        continue;
       }
+      if (command.type === "APPROVE_TOOL" || command.type === "DENY_TOOL") {
+        await recordDecisions(session, [{ command, requestId: requests.get(callKey(command))! }]);
+        requests.delete(callKey(command));
+        this.#trackRequest(callKey(command), "answered");
+      }
+      if (command.type === "ABORT" && !command.agentPath) {
+        // Aborting clears the queues: the steers and follow-ups given to the harness go too.
+        done.push(...this.#inFlight.map((inFlight) => inFlight.id));
+        this.#inFlight = [];
+      }
+      this.#send(harness, stored, done);
+      done.push(stored.id);
     }
-    await store.deleteCommands(applied);
+    await store.deleteCommands(done);
   }
+
+  /**
+   * Sends a stored command to the harness; a `CommandError` (the call or agent is gone meanwhile) is
+   * recorded as the command's refusal and its row marked done. Returns whether it was sent.
+   */
+  #send(harness: AgentHarness, stored: StoredCommand, done: string[]): boolean {
+    try {
+      harness.send(stored.command!);
+      return true;
+    } catch (error) {
+      if (!isCommandError(error)) throw error;
+      void this.#refuse(stored, error).catch(() => {});
+      done.push(stored.id);
+      return false;
+    }
+  }
+}
+
+/** Whether a parked run's wait is answered by `answers`: its budget limit, or every call it waits on. */
+function answersWait(parked: ParkedRun, answers: readonly StoredCommand[]): boolean {
+  const types = answers.map(({ command }) => command?.type);
+  if (parked.paused) return types.includes("RAISE_BUDGET") || types.includes("CONTINUE_ONCE");
+  const decided = new Set(
+    answers
+      .filter((answer): answer is StoredDecision => isDecision(answer))
+      .map(({ command }) => callKey(command)),
+  );
+  return parked.awaiting.every((key) => decided.has(key));
+}
+
+function isDecision(stored: StoredCommand): boolean {
+  return stored.command?.type === "APPROVE_TOOL" || stored.command?.type === "DENY_TOOL";
 }
 
 /** Whether the event is a sub-agent's (it carries the path down to it). */
@@ -510,33 +560,42 @@ function isDescendants(event: { agentPath?: readonly string[] }): boolean {
   return event.agentPath !== undefined && event.agentPath.length > 0;
 }
 
-/** Approves or denies the waiting call (a sub-agent's at its path). Throws when it does not wait. */
-function applyDecision(harness: AgentHarness, request: ApprovalRequest, decision: ToolCallDecision): void {
-  const options = request.agentPath ? { agentPath: request.agentPath } : {};
-  if (decision.approved) harness.approveToolCall(request.toolCallId, options);
-  else harness.denyToolCall(request.toolCallId, decision.reason, options);
+/** Whether the event says a run waits at a budget limit or loop breaker. */
+function isPause(event: { type: string; action?: string }): boolean {
+  return (event.type === "budget_exceeded" || event.type === "loop_detected") && event.action === "pause";
 }
 
 /**
- * Applies `decisions` (by `approvalKey`) to the sub-agents' calls they name as soon as those ask for
- * approval in the harness's next run — a restored tree asks again, a sub-agent that starts over asks
- * when it gets there. (The harness's own `approvals` serve the root's calls.)
+ * Sends each command to the harness as soon as what it answers waits — at once for a restored run
+ * (its calls wait again right after the restore), or when the call asks again or the run pauses
+ * (a run resumed from the session goes through its calls' preflight first) — in this run only.
+ * The one place stored decisions and budget commands reach a resumed run, at every depth.
  */
-function decideNestedWhenAsked(harness: AgentHarness, decided: ReadonlyMap<string, ToolCallDecision>): void {
-  const decisions = new Map(decided);
-  if (decisions.size === 0) return;
-  const subscription = harness.events$.subscribe((event) => {
-    if (event.type === "agent_end" && !isDescendants(event)) subscription.unsubscribe();
-    if (event.type !== "tool_approval_request" || !isDescendants(event)) return;
-    const request = { toolCallId: event.toolCallId, agentPath: [...event.agentPath!] };
-    const key = approvalKey(request);
-    const decision = decisions.get(key);
-    if (!decision) return;
-    decisions.delete(key); // it answers that request only, not a later call under the same id
-    try {
-      applyDecision(harness, request, decision);
-    } catch {
-      // Answered meanwhile (aborted): nothing waits any more.
+function sendWhenWaiting(harness: AgentHarness, commands: readonly AddressedCommand[]): void {
+  const pending = [...commands];
+  if (pending.length === 0) return;
+  const waits = (command: AddressedCommand): boolean => {
+    if (command.type === "RAISE_BUDGET" || command.type === "CONTINUE_ONCE")
+      return harness.state.budget?.paused !== undefined;
+    if (command.type !== "APPROVE_TOOL" && command.type !== "DENY_TOOL") return true;
+    return harness.state.awaitingApproval.some((call) => callKey(call) === callKey(command));
+  };
+  const sendWaiting = () => {
+    for (const command of [...pending]) {
+      if (!waits(command)) continue;
+      pending.splice(pending.indexOf(command), 1); // it answers that wait only, not a later one
+      try {
+        harness.send(command);
+      } catch {
+        // Answered meanwhile (aborted): nothing waits any more.
+      }
     }
+    if (pending.length === 0) subscription?.unsubscribe();
+  };
+  let subscription: { unsubscribe(): void } | undefined;
+  subscription = harness.events$.subscribe((event) => {
+    if (event.type === "agent_end" && !isDescendants(event)) subscription?.unsubscribe();
+    else if (event.type === "tool_approval_request" || isPause(event)) sendWaiting();
   });
+  sendWaiting();
 }

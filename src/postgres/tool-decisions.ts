@@ -1,9 +1,10 @@
 import { validateToolCall } from "../actors/tool-step.actors.js";
+import { type CallAddress, callKey, callOfKey } from "../commands/addressed-command.js";
 import { planResume, type ToolCallDecision } from "../harness/resume-run.js";
 import type { Session } from "../storage/session.js";
 import type { ToolCall } from "../types/messages.js";
 import type { AgentTool } from "../types/tool.js";
-import { type ApprovalRequest, approvalKey } from "./approval-wait.js";
+import type { DecisionCommand } from "./run-store.js";
 
 /**
  * `customType` of the entry a worker stores before a decision on a call waiting for approval takes
@@ -15,46 +16,67 @@ export const DECISION_ENTRY_TYPE = "agentchart.tool_decision";
  * The data of a decision entry: a sub-agent's call has its `agentPath`; `requestId` names the
  * approval request it answered (absent in entries of earlier versions).
  */
-export interface DecisionEntryData extends ApprovalRequest {
+export interface DecisionEntryData extends CallAddress {
   decision: ToolCallDecision;
   requestId?: string;
 }
 
-/**
- * A decision on a waiting call: the call (with its path, for a sub-agent's), what was decided and the
- * approval request it answers.
- */
-export interface RequestDecision {
-  request: ApprovalRequest;
-  decision: ToolCallDecision;
+/** A decision command and the approval request it answers (as its row was bound when stored). */
+export interface BoundDecision {
+  command: DecisionCommand;
   requestId?: string;
 }
 
 /**
- * Stores a decision entry for each call and resolves once they are stored (one append batch).
+ * Stores a decision entry for each decision command and resolves once they are stored (one append
+ * batch): from then on the call may have started (approved) or is answered (denied).
  * Contract: async; rejects with a `SessionError` when the session cannot store them.
  *
  * ```ts
- * await recordDecisions(session, [{ request: { toolCallId: "call-1" }, decision: { approved: true } }]);
+ * await recordDecisions(session, [{ command: { type: "APPROVE_TOOL", toolCallId: "call-1" } }]);
  * ```
  */
-export async function recordDecisions(
-  session: Session,
-  decisions: readonly RequestDecision[],
-): Promise<void> {
-  const stored = decisions.map(({ request, decision, requestId }) =>
+export async function recordDecisions(session: Session, decisions: readonly BoundDecision[]): Promise<void> {
+  const stored = decisions.map(({ command, requestId }) =>
     session.appendCustom(DECISION_ENTRY_TYPE, {
-      ...request,
-      decision,
+      ...callOfKey(callKey(command)),
+      decision: decisionOf(command),
       ...(requestId === undefined ? {} : { requestId }),
     } satisfies DecisionEntryData),
   );
   await Promise.all(stored);
 }
 
+/** What a decision command decides, as a decision entry stores it. Contract: pure. */
+function decisionOf(command: DecisionCommand): ToolCallDecision {
+  if (command.type === "APPROVE_TOOL") return { approved: true };
+  return command.reason === undefined ? { approved: false } : { approved: false, reason: command.reason };
+}
+
+/**
+ * The command a stored decision entry (by `callKey`) stands for: what a worker sends again when it
+ * finishes the run.
+ *
+ * Contract: pure; never throws.
+ *
+ * ```ts
+ * decisionCommand("s1/r1", { approved: false, reason: "no" });
+ * // { type: "DENY_TOOL", toolCallId: "r1", agentPath: ["s1"], reason: "no" }
+ * ```
+ */
+export function decisionCommand(key: string, decision: ToolCallDecision): DecisionCommand {
+  const call = callOfKey(key);
+  if (decision.approved) return { type: "APPROVE_TOOL", ...call };
+  return {
+    type: "DENY_TOOL",
+    ...call,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  };
+}
+
 /**
  * The decisions stored in the session's current branch since its last assistant message (those of
- * the calls that may still wait), by `approvalKey` (a root call's key is its id; the last decision
+ * the calls that may still wait), by `callKey` (a root call's key is its id; the last decision
  * counts): a decision on an earlier reply's call never answers a later call under the same id.
  * Contract: synchronous, never throws.
  */
@@ -67,7 +89,7 @@ export function storedDecisions(session: Session): Map<string, ToolCallDecision>
     if (typeof data?.toolCallId !== "string" || typeof data.decision?.approved !== "boolean") continue;
     const agentPath = Array.isArray(data.agentPath) ? data.agentPath : undefined;
     decisions.set(
-      approvalKey({ toolCallId: data.toolCallId, ...(agentPath ? { agentPath } : {}) }),
+      callKey({ toolCallId: data.toolCallId, ...(agentPath ? { agentPath } : {}) }),
       data.decision,
     );
   }

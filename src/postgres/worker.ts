@@ -66,7 +66,7 @@ export interface WorkerOptions {
 }
 
 /**
- * What came of one wake job: the session's state once released (`idle`, `awaiting_approval`,
+ * What came of one wake job: the session's state once released (`idle`, `awaiting_approval`, `awaiting_budget`,
  * `queued` when handed back on drain), `lost` when its lease was lost, `skipped` when the session was
  * leased elsewhere or deleted, `failed` when serving it threw (the error goes to pg-boss's retry).
  */

@@ -4,9 +4,10 @@ import type { ReplyDelta } from "./reply-delta.js";
 /**
  * Where a session's run stands in a store that workers serve: `queued` (a command waits for a
  * worker), `running` (a worker holds the session), `awaiting_approval` (persisted, no worker holds
- * it), `idle`.
+ * it), `awaiting_budget` (persisted at a budget limit or loop breaker: `RAISE_BUDGET`, `CONTINUE_ONCE`
+ * or `ABORT` go on), `idle`.
  */
-export type SessionRunState = "queued" | "running" | "awaiting_approval" | "idle";
+export type SessionRunState = "queued" | "running" | "awaiting_approval" | "awaiting_budget" | "idle";
 
 /**
  * What watching a served session reports: a new entry (`seq`, its number; `position`, its place in

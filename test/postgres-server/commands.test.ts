@@ -27,13 +27,16 @@ describe("commands of a session", () => {
     );
   });
 
-  it("an approval sent ahead of the call's request is refused with not_awaiting and stored nowhere; the call waits for a person", {
+  it("an approval sent ahead of the call's request is refused with CommandError not_waiting and stored nowhere; the call waits for a person", {
     timeout: 60_000,
   }, async () => {
     const { schema, client, repo } = await fixture.setup();
     await client.submit("ahead", "guarded door", { cwd: "/w" });
-    await expect(client.approve("ahead", "call-1")).rejects.toMatchObject({ code: "not_awaiting" });
-    expect(await pending(schema, "ahead")).toEqual({ commands: [{ kind: "prompt" }], requests: [] });
+    await expect(client.approve("ahead", "call-1")).rejects.toMatchObject({
+      name: "CommandError",
+      code: "not_waiting",
+    });
+    expect(await pending(schema, "ahead")).toEqual({ commands: [{ kind: "PROMPT" }], requests: [] });
 
     await fixture.startWorker(schema);
     await watchUntil(client, "ahead", "awaiting_approval");
@@ -53,7 +56,10 @@ describe("commands of a session", () => {
     await client.approve("twice", "call-1").catch(() => {}); // a retry: accepted or refused, never kept
     await watchUntil(client, "twice", "idle");
     // The next prompt's call has the same id: the stray approval must not answer it.
-    await expect(client.approve("twice", "call-1")).rejects.toMatchObject({ code: "not_awaiting" });
+    await expect(client.approve("twice", "call-1")).rejects.toMatchObject({
+      name: "CommandError",
+      code: "not_waiting",
+    });
     const { afterSeq } = await client.submit("twice", "guarded second");
     await watchUntil(client, "twice", "awaiting_approval", afterSeq);
     expect((await messageTexts(repo, "twice")).slice(4)).toEqual(["guarded second", "[toolCall]"]);
@@ -92,6 +98,78 @@ describe("commands of a session", () => {
     ]);
     expect(await fixture.effects(schema)).toEqual([]);
     expect(await pending(schema, "changed")).toEqual({ commands: [], requests: [] });
+  });
+});
+
+describe("rows written by 0.2", () => {
+  it("a prompt row and an approval row in 0.2's spelling ({ kind }) still run", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    await client.submit("old", "hello", { cwd: "/w" }); // creates the session; its PROMPT row is replaced
+    const sql = fixture.server.pool;
+    await sql.query(`DELETE FROM "${schema}".commands WHERE session_id = 'old'`);
+    await sql.query(
+      `INSERT INTO "${schema}".commands (session_id, kind, payload) VALUES ('old', 'prompt', '{"kind":"prompt","text":"guarded door"}')`,
+    );
+    await fixture.startWorker(schema);
+    await watchUntil(client, "old", "awaiting_approval");
+    const { rows } = await sql.query(
+      `SELECT request_id FROM "${schema}".approval_requests WHERE session_id = 'old' AND request_key = 'call-1'`,
+    );
+    await sql.query(
+      `INSERT INTO "${schema}".commands (session_id, kind, payload, request_id) VALUES ('old', 'approve', $1::jsonb, $2)`,
+      [
+        JSON.stringify({ kind: "approve", toolCallId: "call-1", requestId: rows[0].request_id }),
+        rows[0].request_id,
+      ],
+    );
+    // Any command wakes the session (this one is stale: no sub-agent "nobody" runs).
+    await client.send("old", { type: "ABORT", agentPath: ["nobody"] });
+    await watchUntil(client, "old", "idle");
+    expect(await messageTexts(repo, "old")).toEqual([
+      "guarded door",
+      "[toolCall]",
+      "guarded ran",
+      "done: guarded ran",
+    ]);
+    expect(await fixture.effects(schema)).toEqual([{ key: "old:call-1", attempts: 1 }]);
+    expect(await pending(schema, "old")).toEqual({ commands: [], requests: [] });
+  });
+});
+
+describe("a command a worker cannot apply", () => {
+  it("is refused in the session (an agentchart.command_refused entry a watch shows, naming the call) and its row deleted", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, client, repo } = await fixture.setup();
+    await client.submit("refused", "hello", { cwd: "/w" });
+    await client.send("refused", {
+      type: "ANSWER_TOOL",
+      toolCallId: "nope",
+      result: { content: [{ type: "text", text: "42" }] },
+    });
+    await fixture.startWorker(schema);
+    const updates = await watchUntil(client, "refused", "idle");
+    const refusals = updates.flatMap((update) =>
+      update.type === "entry" &&
+      update.entry.type === "custom" &&
+      update.entry.customType === "agentchart.command_refused"
+        ? [update.entry.data]
+        : [],
+    );
+    expect(refusals).toEqual([
+      {
+        commandId: expect.any(String),
+        code: "not_waiting",
+        command: "ANSWER_TOOL",
+        agentPath: [],
+        toolCallId: "nope",
+        message: "ANSWER_TOOL: tool call nope does not wait for a client's result",
+      },
+    ]);
+    expect(await messageTexts(repo, "refused")).toEqual(["hello", "echo: hello"]);
+    expect(await pending(schema, "refused")).toEqual({ commands: [], requests: [] });
   });
 });
 

@@ -49,7 +49,7 @@ async function untilDeltas(seen: ReplaySubject<SessionUpdate>, count: number): P
 }
 
 describe("resumable streams across processes (recorded reply deltas)", () => {
-  it("a schema of version 2 (sessions, entries, runs, commands in use) is upgraded to the newest version (3, 4) on first use", async () => {
+  it("a schema of version 2 (sessions, entries, runs, commands in use) is upgraded to the newest version (3, 4, 5) on first use", async () => {
     const schema = fixture.server.schema();
     const pool = fixture.server.pool;
     const repo = new PostgresSessionRepo({ pool, schema });
@@ -62,6 +62,7 @@ describe("resumable streams across processes (recorded reply deltas)", () => {
       `DROP TABLE "${schema}".reply_deltas, "${schema}".client_runs, "${schema}".approval_requests`,
     );
     await pool.query(`ALTER TABLE "${schema}".commands DROP COLUMN payload_raw, DROP COLUMN request_id`);
+    await pool.query(`ALTER TABLE "${schema}".parked_runs DROP COLUMN paused, DROP COLUMN harness_raw`);
     await pool.query(`DELETE FROM "${schema}".schema_migrations WHERE version >= 3`);
     // A run of the previous release parked for approval.
     await pool.query(
@@ -72,7 +73,7 @@ describe("resumable streams across processes (recorded reply deltas)", () => {
       const { rows } = await pool.query<{ version: number }>(
         `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
       );
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
       // Its call waits under a request of its own: it can be decided.
       expect(await client.approvalRequests("waiting")).toEqual([{ toolCallId: "call-1" }]);
       await client.approve("waiting", "call-1");
@@ -88,7 +89,7 @@ describe("resumable streams across processes (recorded reply deltas)", () => {
       const { rows: commands } = await pool.query(
         `SELECT kind FROM "${schema}".commands WHERE session_id = 'old'`,
       );
-      expect(commands).toEqual([{ kind: "prompt" }]);
+      expect(commands).toEqual([{ kind: "PROMPT" }]);
     } finally {
       await client.close();
     }

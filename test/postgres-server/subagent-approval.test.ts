@@ -44,7 +44,10 @@ describe("sub-agents on workers: approvals", () => {
 
     const second = await startWorker(schema);
     // A decision without the path names no waiting call: refused, nothing stored, the run stays parked.
-    await expect(client.approve("nested", "r1")).rejects.toMatchObject({ code: "not_awaiting" });
+    await expect(client.approve("nested", "r1")).rejects.toMatchObject({
+      name: "CommandError",
+      code: "not_waiting",
+    });
     await client.approve("nested", "r1", { agentPath: ["s1", "b1"] });
     await watchUntil(client, "nested", "idle");
     expect(second.output).toContain("APPLIED nested/s1/b1:r1\n");

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { filter, firstValueFrom, scan } from "rxjs";
 import { afterAll, afterEach } from "vitest";
-import { type ApprovalRequest, approvalKey } from "../../src/postgres/approval-wait.js";
+import { type CallAddress, callKey } from "../../src/commands/addressed-command.js";
 import { CHANGE_CHANNEL } from "../../src/postgres/postgres-schema.js";
 import {
   type AgentClient,
@@ -118,7 +118,7 @@ export async function messageTexts(repo: PostgresSessionRepo, sessionId: string)
 export async function untilAwaiting(
   client: AgentClient,
   sessionId: string,
-  request: ApprovalRequest,
+  request: CallAddress,
 ): Promise<void> {
   const listener = new pg.Client({ connectionString: process.env[DATABASE_URL_VARIABLE] });
   await listener.connect();
@@ -127,7 +127,7 @@ export async function untilAwaiting(
     await new Promise<void>((resolve, reject) => {
       const check = () =>
         client.approvalRequests(sessionId).then((waiting) => {
-          if (waiting.some((candidate) => approvalKey(candidate) === approvalKey(request))) resolve();
+          if (waiting.some((candidate) => callKey(candidate) === callKey(request))) resolve();
         }, reject);
       listener.on("notification", (notice) => {
         if (notice.payload?.endsWith(`/${sessionId}`)) void check();

@@ -326,7 +326,7 @@ export function postgresRepoCases(target: () => PostgresTarget): void {
     const { rows } = await t.pool.query<{ version: number }>(
       `SELECT version FROM "${schema}".schema_migrations`,
     );
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     await t.pool.query(`INSERT INTO "${schema}".schema_migrations (version) VALUES (99)`);
     await expect(repoOn(t, schema).list()).rejects.toMatchObject({ code: "storage" });
     expect(() => repoOn(t, 'bad"name')).toThrow(expect.objectContaining({ code: "invalid_id" }));

@@ -12,6 +12,8 @@
 //   gated:         every echo reply streams in 40 deltas; the first reply stops after 10 of them and
 //                  again before it ends, each time printing "GATED" and going on once a line arrives on
 //                  stdin
+//   budget:        each run may make one model call (`budget: { maxModelCalls: 1 }`): a run whose tool
+//                  call needs a second one pauses at the limit (and is parked)
 // With WORKER_LATENCY=1 every reply takes 150–300 ms. A lost lease prints "FENCED <session id>".
 // A steer or follow-up taken into a running harness's queue prints "QUEUED <text>".
 import { createInterface } from "node:readline";
@@ -127,6 +129,7 @@ const worker = await createWorker({
     model: testModel,
     streamFn,
     tools: [{ ...effect, replay: "safe" } as AgentTool, guarded, slow],
+    ...(mode === "budget" ? { budget: { maxModelCalls: 1 } } : {}),
   }),
   onHarness: (harness) =>
     harness.events$.subscribe((event) => {
