@@ -67,7 +67,7 @@ export {
 } from "./tools/define-json-schema-tool.js";
 export { defineTool, type ToolDefinition, UnsupportedToolSchemaError } from "./tools/define-tool.js";
 export type { AgentBudget } from "./types/budget.js";
-export { BudgetError, type BudgetErrorCode, type BudgetExceeded } from "./types/budget.js";
+export { BudgetError, type BudgetErrorCode, type BudgetExceeded, type BudgetPause } from "./types/budget.js";
 export type { AgentEvent } from "./types/events.js";
 export type { Guardrail, GuardrailContext, Guardrails, GuardrailVerdict } from "./types/guardrail.js";
 export type {

@@ -148,9 +148,9 @@ export class AgUiRun {
     const live = !this.#ended || this.#parked;
     const state = this.#surface.state;
     const queued = this.#surface.queued;
-    const paused = live ? state.budget?.paused : undefined;
+    const awaitingBudget = live ? [...state.awaitingBudget] : [];
     const awaitingApproval = live ? [...state.awaitingApproval] : [];
-    const waiting = awaitingApproval.length > 0 || paused !== undefined || this.#parked;
+    const waiting = awaitingApproval.length > 0 || awaitingBudget.length > 0 || this.#parked;
     return {
       phase: !live ? "idle" : waiting ? "waiting" : "running",
       awaitingApproval,
@@ -159,7 +159,7 @@ export class AgUiRun {
         steering: queued.steering.map((m) => messageText(m)),
         followUp: queued.followUp.map((m) => messageText(m)),
       },
-      ...(paused ? { awaitingBudget: [paused] } : {}),
+      ...(awaitingBudget.length > 0 ? { awaitingBudget } : {}),
       ...(live && state.budget ? { budget: { limits: state.budget.limits, usage: state.budget.usage } } : {}),
     };
   }

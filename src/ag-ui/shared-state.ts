@@ -1,5 +1,5 @@
 import type { WaitingToolCall } from "../agent/agent-state.js";
-import type { BudgetExceeded, BudgetLimits, BudgetUsage } from "../types/budget.js";
+import type { BudgetLimits, BudgetPause, BudgetUsage } from "../types/budget.js";
 
 /**
  * A tool call that waits for approval or for the client's answer.
@@ -21,21 +21,16 @@ export interface SharedAgentState {
   awaitingClient: WaitingToolCall[];
   queued: { steering: string[]; followUp: string[] };
   /**
-   * The root run waiting at a budget limit or a loop breaker (`state.budget.paused`): the interrupt the
-   * client answers (`RAISE_BUDGET`, `CONTINUE_ONCE`, or a resume entry with `interruptId: "budget"`).
-   * Absent when it does not wait. A sub-agent's pause is announced by its
-   * `agentchart.budget_exceeded` / `agentchart.loop_detected` event, which names its `agentPath`.
+   * The runs waiting at a budget limit or a loop breaker, at every depth (`state.awaitingBudget`; a
+   * sub-agent's with its `agentPath`): the interrupts the client answers (`RAISE_BUDGET`,
+   * `CONTINUE_ONCE`, or a resume entry with `interruptId: "budget"`). Absent when none waits.
    */
   awaitingBudget?: BudgetPause[];
   /** The current run's budget: its limits and what it used (absent without a run or a budget). */
   budget?: { limits: BudgetLimits; usage: BudgetUsage };
 }
 
-/** A run held at a budget limit or a loop breaker (see docs/budgets.md). */
-export type BudgetPause = BudgetExceeded & {
-  /** The run is a sub-agent's: the tool call ids from the root down to it. */
-  agentPath?: string[];
-};
+export type { BudgetPause };
 
 /** Names of the CUSTOM events the server sends besides the standard AG-UI events. */
 export const CUSTOM_EVENT = {

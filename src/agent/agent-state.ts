@@ -1,4 +1,4 @@
-import type { AgentBudget, BudgetExceeded, BudgetUsage } from "../types/budget.js";
+import type { AgentBudget, BudgetExceeded, BudgetPause, BudgetUsage } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage } from "../types/messages.js";
 import type { Model, ThinkingLevel } from "../types/model.js";
@@ -32,6 +32,11 @@ export interface AgentMachineState {
   awaitingApproval: readonly WaitingToolCall[];
   /** Calls of client tools waiting for `answerToolCall`, in source order (also right after a restore). */
   awaitingClient: readonly WaitingToolCall[];
+  /**
+   * Runs waiting at a budget limit or a loop breaker — this agent's and its sub-agents' at every depth
+   * (with their `agentPath`), each sub-agent's after its parent's — for `RAISE_BUDGET` / `CONTINUE_ONCE`.
+   */
+  awaitingBudget: readonly BudgetPause[];
   /** The agent a handoff made active (`defineHandoff`); `undefined`: the agent as it was built. */
   activeAgent: string | undefined;
   /**

@@ -3,7 +3,7 @@ import type { AnyActorRef } from "xstate";
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { AgentEvent } from "../types/events.js";
 import { type AgentMachineState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
-import { waitingCalls } from "./agent-tree.js";
+import { budgetPauses, waitingCalls } from "./agent-tree.js";
 
 /**
  * Every AgentEvent of an agent actor — a root actor, one an app machine invokes or spawns, or a
@@ -83,6 +83,7 @@ export function agentMachineStateOf(agent: AnyActorRef, progress: LiveProgress):
     errorMessage: context.errorMessage,
     awaitingApproval: waitingCalls(agent, "awaitingApproval"),
     awaitingClient: waitingCalls(agent, "awaitingClient"),
+    awaitingBudget: budgetPauses(agent),
     activeAgent: context.activeAgent,
     budget: context.run?.ledger
       ? {

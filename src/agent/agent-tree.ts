@@ -1,6 +1,7 @@
 import type { AnyActorRef } from "xstate";
 import type { AgentMachineContext } from "../machines/agent/agent.context.js";
 import type { ToolCallContext } from "../machines/tool-call/tool-call.context.js";
+import type { BudgetPause } from "../types/budget.js";
 import type { WaitingToolCall } from "./agent-state.js";
 
 // An agent and its sub-agents form a tree of actors: agent → tool call (id = tool call id) → its child
@@ -64,4 +65,26 @@ export function waitingCalls(
     if (agent) waiting.push(...waitingCalls(agent, state, [...path, call.id]));
   }
   return waiting;
+}
+
+/**
+ * The runs of the tree under `root` waiting at a budget limit or a loop breaker, the root's first, each
+ * sub-agent's after its parent's (with its `agentPath` relative to `root`).
+ *
+ * Contract: pure read of snapshots; never throws.
+ *
+ * ```ts
+ * for (const pause of budgetPauses(agent.actor)) console.log(pause.agentPath ?? "root", pause.budget);
+ * ```
+ */
+export function budgetPauses(root: AnyActorRef, path: string[] = []): BudgetPause[] {
+  const snapshot = snapshotOf(root);
+  const run = (snapshot.context as AgentMachineContext | undefined)?.run;
+  const paused = run?.ledger?.paused;
+  const pauses: BudgetPause[] = paused ? [path.length > 0 ? { ...paused, agentPath: path } : paused] : [];
+  for (const call of run?.batch?.calls ?? []) {
+    const agent = snapshot.children?.[call.id] && snapshotOf(snapshot.children[call.id]!).children?.agent;
+    if (agent) pauses.push(...budgetPauses(agent, [...path, call.id]));
+  }
+  return pauses;
 }

@@ -81,6 +81,12 @@ export interface BudgetExceeded {
   estimate?: number;
 }
 
+/** A run held at a budget limit or a loop breaker (see docs/budgets.md), at any depth of the tree. */
+export type BudgetPause = BudgetExceeded & {
+  /** The run is a sub-agent's: the tool call ids from the root down to it. */
+  agentPath?: string[];
+};
+
 /** What a model call is expected to use, reserved before it starts: its request's estimate. */
 export interface RequestEstimate {
   tokens: number;

@@ -243,9 +243,15 @@ export function describeBudgetPaths(inspect: Inspect) {
       // The parent waits with its sub-agent: executingTools.awaitingHuman.
       expect(agent.actor.getSnapshot().matches({ running: { executingTools: "awaitingHuman" } })).toBe(true);
       expect(agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(true);
+      // Who waits at a limit, at every depth, is in the state (the root's own budget is not paused).
+      expect(agent.state.budget).toBeUndefined();
+      expect(agent.state.awaitingBudget).toMatchObject([
+        { agentPath: ["h1"], budget: "maxModelCalls", limit: 1, used: 1, before: "modelCall" },
+      ]);
       expect(() => agent.raiseBudget({ maxModelCalls: 2 })).toThrow(/not waiting/);
       agent.raiseBudget({ maxModelCalls: 2 }, { agentPath: ["h1"] });
       expect((await done).stopReason).toBe("stop");
+      expect(agent.state.awaitingBudget).toEqual([]);
       expect(agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(false);
       const results = agent.state.messages.filter((m): m is ToolResultMessage => roleOf(m) === "toolResult");
       expect(results[0]?.content).toEqual([{ type: "text", text: "child done" }]);
