@@ -120,10 +120,9 @@ export function runRepl(options: ReplOptions): Promise<number> {
     },
     thinking: async (arg) => {
       const harness = cli.current;
-      if (arg !== "" && !THINKING_LEVELS.includes(arg as ThinkingLevel)) {
-        return print(style.red(`unknown thinking level "${arg}" (use ${THINKING_LEVELS.join(", ")})`));
-      }
       if (arg !== "") {
+        if (!THINKING_LEVELS.includes(arg as ThinkingLevel))
+          return print(style.red(`unknown thinking level "${arg}" (use ${THINKING_LEVELS.join(", ")})`));
         harness.send({ type: "SET_THINKING_LEVEL", thinkingLevel: arg as ThinkingLevel });
         await harness.session.flush();
       }
@@ -292,6 +291,7 @@ type CompactOutcome =
   | { compacted: true; summary: string; tokensBefore: number }
   | { compacted: false; reason: string };
 
+/** `/compact`: the harness's compaction now; "nothing to compact" and a failed one are outcomes. */
 async function compactNow(harness: AgentHarness, instructions: string | undefined): Promise<CompactOutcome> {
   try {
     const result = await harness.compact(instructions);
