@@ -34,7 +34,11 @@ export interface ToolStepInput {
  * Contract: synchronous; never throws (a throwing user function is a rejection).
  *
  * ```ts
- * validate: ({ context, self }) => validateCall(implementations, self, context.toolCall)
+ * import { toolCallMachine } from "agentchart";
+ * declare const implementations: Parameters<typeof validateCall>[0];
+ * const machine = toolCallMachine.provide({
+ *   actions: { validate: ({ context, self }) => validateCall(implementations, self, context.toolCall) },
+ * });
  * ```
  */
 export function validateCall(

@@ -140,7 +140,11 @@ const SSE_HEADERS = {
  * `correlationId`, never the error's message.
  *
  * ```ts
- * const handler = createAgUiHandler({ agentFor: (threadId) => agents.get(threadId) ?? newAgent(threadId) });
+ * import http from "node:http";
+ * import { Agent } from "agentchart";
+ * import { toNodeListener } from "agentchart/ag-ui";
+ * const agents = new Map<string, Agent>(); // the app's agents by thread, e.g. restored from its store
+ * const handler = createAgUiHandler({ agentFor: (threadId) => agents.get(threadId) ?? new Agent({ model, streamFn }) });
  * http.createServer(toNodeListener(handler)).listen(3000);
  * ```
  */

@@ -59,8 +59,9 @@ export interface AgUiRunInput {
  * with `outcome.pendingToolCallIds`; the target's run waits, and the next AG-UI run continues it).
  *
  * ```ts
+ * declare const target: ConstructorParameters<typeof AgUiRun>[0]; // the agent, as the handler drives it
  * const run = new AgUiRun(target, { threadId: "t1", runId: "r1", prompt: "Hello", start: () => target.prompt("Hello") });
- * run.log.read(0, { frame: write, end: close });
+ * run.log.read(0, { frame: (text) => process.stdout.write(text), end: () => process.stdout.end() });
  * await run.finished;
  * ```
  */

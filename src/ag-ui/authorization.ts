@@ -19,7 +19,7 @@ export type Authorize = (
  * verdict says, with a TypeError for any other verdict, and with what `authorize` throws.
  *
  * ```ts
- * await checkAuthorization(options.authorize, request, input.threadId);
+ * await checkAuthorization(async (request) => (request.headers.has("authorization") ? "allow" : "unauthenticated"), request, "t1");
  * ```
  */
 export async function checkAuthorization(

@@ -19,6 +19,8 @@ export interface ClientAnswer {
  * Contract: pure, synchronous, never throws.
  *
  * ```ts
+ * declare const input: Parameters<typeof clientAnswersIn>[0]; // the request's RunAgentInput
+ * const seen = new Set<string>(); // the ids of the messages the thread has
  * clientAnswersIn(input, (message) => !seen.has(message.id), new Set(["call_1"]));
  * ```
  */

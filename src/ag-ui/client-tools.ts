@@ -41,7 +41,7 @@ const NO_PARAMETERS = { type: "object", properties: {} } as const;
  *
  * ```ts
  * const tools = clientToolsOf([{ name: "pick_colour", description: "Asks the user", parameters: { type: "object" } }]);
- * agent.setTools([...serverTools, ...tools]);
+ * agent.setTools([...agent.state.tools, ...tools]);
  * ```
  */
 export function clientToolsOf(declared: unknown): AgentTool[] {

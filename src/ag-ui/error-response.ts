@@ -19,7 +19,7 @@ export const logAgUiError: AgUiErrorListener = (error, { correlationId }) => {
  * Contract: synchronous; never throws (a throwing listener is ignored).
  *
  * ```ts
- * const text = reportInternalError(error, logAgUiError); // "Internal error (correlation id …)"
+ * const text = reportInternalError(new Error("boom"), logAgUiError); // "Internal error (correlation id …)"
  * ```
  */
 export function reportInternalError(

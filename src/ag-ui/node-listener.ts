@@ -13,6 +13,9 @@ import type { FetchHandler } from "./ag-ui-handler.js";
  * error goes to `console.error`).
  *
  * ```ts
+ * import http from "node:http";
+ * import { createAgUiHandler } from "agentchart/ag-ui";
+ * const agentFor = () => agent;
  * http.createServer(toNodeListener(createAgUiHandler({ agentFor }))).listen(3000);
  * ```
  */

@@ -13,7 +13,8 @@ import { checkId, checkTextLength, type ResolvedAgUiLimits } from "./request-lim
  * `limit_exceeded` naming the limit passed.
  *
  * ```ts
- * const input = parseRunInput(await readJsonBody(request, limits.maxBodyBytes), limits);
+ * declare const limits: Parameters<typeof parseRunInput>[1]; // the handler's limits, resolved
+ * const input = parseRunInput(JSON.parse(await request.text()), limits);
  * ```
  */
 export function parseRunInput(body: Record<string, unknown>, limits: ResolvedAgUiLimits): RunAgentInput {

@@ -16,7 +16,7 @@ export interface RunLogReader {
  * ```ts
  * const log = new RunLog();
  * log.append({ type: "RUN_STARTED", threadId: "t", runId: "r" });
- * const leave = log.read(0, { frame: (text) => socket.write(text), end: () => socket.end() });
+ * const leave = log.read(0, { frame: (text) => process.stdout.write(text), end: () => process.stdout.end() });
  * ```
  */
 export class RunLog {

@@ -12,6 +12,7 @@ import { RE2JS } from "re2js";
  * throws.
  *
  * ```ts
+ * import { Ajv2020 } from "ajv/dist/2020.js";
  * new Ajv2020({ code: { regExp: safeRegExp } });
  * ```
  */

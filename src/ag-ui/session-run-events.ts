@@ -41,6 +41,10 @@ interface OpenReply {
  * stored (or re-streamed).
  *
  * ```ts
+ * import { createClient } from "agentchart/postgres";
+ * const client = await createClient({ connectionString: process.env.DATABASE_URL! });
+ * declare const run: ConstructorParameters<typeof SessionRunEvents>[0]["run"]; // the stored run asked for
+ * const send = (events: unknown[]) => console.log(events);
  * const events = new SessionRunEvents({ threadId: "t1", run, resumeAfter: 0 });
  * send(events.start());
  * client.watch("t1", { afterSeq: 0, deltas: true }).subscribe((update) => send(events.apply(update)));

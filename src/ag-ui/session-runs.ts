@@ -28,7 +28,9 @@ export interface SessionRuns {
  * `no_new_message` — and with the store's other errors otherwise.
  *
  * ```ts
- * const runs = sessionRuns(await createClient({ connectionString }));
+ * import { createClient } from "agentchart/postgres";
+ * const runs = sessionRuns(await createClient({ connectionString: process.env.DATABASE_URL! }));
+ * declare const input: Parameters<typeof runs.run>[0]; // the request's RunAgentInput
  * const body = await runs.run(input, 0);
  * ```
  */

@@ -7,8 +7,10 @@ import { AgUiError } from "./ag-ui-error.js";
  * Expired threads are swept on each access (no timer keeps the process alive).
  *
  * ```ts
+ * interface Thread { live: boolean; close(): Promise<void> }
+ * const limits = { maxThreads: 100, threadIdleMs: 10 * 60_000 };
  * const table = new ThreadTable<Thread>(limits, (thread) => thread.live, (id, thread) => thread.close());
- * const thread = table.open("t1", (released) => newThread(released));
+ * const thread = table.open("t1", () => ({ live: false, close: async () => {} }));
  * ```
  */
 export class ThreadTable<TThread> {

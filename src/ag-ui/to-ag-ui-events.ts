@@ -33,7 +33,7 @@ export interface AgUiTranslationOptions {
  *
  * ```ts
  * const translator = new AgUiTranslator({ firstMessageIndex: agent.state.messages.length });
- * agent.subscribe((event) => send(translator.translate(event)));
+ * agent.subscribe((event) => console.log(translator.translate(event)));
  * ```
  */
 export class AgUiTranslator implements AgentStreamTranslator {

@@ -13,7 +13,8 @@ import { waitingCalls } from "./agent-tree.js";
  * Contract: never throws; each subscription adds one listener and removes it on unsubscribe.
  *
  * ```ts
- * agentEvents$(actor).pipe(filter((event) => event.type === "agent_end")).subscribe(console.log);
+ * import { filter } from "rxjs";
+ * agentEvents$(agent.actor).pipe(filter((event) => event.type === "agent_end")).subscribe(console.log);
  * ```
  */
 export function agentEvents$(agent: AnyActorRef): Observable<AgentEvent> {
@@ -39,7 +40,7 @@ export function agentEvents$(agent: AnyActorRef): Observable<AgentEvent> {
  * Contract: never throws; the arrays are the machine's (do not mutate).
  *
  * ```ts
- * agentState$(actor).subscribe((state) => render(state.messages, state.awaitingApproval));
+ * agentState$(agent.actor).subscribe((state) => console.log(state.messages.length, state.awaitingApproval));
  * ```
  */
 export function agentState$(agent: AnyActorRef): Observable<AgentMachineState> {

@@ -21,6 +21,7 @@ const snapshotOf = (ref: AnyActorRef) => ref.getSnapshot() as NodeSnapshot;
  * Contract: pure read of snapshots; never throws.
  *
  * ```ts
+ * const message = { role: "user" as const, content: "Only the last quarter, please", timestamp: Date.now() };
  * agentAt(agent.actor, ["call_1", "call_7"])?.send({ type: "STEER", message });
  * ```
  */

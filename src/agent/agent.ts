@@ -1,7 +1,7 @@
 import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
-import type { AddressedCommand } from "../commands/addressed-command.js";
+import { type AddressedCommand, callKey } from "../commands/addressed-command.js";
 import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
 import { continueRefusal } from "../loop/continue-refusal.js";
 import { toMessage, userMessage } from "../loop/messages.js";
@@ -50,7 +50,7 @@ import {
 import { type AgentState, type LiveProgress, reduceLiveProgress } from "./agent-state.js";
 import { agentMachineStateOf } from "./agent-streams.js";
 import { agentAt } from "./agent-tree.js";
-import { commandTarget } from "./command-target.js";
+import { type CallAnswer, callNotWaiting, commandTarget } from "./command-target.js";
 
 /** A listener of AgentEvents; may be async — runs finish only after async listeners settle. */
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
@@ -153,6 +153,7 @@ const prebuilt = new WeakMap<
  * `Agent.restore` brings it back, also mid-run (see docs/concepts.md).
  *
  * ```ts
+ * import { scriptedModel } from "agentchart/testing";
  * const agent = new Agent({ model, streamFn: scriptedModel([{ text: "Hi!" }]) });
  * agent.subscribe((event) => console.log(event.type));
  * await agent.prompt("Hello");
@@ -177,6 +178,8 @@ export class Agent<TOutput = unknown> {
    * kept for the next run unless it was aborted (an AbortController is not free).
    */
   #controller = new AbortController();
+  /** Keys (`callKey`) of calls a command answered that the machine has not taken yet. */
+  readonly #answered = new Set<string>();
   /** The tools given (constructor, `setTools`), active or not. */
   #tools: readonly AgentTool[];
   readonly #progress: LiveProgress = { streamingMessage: undefined, pendingToolCalls: new Set() };
@@ -215,6 +218,9 @@ export class Agent<TOutput = unknown> {
       this.actor.subscribe((snapshot) => step(this.actor, snapshot.value));
     }
     this.actor.on("*", (event) => this.#dispatch(event));
+    this.actor.subscribe(() => {
+      if (this.#answered.size > 0) this.#answered.clear();
+    });
     this.actor.start();
     if (restoring?.plan?.from) {
       // After `restore` returns, so that a listener attached right after it sees `agent_resume`;
@@ -428,6 +434,7 @@ export class Agent<TOutput = unknown> {
    * that never validates and guardrail trips do not reject: they are in the result and the transcript.
    *
    * ```ts
+   * import { z } from "zod";
    * const { output } = await agent.prompt("Weather in Paris?", { output: z.object({ celsius: z.number() }) });
    * ```
    */
@@ -513,7 +520,8 @@ export class Agent<TOutput = unknown> {
    * message or names no such calls.
    *
    * ```ts
-   * await agent.resumeToolCalls(lastReply, { call_1: "pending", call_2: "interrupted" });
+   * const lastReply = agent.state.messages.findLast((message) => message.role === "assistant");
+   * if (lastReply?.role === "assistant") await agent.resumeToolCalls(lastReply, { call_1: "pending", call_2: "interrupted" });
    * ```
    */
   resumeToolCalls(
@@ -584,17 +592,21 @@ export class Agent<TOutput = unknown> {
    *
    * ```ts
    * agent.send({ type: "APPROVE_TOOL", toolCallId: "call_2", agentPath: ["call_1"] });
-   * agent.send({ type: "STEER", message: userMessage("Shorter, please") });
+   * agent.send({ type: "STEER", message: { role: "user", content: "Shorter, please", timestamp: Date.now() } });
    * ```
    */
   send(command: AddressedCommand): void {
     const { agentPath, ...event } = command;
     if (command.type === "RAISE_BUDGET") checkBudgetLimits(command.limits, "RAISE_BUDGET");
+    const answered = answersCall(command) ? callKey(command) : undefined;
+    // A second answer sent before the machine took the first (e.g. from one listener call) is refused too.
+    if (answered !== undefined && this.#answered.has(answered)) throw callNotWaiting(command as CallAnswer);
     const target = commandTarget(this.actor, command);
     if (target === this.actor && (event.type === "ABORT" || event.type === "FAIL")) {
       if (!this.#run) return;
       this.#controller.abort();
     }
+    if (answered !== undefined) this.#answered.add(answered);
     this.#sendTo(target, event as AgentCommand);
   }
 
@@ -736,7 +748,10 @@ export class Agent<TOutput = unknown> {
  * Contract: synchronous; starts `actor` unless it is already started; never throws.
  *
  * ```ts
- * const agent = agentOver(harnessActor.getSnapshot().children.agent, implementations, { streamFn });
+ * import type { AgentActor } from "agentchart";
+ * declare const implementations: Parameters<typeof agentOver>[1]; // what the agent machine was provided with
+ * declare const actor: AgentActor; // the harness machine's child "agent" (its logic's `self`)
+ * const agent = agentOver(actor, implementations, { streamFn });
  * ```
  */
 export function agentOver<TOutput = unknown>(
@@ -816,4 +831,8 @@ function startingAs(implementations: AgentImplementations, name: string, model: 
 /** The `agentPath` of a shorthand's options, as a command carries it (absent for the root). */
 function pathOf(options: AgentPathOption): { agentPath?: string[] } {
   return options.agentPath?.length ? { agentPath: [...options.agentPath] } : {};
+}
+
+function answersCall(command: AddressedCommand): command is CallAnswer {
+  return command.type === "APPROVE_TOOL" || command.type === "DENY_TOOL" || command.type === "ANSWER_TOOL";
 }

@@ -48,12 +48,7 @@ export function commandTarget(root: AnyActorRef, command: AddressedCommand): Any
       const call = snapshot.children[command.toolCallId]?.getSnapshot() as
         | { matches?: (state: string) => boolean }
         | undefined;
-      if (!call?.matches?.(waitsIn))
-        throw new CommandError(
-          "not_waiting",
-          `${command.type}: no tool call "${command.toolCallId}"${agentPath.length > 0 ? ` of ${where}` : ""} is ${waitsIn === "awaitingClient" ? "awaiting the client" : "awaiting approval"}`,
-          { ...address, toolCallId: command.toolCallId },
-        );
+      if (!call?.matches?.(waitsIn)) throw callNotWaiting(command);
       return agent;
     }
     case "RAISE_BUDGET":
@@ -79,5 +74,32 @@ export function commandTarget(root: AnyActorRef, command: AddressedCommand): Any
     "busy",
     `${command.type}: ${where} is running; it takes this command only when idle`,
     address,
+  );
+}
+
+/** A command that answers a waiting call. */
+export type CallAnswer = Extract<AddressedCommand, { type: "APPROVE_TOOL" | "DENY_TOOL" | "ANSWER_TOOL" }>;
+
+/**
+ * The `not_waiting` error of a command answering a call that does not wait for it.
+ *
+ * Contract: pure; returns the error (the caller throws it).
+ *
+ * ```ts
+ * throw callNotWaiting({ type: "APPROVE_TOOL", toolCallId: "call_1" });
+ * ```
+ */
+export function callNotWaiting(command: CallAnswer): CommandError {
+  const agentPath = command.agentPath ?? [];
+  const waitsFor = command.type === "ANSWER_TOOL" ? "awaiting the client" : "awaiting approval";
+  const of = agentPath.length > 0 ? ` of the sub-agent at ${agentPath.join("/")}` : "";
+  return new CommandError(
+    "not_waiting",
+    `${command.type}: no tool call "${command.toolCallId}"${of} is ${waitsFor}`,
+    {
+      command: command.type,
+      agentPath,
+      toolCallId: command.toolCallId,
+    },
   );
 }

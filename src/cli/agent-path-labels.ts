@@ -19,7 +19,7 @@ export function agentPathKey(path: readonly string[]): string {
  *
  * ```ts
  * const labels = new AgentPathLabels();
- * events$.subscribe((event) => labels.observe(event));
+ * harness.events$.subscribe((event) => labels.observe(event));
  * labels.trail(["call_1", "call_7"]); // "support › billing"
  * ```
  */

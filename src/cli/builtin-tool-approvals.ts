@@ -12,6 +12,7 @@ export const TOOLS_ASKING_APPROVAL: readonly string[] = ["bash", "write", "edit"
  * Contract: pure, never throws.
  *
  * ```ts
+ * import { createBuiltinTools } from "agentchart/node";
  * const tools = withBuiltinApprovals(createBuiltinTools(), { yes: false, trust: ["write"] });
  * // bash and edit ask, write runs at once
  * ```

@@ -21,6 +21,7 @@ export interface CliConfig {
  * is not JSON, or `trust` is not a list of tool names.
  *
  * ```ts
+ * import os from "node:os";
  * const { trust } = await loadCliConfig(os.homedir()); // ["bash"]
  * ```
  */

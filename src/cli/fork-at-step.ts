@@ -11,7 +11,7 @@ import { CliError } from "./cli-error.js";
  * then refuses a missing entry); throws `CliError` naming `AT` for a number that is no recorded step.
  *
  * ```ts
- * const entryId = forkEntryOf(tree, "3"); // the entry that holds step 3
+ * const entryId = forkEntryOf(session, "3"); // the entry that holds step 3
  * ```
  */
 export function forkEntryOf(tree: Pick<SessionTreeView, "getEntry" | "getEntries">, at: string): string {

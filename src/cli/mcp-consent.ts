@@ -36,7 +36,12 @@ export interface McpConsentOptions {
  * read or written.
  *
  * ```ts
- * const allowed = await consentToProjectServers(config, { home, project: cwd, yes: false, ask, warn });
+ * import os from "node:os";
+ * declare const config: Parameters<typeof consentToProjectServers>[0]; // the project's .mcp.json, read
+ * const ask = async (question: string) => (await import("node:readline/promises"))
+ *   .createInterface({ input: process.stdin, output: process.stderr }).question(question);
+ * const options = { home: os.homedir(), project: process.cwd(), yes: false, ask, warn: console.warn };
+ * const allowed = await consentToProjectServers(config, options);
  * ```
  */
 export async function consentToProjectServers(

@@ -44,6 +44,7 @@ export const REPLAY_TOOL_MODES: readonly ReplayToolMode[] = ["recorded", "live",
  * session entry) for a file that is not a recording. Nothing runs then.
  *
  * ```ts
+ * declare const io: Parameters<typeof runReplayCommand>[2]; // the terminal's streams
  * const code = await runReplayCommand("runs/fix.recording.jsonl", { verify: true }, io);
  * ```
  */

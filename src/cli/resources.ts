@@ -22,6 +22,7 @@ export interface CliResources {
  * Contract: async, never rejects: every problem is in `diagnostics`.
  *
  * ```ts
+ * import os from "node:os";
  * const { skills, agents, diagnostics } = await loadCliResources(process.cwd(), os.homedir());
  * ```
  */

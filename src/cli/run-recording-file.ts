@@ -10,8 +10,10 @@ import { writeRecordingFile } from "../replay/read-recording-file.js";
  * when no harness was bound.
  *
  * ```ts
- * const file = new RunRecordingFile(resolve(cwd, "fix.recording.jsonl"));
- * const cli = await CliHarness.open({ ...options, record: true, attach: (harness) => file.attach(harness) });
+ * import { resolve } from "node:path";
+ * const file = new RunRecordingFile(resolve(process.cwd(), "fix.recording.jsonl"));
+ * file.attach(harness); // a harness made with `record: true`
+ * await harness.prompt("Fix the failing test");
  * await file.write();
  * ```
  */

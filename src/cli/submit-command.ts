@@ -34,7 +34,8 @@ export function noWorkerHint(sessionId: string, databaseUrl: string, waitedMs: n
  * Resolves with 0, or 1 when the last reply ended in an error.
  *
  * ```ts
- * const code = await runSubmitCommand("Why is the build red?", { databaseUrl }, io);
+ * declare const io: Parameters<typeof runSubmitCommand>[2]; // the terminal's streams
+ * const code = await runSubmitCommand("Why is the build red?", { databaseUrl: process.env.DATABASE_URL! }, io);
  * ```
  */
 export async function runSubmitCommand(

@@ -111,6 +111,7 @@ export function initialClientContext(threadId: string): AgentClientContext {
  * missing field, a wrong type), leave the context as it is.
  *
  * ```ts
+ * const context = initialClientContext("t1");
  * const next = applyAgUiEvent(context, { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Hi" }, 7);
  * ```
  */
@@ -400,7 +401,7 @@ function applySharedState(context: AgentClientContext, snapshot: unknown): Agent
  * Contract: pure and synchronous; never throws; unknown ids are ignored.
  *
  * ```ts
- * const next = awaitClient(context, ["call_1"]);
+ * const next = awaitClient(initialClientContext("t1"), ["call_1"]);
  * ```
  */
 export function awaitClient(context: AgentClientContext, toolCallIds: Iterable<string>): AgentClientContext {

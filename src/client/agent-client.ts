@@ -115,7 +115,7 @@ export const NOT_ANSWERED_TEXT = "Not answered: the user sent a new message inst
  *
  * ```ts
  * const client = createAgentClient({ url: "/agent", threadId: "t1" });
- * client.subscribe(({ context }) => render(context));
+ * client.subscribe(({ context }) => console.log(context.messages.length));
  * client.trigger.submit({ text: "Hello" });
  * ```
  */

@@ -13,7 +13,8 @@ export interface SseMessage {
  * without its blank line is dropped (it may be cut).
  *
  * ```ts
- * for await (const message of readSse(response.body)) console.log(message.id, JSON.parse(message.data));
+ * const response = await fetch("/agent", { method: "POST", body: "{…}" });
+ * for await (const message of readSse(response.body!)) console.log(message.id, JSON.parse(message.data));
  * ```
  */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
@@ -29,7 +30,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
  * however the stream is cut into chunks.
  *
  * ```ts
- * for await (const messages of readSseChunks(response.body)) for (const message of messages) handle(message);
+ * const response = await fetch("/agent", { method: "POST", body: "{…}" });
+ * for await (const messages of readSseChunks(response.body!)) for (const message of messages) console.log(message.data);
  * ```
  */
 export async function* readSseChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage[]> {

@@ -47,7 +47,10 @@ function assertRun(received: unknown, matcher: string): EvalRun {
  *
  * @example
  * ```ts
+ * import { expect } from "vitest";
+ * import { runEvalCase } from "agentchart/evals";
  * expect.extend(evalMatchers);
+ * const run = await runEvalCase(() => ({ model, streamFn, tools }), { id: "ls", input: "Read the README" });
  * expect(run).toMatchTrajectory([{ name: "read" }], { mode: "superset" });
  * ```
  */

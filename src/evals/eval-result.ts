@@ -79,7 +79,10 @@ export interface EvalResult {
  *
  * @example
  * ```ts
- * caseScore("exactText", [verdictA, verdictB]).passHatK;
+ * caseScore("exactText", [
+ *   { scorer: "exactText", score: 1, passed: true, reason: "same text" },
+ *   { scorer: "exactText", score: 0, passed: false, reason: "other text" },
+ * ]).passHatK; // false
  * ```
  */
 export function caseScore(scorer: string, verdicts: readonly ScorerVerdict[]): CaseScore {

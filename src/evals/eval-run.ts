@@ -157,7 +157,8 @@ const approveAll: EvalApproval = () => true;
  *
  * @example
  * ```ts
- * const run = evalRunOf("case-1", [userMessage, reply]);
+ * const run = evalRunOf("case-1", [...agent.state.messages]);
+ * run.toolCalls.map((call) => call.name); // the tools the agent called, in order
  * ```
  */
 export function evalRunOf(caseId: string, messages: AgentMessage[], latencyMs = 0): EvalRun {

@@ -22,7 +22,7 @@ const WIDTH = 30;
  *
  * @example
  * ```ts
- * const bar = progressBar(process.stderr, cases.length);
+ * const bar = progressBar(process.stderr, 3);
  * bar.tick(true);
  * bar.done();
  * ```

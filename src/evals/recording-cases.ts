@@ -13,6 +13,7 @@ import { evalRunOf } from "./eval-run.js";
  *
  * @example
  * ```ts
+ * import { readRecordingFile } from "agentchart/node";
  * const cases = evalCasesFromRecording(await readRecordingFile("run.recording.jsonl"), "checkout");
  * ```
  */

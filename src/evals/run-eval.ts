@@ -49,6 +49,8 @@ export interface RunEvalOptions {
  *
  * @example
  * ```ts
+ * import { exactText, readEvalDataset } from "agentchart/evals";
+ * const cases = await readEvalDataset("evals/greetings.jsonl");
  * const result = await runEval({ cases, agent: () => ({ model, streamFn }), scorers: [exactText()] });
  * if (result.score < 0.9) process.exitCode = 1;
  * ```

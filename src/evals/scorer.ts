@@ -56,6 +56,9 @@ export function createScorer(definition: Scorer): Scorer {
  *
  * @example
  * ```ts
+ * import { containsText, runEvalCase } from "agentchart/evals";
+ * const evalCase = { id: "capital", input: "What is the capital of France?" };
+ * const run = await runEvalCase(() => ({ model, streamFn }), evalCase);
  * const verdict = await applyScorer(containsText("Paris"), run, evalCase);
  * ```
  */

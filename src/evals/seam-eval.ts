@@ -61,6 +61,7 @@ export interface SeamEvalResult {
  *
  * @example
  * ```ts
+ * import { trajectoryMatch } from "agentchart/evals";
  * const result = await seamEval({ recording, step: 1, candidate: { streamFn }, scorers: [trajectoryMatch()], samples: 5 });
  * result.passed; // pass^5
  * ```
@@ -112,7 +113,10 @@ export async function seamEval(options: SeamEvalOptions): Promise<SeamEvalResult
  *
  * @example
  * ```ts
- * const agent = new Agent({ model: recording.model, streamFn: replayExceptStep(recording, 2, candidate) });
+ * import { Agent } from "agentchart";
+ * import { seamRecordingOf } from "agentchart/evals";
+ * const seams = seamRecordingOf(recording);
+ * const agent = new Agent({ model: seams.model, streamFn: replayExceptStep(seams, 2, streamFn) });
  * ```
  */
 export function replayExceptStep(

@@ -31,7 +31,9 @@ export interface SeamRecording {
  *
  * @example
  * ```ts
- * const seams = seamRecordingOf(Recording.fromJSONL(text));
+ * import { readFileSync } from "node:fs";
+ * import { Recording } from "agentchart";
+ * const seams = seamRecordingOf(Recording.fromJSONL(readFileSync("run.recording.jsonl", "utf8")));
  * seams.calls.length; // the run's model calls, step 0 first
  * ```
  */

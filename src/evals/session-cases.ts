@@ -14,7 +14,7 @@ import { evalRunOf } from "./eval-run.js";
  *
  * @example
  * ```ts
- * const session = await repo.open(sessionId);
+ * const session = await repo.open("support-2026-05-01");
  * const cases = evalCasesFromSession(session);
  * await session.close();
  * ```

@@ -34,6 +34,7 @@ export interface StatePathRecording {
  *
  * @example
  * ```ts
+ * import { Agent } from "agentchart";
  * const recording = recordStatePath();
  * const agent = new Agent({ model, streamFn, inspect: recording.inspect });
  * await agent.prompt("Hello");

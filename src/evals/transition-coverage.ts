@@ -11,6 +11,8 @@ import type { DatasetCoverage } from "./eval-result.js";
  *
  * @example
  * ```ts
+ * import { runEvalCase } from "agentchart/evals";
+ * const runs = [await runEvalCase(() => ({ model, streamFn }), { id: "hi", input: "Say hi" })];
  * const { missed } = transitionCoverage(runs.flatMap((run) => run.transitions));
  * ```
  */

@@ -5,7 +5,7 @@ import type { Agent, AgentPathOption, PromptOptions } from "../agent/agent.js";
 import { agentRecordingOf } from "../agent/agent-recording.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { AgentState, WaitingToolCall } from "../agent/agent-state.js";
-import type { AddressedCommand } from "../commands/addressed-command.js";
+import { type AddressedCommand, type CallAddress, callKey } from "../commands/addressed-command.js";
 import { CommandError } from "../commands/command-error.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
@@ -74,6 +74,8 @@ export interface HarnessRunResult<TOutput> extends RunResult<TOutput> {
  * `promptFromTemplate`, `compact`, `navigateTree`) runs at a time; the others reject with `busy`.
  *
  * ```ts
+ * import { MemorySessionRepo } from "agentchart";
+ * import { scriptedModel } from "agentchart/testing";
  * const session = await new MemorySessionRepo().create();
  * const harness = new AgentHarness({ session, model, streamFn: scriptedModel([{ text: "Hi!" }]) });
  * const reply = await harness.prompt("Hello");
@@ -97,13 +99,13 @@ export class AgentHarness implements AgentSurface {
 
   constructor(options: AgentHarnessOptions) {
     this.session = options.session;
-    const restoredAgent = (options as RestoringOptions)[RESTORING];
+    const restored = (options as RestoringOptions)[RESTORING];
     // The harness's actor system is inspected for the agent's commands and steps (see docs/replay.md).
     const recording = agentRecordingOf(options.record, "harness");
     this.recording = recording;
     const inspect = recording ? chainInspect(recording.inspect, options.inspect) : options.inspect;
     const { machine, parts } = composeHarness(recording ? { ...options, record: recording } : options, {
-      ...(restoredAgent ? { restoring: restoredAgent } : {}),
+      ...(restored?.agent ? { restoring: restored.agent } : {}),
       settle: (operation) => this.#settle(operation),
     });
     this.#parts = parts;
@@ -117,6 +119,16 @@ export class AgentHarness implements AgentSurface {
       parts.events.forward(event);
     });
     followToolSources(this, options.toolSources ?? [], parts.onError);
+    if (restored) {
+      this.#nextTurn = [...restored.queues.nextTurn];
+      // A persisted agent holds its queues and its running sub-agents; else the queues go to the agent
+      // built from the session.
+      if (restored.agent) parts.subAgents.reopen(restored.subAgents ?? []);
+      else {
+        for (const message of restored.queues.steering) this.#agent.steer(message);
+        for (const message of restored.queues.followUp) this.#agent.followUp(message);
+      }
+    }
   }
 
   /**
@@ -248,8 +260,8 @@ export class AgentHarness implements AgentSurface {
   /**
    * Rebuilds a harness from `harness.persist()` over `options.session` (the same session, reopened).
    * A harness persisted mid-compaction compacts again; one persisted mid-turn finishes the run from the
-   * session (`resume()`, given `restoreOptions.approvals` for the calls that were waiting for
-   * approval); one persisted while a sub-agent ran goes on from its persisted agent at every depth (a
+   * session (`resume()`, given `restoreOptions.approvals` — by `callKey`, at any depth — for the calls
+   * that were waiting for approval); one persisted while a sub-agent ran goes on from its persisted agent at every depth (a
    * waiting descendant waits in `awaitingApproval` again, its session reopened from
    * `options.sessionRepo`); `resumed` is that step's promise (undefined for an idle harness). Throws
    * `AgentHarnessError("invalid_state")` for a snapshot that is not one, or of another session, and
@@ -266,20 +278,14 @@ export class AgentHarness implements AgentSurface {
         "invalid_state",
         `The persisted harness belongs to session "${persisted.sessionId}", not "${options.session.id}"`,
       );
-    const harness = new AgentHarness(
-      persisted.agent ? ({ ...options, [RESTORING]: persisted.agent } as RestoringOptions) : options,
-    );
-    harness.#nextTurn = [...persisted.queues.nextTurn];
-    // A persisted agent holds its queues; else they go to the agent built from the session.
-    if (!persisted.agent) {
-      for (const message of persisted.queues.steering) harness.#agent.steer(message);
-      for (const message of persisted.queues.followUp) harness.#agent.followUp(message);
-    }
+    const harness = new AgentHarness({ ...options, [RESTORING]: persisted } as RestoringOptions);
     const step = resumeStepOf(persisted);
-    let resumed: Promise<unknown> | undefined;
-    if (step === "compact") resumed = harness.compact(persisted.compaction?.instructions);
-    else if (step === "resume") resumed = harness.resume(restoreOptions);
-    else if (step === "restoreAgent") resumed = harness.#resumeRestoredRun(persisted, restoreOptions);
+    const resumed =
+      step === "compact"
+        ? harness.compact(persisted.compaction?.instructions)
+        : step === "none"
+          ? undefined
+          : harness.resume(restoreOptions);
     return { harness, resumed };
   }
 
@@ -294,45 +300,43 @@ export class AgentHarness implements AgentSurface {
    * before its tool ran) runs again with the same `ctx.idempotencyKey` if its tool's `replay` is
    * `"safe"`, else gets the error result "interrupted, not re-run"; an agent tool's call is journaled
    * when its child starts, and the same rule applies (`"safe"`: the child starts over from its task, in
-   * a new session). `approvals` is a shortcut: the
-   * calls it names are approved or denied as soon as they ask. Resolves with the run's last assistant
-   * message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
+   * a new session). `approvals` is a shortcut: the calls it names (by `callKey`: a root call's id, a
+   * sub-agent's `"path/id"`) are approved or denied as soon as they ask. A harness restored with its
+   * persisted agent mid-run (`AgentHarness.restore`) resumes that agent's own run instead of the
+   * session's. Resolves with the run's last assistant message, or `undefined` when the branch ends with a final reply. `signal` aborts the run.
    * Rejects with `busy` unless idle, with a `SessionError` if results cannot be stored.
    */
   async resume(
     options: { signal?: AbortSignal; approvals?: Readonly<Record<string, ToolCallDecision>> } = {},
   ): Promise<AssistantMessage | undefined> {
     if (this.#busy()) throw busyError();
-    const plan = planResume(this.session);
-    if (!plan.needsModel) return undefined;
-    this.#agent.setMessages(this.session.buildContext().messages);
-    if (options.approvals) this.#decideWhenAsked(options.approvals);
-    const calls =
-      plan.assistant && plan.pending.length > 0
-        ? {
-            message: plan.assistant,
-            states: resumedCallStates(plan.pending, this.#parts.settings.activeTools()),
-          }
-        : undefined;
-    const run = this.#begin<AssistantMessage>({
-      type: "RESUME",
-      operation: { kind: "resume", ...(calls ? { calls } : {}) },
-    });
+    let run: Promise<AssistantMessage | undefined>;
+    if (this.#agent.isRunning) {
+      // The restored agent resumed its own run: the harness follows it as its `resume` operation.
+      if (options.approvals) this.#decideWhenAsked(options.approvals);
+      run = this.#begin({ type: "RESUME", operation: { kind: "resume" } });
+    } else {
+      const plan = planResume(this.session);
+      if (!plan.needsModel) return undefined;
+      this.#agent.setMessages(this.session.buildContext().messages);
+      if (options.approvals) this.#decideWhenAsked(options.approvals);
+      const calls =
+        plan.assistant && plan.pending.length > 0
+          ? {
+              message: plan.assistant,
+              states: resumedCallStates(plan.pending, this.#parts.settings.activeTools()),
+            }
+          : undefined;
+      run = this.#begin<AssistantMessage>({
+        type: "RESUME",
+        operation: { kind: "resume", ...(calls ? { calls } : {}) },
+      });
+    }
     if (options.signal) {
       if (options.signal.aborted) void this.abort();
       else options.signal.addEventListener("abort", () => void this.abort(), { once: true });
     }
     return run;
-  }
-
-  /** The restored agent's run (it resumed itself) as the harness's `resume` operation. */
-  #resumeRestoredRun(
-    persisted: PersistedHarness,
-    options: { approvals?: Readonly<Record<string, ToolCallDecision>> },
-  ): Promise<unknown> {
-    this.#parts.subAgents.reopen(persisted.subAgents ?? []);
-    if (options.approvals) this.#decideWhenAsked(options.approvals);
-    return this.#begin({ type: "RESUME", operation: { kind: "resume" } });
   }
 
   /**
@@ -466,15 +470,32 @@ export class AgentHarness implements AgentSurface {
     this.#agent.continuePastBudget(options);
   }
 
-  /** Applies `decisions` to the calls they name when those ask for approval (in this run). */
+  /**
+   * Applies `decisions` (by `callKey`: a root call's id, a sub-agent's "path/id") to the calls they
+   * name, at any depth, when those ask for approval in this run (a restored run's waiting calls ask
+   * again when it resumes). Each decision is sent once, as `APPROVE_TOOL` / `DENY_TOOL`.
+   */
   #decideWhenAsked(decisions: Readonly<Record<string, ToolCallDecision>>): void {
+    const pending = new Map(Object.entries(decisions));
+    const decide = (call: CallAddress) => {
+      const key = callKey(call);
+      const decision = pending.get(key);
+      if (!decision) return;
+      pending.delete(key);
+      const address = call.agentPath?.length ? { agentPath: call.agentPath } : {};
+      if (decision.approved) this.send({ type: "APPROVE_TOOL", toolCallId: call.toolCallId, ...address });
+      else
+        this.send({
+          type: "DENY_TOOL",
+          toolCallId: call.toolCallId,
+          ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+          ...address,
+        });
+    };
     const off = this.#agent.subscribe((event) => {
       if (event.type === "agent_end" && !event.agentPath) off();
-      if (event.type !== "tool_approval_request" || event.agentPath) return;
-      const decision = decisions[event.toolCallId];
-      if (!decision) return;
-      if (decision.approved) this.#agent.approveToolCall(event.toolCallId);
-      else this.#agent.denyToolCall(event.toolCallId, decision.reason);
+      else if (event.type === "tool_approval_request") decide(event);
+      if (pending.size === 0) off();
     });
   }
 
@@ -675,7 +696,7 @@ export class AgentHarness implements AgentSurface {
 
 /** The key under which `AgentHarness.restore` hands its constructor the agent to restore instead of building one. */
 const RESTORING = Symbol("restoring");
-type RestoringOptions = AgentHarnessOptions & { [RESTORING]?: PersistedAgent };
+type RestoringOptions = AgentHarnessOptions & { [RESTORING]?: PersistedHarness };
 
 function busyError(): AgentHarnessError {
   return new AgentHarnessError("busy", "AgentHarness is busy");

@@ -61,6 +61,8 @@ export type HarnessMachine = typeof harnessMachine;
  * at start; one started after the first stopped runs); restore with `createActor(createHarnessMachine({ ...options, session: reopened }), { snapshot })`.
  *
  * ```ts
+ * import { createActor } from "xstate";
+ * import { scriptedModel } from "agentchart/testing";
  * const session = await repo.create();
  * const actor = createActor(createHarnessMachine({ session, model, streamFn: scriptedModel([{ text: "Hi!" }]) }));
  * actor.start();

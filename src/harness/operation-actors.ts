@@ -58,7 +58,9 @@ type TurnDone = Extract<HarnessMachineEvent, { type: "TURN_DONE" }>;
  * Contract: never throws; the actors report failures to the machine (`TURN_FAILED`, `xstate.error.actor.*`).
  *
  * ```ts
- * const machine = harnessMachine.provide({ actors: { ...harnessActors(parts), agent }, actions: { settle } });
+ * import { harnessMachine } from "agentchart";
+ * declare const parts: Parameters<typeof harnessActors>[0];
+ * const machine = harnessMachine.provide({ actors: harnessActors(parts) });
  * ```
  */
 export function harnessActors(parts: HarnessParts) {

@@ -48,7 +48,8 @@ export interface SessionReplay {
  * session's `SessionError("not_found")` for an unknown `upTo`.
  *
  * ```ts
- * const { snapshot } = replaySession(session, { upTo: entryId });
+ * import { Agent } from "agentchart";
+ * const { snapshot } = replaySession(session, { upTo: session.getBranch().at(-3)?.id });
  * const agent = Agent.restore(snapshot!, { streamFn, tools });
  * ```
  */
@@ -74,6 +75,7 @@ export function replaySession(
  * Contract: as `replaySession`.
  *
  * ```ts
+ * import { verifyReplay } from "agentchart/testing";
  * const recording = recordingOfSession(session);
  * const verdict = await verifyReplay(recording, { agent: { model, tools } });
  * ```

@@ -13,7 +13,10 @@ import type { SessionRecorder } from "./session-recorder.js";
  * Contract: never throws; a command the session refuses (closed, unknown entry) answers `session.failed`.
  *
  * ```ts
- * harnessActor.send({ type: "session.label", targetId: entryId, label: "checkpoint" });
+ * import { createActor } from "xstate";
+ * import { createHarnessMachine } from "agentchart";
+ * const harnessActor = createActor(createHarnessMachine({ session, model, streamFn })).start();
+ * harnessActor.send({ type: "session.label", targetId: session.leafId!, label: "checkpoint" });
  * ```
  */
 export function sessionActor(session: Session, recorder: SessionRecorder) {

@@ -39,8 +39,11 @@ interface InspectedActorRef {
  * before it starts, has none (tell a root by `sessionId === rootId`).
  *
  * ```ts
+ * import { createActor } from "xstate";
+ * import { agentMachine } from "agentchart";
+ * import type { InspectionRecord } from "agentchart/node";
  * const records: InspectionRecord[] = [];
- * const actor = createActor(machine, { inspect: createInspectionProjector((r) => records.push(r)) });
+ * const actor = createActor(agentMachine, { inspect: createInspectionProjector((r) => records.push(r)) });
  * ```
  */
 export function createInspectionProjector(

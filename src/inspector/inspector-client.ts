@@ -31,8 +31,10 @@ export interface InspectorClient {
  * Throws a `MissingPeerDependencyError` when the optional peer `ws` is not installed.
  *
  * ```ts
+ * import { createActor } from "xstate";
+ * import { agentMachine } from "agentchart";
  * const client = createInspectorClient("http://127.0.0.1:4000/");
- * const actor = createActor(machine, { inspect: client.inspect }).start();
+ * const actor = createActor(agentMachine, { inspect: client.inspect }).start();
  * // … later
  * await client.close();
  * ```

@@ -58,9 +58,11 @@ export interface InspectorServer {
  * `elkjs` (the diagram layout) are not installed, and with the server's error when it cannot listen.
  *
  * ```ts
+ * import { createActor } from "xstate";
+ * import { agentMachine } from "agentchart";
  * const inspector = await createInspectorServer({ port: 0 });
  * console.log(`inspector at ${inspector.url}`);
- * const actor = createActor(agentMachine, { input, inspect: inspector.inspect }).start();
+ * const actor = createActor(agentMachine, { input: { model }, inspect: inspector.inspect }).start();
  * ```
  */
 export async function createInspectorServer(options: InspectorServerOptions = {}): Promise<InspectorServer> {

@@ -11,7 +11,8 @@ import type { StepResult } from "./run-steps.js";
  * Contract: pure; never throws.
  *
  * ```ts
- * const { context, events } = applyHandoff(context); // events: [{ type: "handoff", from, to }] or []
+ * const { context, events } = applyHandoff(agent.actor.getSnapshot().context);
+ * events; // [{ type: "handoff", from, to }] or []
  * ```
  */
 export function applyHandoff(context: AgentMachineContext): StepResult {

@@ -123,7 +123,7 @@ export function contentText(content: unknown, separator = ""): string {
  * Contract: pure; never throws.
  *
  * ```ts
- * messagesText([reply]); // "Paris is the capital."
+ * messagesText(agent.state.messages.slice(-1)); // "Paris is the capital."
  * ```
  */
 export function messagesText(messages: readonly AgentMessage[]): string {

@@ -10,6 +10,7 @@ import { DEFAULT_MAX_OUTPUT_REPAIRS, FINAL_ANSWER_TOOL, type RunOutputState } fr
  * without an output type); `maxRepairs` must be a whole number ≥ 0 (else a RangeError).
  *
  * ```ts
+ * import { z } from "zod";
  * const state = outputStateOf(z.object({ city: z.string() }));
  * state.request.strict; // true
  * ```

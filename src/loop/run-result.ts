@@ -9,7 +9,9 @@ import { OutputValidationError, type RunResult } from "../types/output.js";
  * Contract: pure; never throws.
  *
  * ```ts
- * agent.subscribe((event) => event.type === "agent_end" && console.log(runResultOf(event).stopReason));
+ * agent.subscribe((event) => {
+ *   if (event.type === "agent_end") console.log(runResultOf(event).stopReason);
+ * });
  * ```
  */
 export function runResultOf(

@@ -20,7 +20,7 @@ export function isSubAgentProgress(event: AgentEvent): boolean {
  * Contract: pure; messages without usage count zero.
  *
  * ```ts
- * runUsage(end.messages).totalTokens;
+ * runUsage(agent.state.messages).totalTokens;
  * ```
  */
 export function runUsage(messages: readonly AgentMessage[]): Usage {

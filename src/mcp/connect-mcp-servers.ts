@@ -87,6 +87,7 @@ const CLIENT_INFO = {
  * `onToolsChanged` listeners. Rejects with `McpClientError("invalid_config")` for a bad `config`.
  *
  * ```ts
+ * import { Agent } from "agentchart";
  * const mcp = await connectMcpServers({
  *   mcpServers: { fs: { command: "npx", args: ["@modelcontextprotocol/server-filesystem", "."] } },
  * });

@@ -34,6 +34,10 @@ const REASONS_SHOWN = 3;
  * connection, an error answer). Never rejects because of a tool's shape.
  *
  * ```ts
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+ * const client = new Client({ name: "agentchart", version: "0.3.0" });
+ * await client.connect(new StdioClientTransport({ command: "npx", args: ["@modelcontextprotocol/server-everything"] }));
  * const { tools, unusable } = await listMcpTools(client, { timeout: 30_000 });
  * for (const { tool, reason } of unusable) console.warn(`${tool} left out: ${reason}`);
  * ```

@@ -48,6 +48,7 @@ const REPEATED_CODE_PREFIX = /^(MCP error -?\d+: )\1+/;
  * Contract: never throws (see `errorText`).
  *
  * ```ts
+ * import { McpError } from "@modelcontextprotocol/sdk/types.js";
  * mcpErrorText(new McpError(-32602, "MCP error -32602: out of range")); // "MCP error -32602: out of range"
  * ```
  */

@@ -10,7 +10,8 @@ export type TraceContextCarrier = Record<string, string>;
  * runs the job continues the trace (see `extractTraceContext`). Empty when nothing is traced.
  *
  * ```ts
- * await queue.submit({ prompt, traceContext: injectTraceContext() });
+ * declare const queue: { submit(job: { prompt: string; traceContext: TraceContextCarrier }): Promise<void> };
+ * await queue.submit({ prompt: "Summarise the report", traceContext: injectTraceContext() });
  * ```
  */
 export function injectTraceContext(from: Context = context.active()): TraceContextCarrier {
@@ -25,6 +26,8 @@ export function injectTraceContext(from: Context = context.active()): TraceConte
  * A missing or malformed carrier gives the active context unchanged (the run starts a new trace).
  *
  * ```ts
+ * import { context } from "@opentelemetry/api";
+ * declare const job: { prompt: string; traceContext: TraceContextCarrier }; // as the queue delivers it
  * await context.with(extractTraceContext(job.traceContext), () => agent.prompt(job.prompt));
  * ```
  */

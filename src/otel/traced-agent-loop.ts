@@ -19,7 +19,8 @@ import { TracedTools } from "./traced-tools.js";
  * `config.model` (a `prepareNextTurn` model change shows in `gen_ai.response.model`).
  *
  * ```ts
- * tracedAgentLoop([userMessage], { systemPrompt: "", messages: [], tools }, { model, streamFn })
+ * const question = { role: "user" as const, content: "Hello", timestamp: Date.now() };
+ * tracedAgentLoop([question], { systemPrompt: "", messages: [], tools }, { model, streamFn })
  *   .subscribe((event) => console.log(event.type));
  * ```
  */

@@ -21,7 +21,12 @@ export interface TracedRoot {
  * Contract: never throws; reads snapshots only.
  *
  * ```ts
- * const source = treeSource({ actor: () => agent.actor, model: () => agent.state.model, ... });
+ * const source = treeSource({
+ *   actor: () => agent.actor,
+ *   model: () => agent.state.model,
+ *   systemPrompt: () => agent.state.systemPrompt,
+ *   runAborted: () => false,
+ * });
  * source.requestModel(["call_1"]); // the sub-agent's model
  * ```
  */

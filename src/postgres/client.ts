@@ -87,6 +87,7 @@ export interface AgentClient {
    * after entry `afterSeq` (default: the entries stored when the watch starts).
    *
    * ```ts
+   * const client = await createClient({ connectionString: process.env.DATABASE_URL! });
    * client.watch("s1", { afterSeq: 4, deltas: true }).subscribe((update) => {
    *   if (update.type === "delta" && update.delta.type === "text_delta") process.stdout.write(update.delta.delta);
    * });
@@ -123,6 +124,7 @@ export interface AgentClient {
    * None: `[]`.
    *
    * ```ts
+   * const client = await createClient({ connectionString: process.env.DATABASE_URL! });
    * for (const { toolCallId, agentPath } of await client.approvalRequests("s1"))
    *   await client.approve("s1", toolCallId, { agentPath });
    * ```

@@ -34,7 +34,9 @@ export interface NoticeListenerOptions {
  * connection is opened with the first subscriber and closed after the last one leaves.
  *
  * ```ts
- * const listener = new NoticeListener({ connectionString, channel: "agentchart_changes" });
+ * const read = () => console.log("read the new entries of s1");
+ * const poll = () => console.log("poll s1 until LISTEN is back");
+ * const listener = new NoticeListener({ connectionString: process.env.DATABASE_URL!, channel: "agentchart_changes" });
  * const leave = listener.subscribe("agentchart/s1", { notice: read, listening: (up) => (up ? read() : poll()) });
  * ```
  */

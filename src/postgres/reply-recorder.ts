@@ -45,7 +45,8 @@ type Step = { kind: "delta"; reply: Reply; delta: ReplyDelta } | { kind: "compac
  * them so that positions are never reused.
  *
  * ```ts
- * const recorder = new ReplyRecorder({ pool, s, schema, session, onError, batchMs: 20 });
+ * declare const options: ConstructorParameters<typeof ReplyRecorder>[0]; // the worker's pool, schema and session
+ * const recorder = new ReplyRecorder({ ...options, batchMs: 20 });
  * const subscription = recorder.follow(harness.events$);
  * ```
  */

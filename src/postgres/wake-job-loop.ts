@@ -25,7 +25,8 @@ export interface WakeJobLoopOptions {
  * active expires and pg-boss retries it; the session's lease decides who writes in any case).
  *
  * ```ts
- * const loop = new WakeJobLoop({ boss, serve, pollMs: 500, retryMs: 1_000, onError });
+ * declare const options: ConstructorParameters<typeof WakeJobLoop>[0]; // the worker's queue and job handler
+ * const loop = new WakeJobLoop({ ...options, pollMs: 500, retryMs: 1_000 });
  * loop.notify(); // a job was announced
  * await loop.stop(); // after the job in hand is settled
  * ```

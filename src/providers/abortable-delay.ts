@@ -6,7 +6,7 @@
  *
  * ```ts
  * await abortableDelay(500, signal);
- * if (signal.aborted) return;
+ * if (!signal.aborted) console.log("waited 500 ms");
  * ```
  */
 export function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -7,7 +7,12 @@
  * Contract: pure but for `Math.random` and `Date.now`; never throws; never negative.
  *
  * ```ts
- * await abortableDelay(retryDelayMs((name) => response.headers.get(name) ?? undefined, attempt), signal);
+ * import { setTimeout } from "node:timers/promises";
+ * const response = await fetch("https://api.openai.com/v1/models");
+ * const attempt = 0; // the retry's number, from 0
+ * if (response.status === 429) {
+ *   await setTimeout(retryDelayMs((name) => response.headers.get(name) ?? undefined, attempt), undefined, { signal });
+ * }
  * ```
  */
 export function retryDelayMs(header: (name: string) => string | null | undefined, attempt: number): number {

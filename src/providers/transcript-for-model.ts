@@ -28,7 +28,8 @@ const MAX_TOOL_CALL_ID = 64;
  * Contract: pure (the input is not changed; unchanged messages are returned as they are), never throws.
  *
  * ```ts
- * const messages = transcriptForModel(context.messages, { api: "anthropic.messages", provider: "anthropic", model: "claude-sonnet-4-5" });
+ * import { defaultConvertToLlm } from "agentchart";
+ * const messages = transcriptForModel(defaultConvertToLlm(agent.state.messages), { api: "anthropic.messages", provider: "anthropic", model: "claude-sonnet-4-5" });
  * ```
  */
 export function transcriptForModel(messages: readonly Message[], target: TranscriptTarget): Message[] {

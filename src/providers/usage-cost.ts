@@ -9,6 +9,7 @@ import type { Model } from "../types/model.js";
  * Contract: synchronous, never throws.
  *
  * ```ts
+ * import { emptyUsage, getModel } from "agentchart";
  * priceUsage({ ...emptyUsage(), input: 1000, output: 100 }, getModel("claude-sonnet-4-5")).cost.total; // 0.0045
  * ```
  */

@@ -10,6 +10,7 @@ import { RecordingError } from "./recording-format.js";
  * this format version; nothing is loaded then.
  *
  * ```ts
+ * import type { PersistedAgent } from "agentchart";
  * const recording = await readRecordingFile<PersistedAgent>("runs/refund.recording.jsonl");
  * ```
  */

@@ -20,6 +20,8 @@ const unrecorded = new WeakMap<StreamFn, StreamFn>();
  * Contract: synchronous; never throws; the reply's events reach the caller unchanged.
  *
  * ```ts
+ * import { Recording } from "agentchart";
+ * import { scriptedModel } from "agentchart/testing";
  * const streamFn = recordedStreamFn(scriptedModel([{ text: "Hi!" }]), new Recording(), []);
  * ```
  */

@@ -14,6 +14,12 @@ const unrecorded = new WeakMap<AgentTool, AgentTool>();
  * Contract: synchronous; never throws; the execution's result or error reaches the caller unchanged.
  *
  * ```ts
+ * import { defineTool } from "agentchart";
+ * import { z } from "zod";
+ * const clock = defineTool({
+ *   name: "clock", description: "The time", parameters: z.object({}),
+ *   execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }] }),
+ * });
  * const tools = [clock].map((tool) => recordedTool(tool, recording, []));
  * ```
  */

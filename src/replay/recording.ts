@@ -20,6 +20,8 @@ import { parseRecordingLines } from "./recording-lines.js";
  * fills one (`agent.recording`); `toJSONL()` writes it, `Recording.fromJSONL` reads it back.
  *
  * ```ts
+ * import { Agent } from "agentchart";
+ * import { scriptedModel } from "agentchart/testing";
  * const agent = new Agent({ model, streamFn: scriptedModel([{ text: "Hi!" }]), record: true });
  * await agent.prompt("Hello");
  * const again = Recording.fromJSONL(agent.recording!.toJSONL());
@@ -111,6 +113,8 @@ export class Recording<TSnapshot = unknown> {
    * embedded agent machine (`Agent` and `AgentHarness` do it themselves with `record`).
    *
    * ```ts
+   * import { createActor } from "xstate";
+   * import { createAgentMachine } from "agentchart";
    * const recording = new Recording();
    * const actor = createActor(createAgentMachine({ streamFn, record: recording }), { input: { model }, inspect: recording.inspect });
    * ```

@@ -44,7 +44,10 @@ interface Indexed {
  * the run's abort signal.
  *
  * ```ts
- * const recording = Recording.fromJSONL(text);
+ * import { readFileSync } from "node:fs";
+ * import { Agent, Recording } from "agentchart";
+ * import { replayTools } from "agentchart/testing";
+ * const recording = Recording.fromJSONL(readFileSync("runs/refund.recording.jsonl", "utf8"));
  * const agent = new Agent({ model, streamFn: replayModel(recording), tools: replayTools(recording, tools) });
  * ```
  */

@@ -31,6 +31,13 @@ export interface ReplayToolsOptions {
  * Contract: synchronous; never throws; the tools' executions throw `ReplayDivergenceError` as above.
  *
  * ```ts
+ * import { Agent, defineTool } from "agentchart";
+ * import { replayModel } from "agentchart/testing";
+ * import { z } from "zod";
+ * const clock = defineTool({
+ *   name: "clock", description: "The time", parameters: z.object({}),
+ *   execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }] }),
+ * });
  * const agent = new Agent({ model, streamFn: replayModel(recording), tools: replayTools(recording, [clock], "verify") });
  * ```
  */

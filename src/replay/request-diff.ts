@@ -13,6 +13,7 @@ const MAX_DIFFERENCES = 8;
  * Contract: pure; `[]` for equal requests; at most `MAX_DIFFERENCES` lines.
  *
  * ```ts
+ * const recorded = recording.modelCalls[0]!.request;
  * requestDifferences(recorded, { ...recorded, systemPrompt: "Be brief." }); // ['system prompt: "…" → "Be brief."']
  * ```
  */

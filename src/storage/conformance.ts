@@ -85,6 +85,7 @@ const texts = (session: Session, leafId?: string | null) =>
  *
  * ```ts
  * import { describe, expect, it } from "vitest";
+ * import { MemorySessionRepo } from "agentchart";
  * sessionRepoConformance(
  *   "MemorySessionRepo",
  *   ({ writeFault }) => ({ repo: new MemorySessionRepo({ writeFault }) }),

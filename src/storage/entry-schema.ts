@@ -124,8 +124,11 @@ const entryByType: Record<string, Check> = {
  * the other known entry types. Messages of a role an app defines itself need only a string `role`.
  *
  * Contract: pure, synchronous, never throws; the entry is not modified.
- * @example entryFieldsProblem({ type: "message", message: { role: "user", content: 12345 } })
+ * @example
+ * ```ts
+ * entryFieldsProblem({ type: "message", message: { role: "user", content: 12345 } });
  * // "message.content: expected a string or an array of text/image parts"
+ * ```
  */
 export function entryFieldsProblem(entry: Record<string, unknown>): string | undefined {
   if (entry.type === "message") {

@@ -114,7 +114,10 @@ function inspectLock(lockPath: string): LockState {
  * whose pid cannot be read does (a lock being written right now), `undefined` if nobody does.
  *
  * Contract: synchronous; throws only on unexpected fs errors.
- * @example if (lockHolder(path) !== undefined) console.log("open elsewhere")
+ * @example
+ * ```ts
+ * if (lockHolder("/root/--p--/2026-…_s1.jsonl") !== undefined) console.log("open elsewhere");
+ * ```
  */
 export function lockHolder(sessionPath: string): number | null | undefined {
   const state = inspectLock(lockPathOf(sessionPath));
@@ -147,7 +150,17 @@ function lockedError(sessionId: string, lockPath: string, pid: number | undefine
  * Contract: synchronous; throws `SessionError("locked")` while a live process (this one included)
  * holds the lock, `SessionError("storage")` when the lock cannot be created.
  * @returns a function that releases the lock (idempotent, never throws).
- * @example const release = acquireLock(path, "s1"); try { … } finally { release(); }
+ * @example
+ * ```ts
+ * import { appendFileSync } from "node:fs";
+ * const path = "/root/--p--/2026-…_s1.jsonl";
+ * const release = acquireLock(path, "s1");
+ * try {
+ *   appendFileSync(path, '{"type":"label"}\n');
+ * } finally {
+ *   release();
+ * }
+ * ```
  */
 export function acquireLock(sessionPath: string, sessionId: string, hooks: LockHooks = {}): () => void {
   const lockPath = lockPathOf(sessionPath);

@@ -34,7 +34,10 @@ export function sessionFileName(timestamp: string, id: string): string {
  * session `team_1` and never session `1`.
  *
  * Contract: pure, never throws; `undefined` for a name that is not `<time>_<id>.jsonl`.
- * @example sessionIdOfFileName("2025-12-09T00-53-29-825Z_team_1.jsonl") // "team_1"
+ * @example
+ * ```ts
+ * sessionIdOfFileName("2025-12-09T00-53-29-825Z_team_1.jsonl"); // "team_1"
+ * ```
  */
 export function sessionIdOfFileName(name: string): string | undefined {
   const separator = name.indexOf("_");
@@ -112,7 +115,10 @@ const TEMP_SUFFIX = /\.tmp-(\d+)-[0-9a-f]{8}$/;
  * the JSONL repo is named so, which lets {@link tempOwnerPid} tell the litter of dead processes.
  *
  * Contract: pure apart from randomness, never throws.
- * @example tempPathOf("/s/a.jsonl") // "/s/a.jsonl.tmp-4242-9f3c01ab"
+ * @example
+ * ```ts
+ * tempPathOf("/s/a.jsonl"); // "/s/a.jsonl.tmp-4242-9f3c01ab"
+ * ```
  */
 export function tempPathOf(path: string): string {
   return `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -122,7 +128,10 @@ export function tempPathOf(path: string): string {
  * The pid that made a temporary name of {@link tempPathOf}, `undefined` for any other name.
  *
  * Contract: pure, never throws.
- * @example tempOwnerPid("a.jsonl.lock.tmp-4242-9f3c01ab") // 4242
+ * @example
+ * ```ts
+ * tempOwnerPid("a.jsonl.lock.tmp-4242-9f3c01ab"); // 4242
+ * ```
  */
 export function tempOwnerPid(name: string): number | undefined {
   const match = TEMP_SUFFIX.exec(name);

@@ -25,7 +25,10 @@ function namesIn(dir: string): string[] {
  * They never hold acknowledged data: the write they belonged to never completed.
  *
  * Contract: synchronous, never throws (an unreadable folder has no litter).
- * @example removeLitter(sessionLitter("/root/--p--/2026-…_s1.jsonl"))
+ * @example
+ * ```ts
+ * removeLitter(sessionLitter("/root/--p--/2026-…_s1.jsonl"));
+ * ```
  */
 export function sessionLitter(sessionPath: string): string[] {
   const prefix = `${basename(sessionPath)}.`;
@@ -62,7 +65,10 @@ function isOrphanLock(sessionPath: string, dryRun: boolean): boolean {
  * (those are removed as they are found, through the lock protocol).
  *
  * Contract: synchronous; throws `SessionError("storage")` only if a lock cannot be inspected.
- * @example folderLitter("/root/--project--", { dryRun: true }) // ["/root/--project--/…_s1.jsonl.tmp-4242-9f3c01ab"]
+ * @example
+ * ```ts
+ * folderLitter("/root/--project--", { dryRun: true }); // ["/root/--project--/…_s1.jsonl.tmp-4242-9f3c01ab"]
+ * ```
  */
 export function folderLitter(dir: string, options: { dryRun: boolean }): string[] {
   const found: string[] = [];
@@ -83,7 +89,10 @@ export function folderLitter(dir: string, options: { dryRun: boolean }): string[
  * Removes litter paths (files or folders).
  *
  * Contract: synchronous, never throws (a path already gone is fine).
- * @example removeLitter(sessionLitter(path))
+ * @example
+ * ```ts
+ * removeLitter(folderLitter("/root/--project--", { dryRun: true }));
+ * ```
  */
 export function removeLitter(paths: readonly string[]): void {
   for (const path of paths) {

@@ -140,7 +140,11 @@ export class JsonlSessionRepo implements SessionRepo {
    *
    * Contract: async; never touches a session file, its `.corrupt-*` copies or a lock a live process
    * holds; rejects with `SessionError("storage")` only when the repo cannot be read.
-   * @example const removed = await repo.removeLitter(); // paths removed
+   * @example
+   * ```ts
+   * const repo = new JsonlSessionRepo({ root: "sessions" });
+   * const removed = await repo.removeLitter(); // the paths removed
+   * ```
    */
   async removeLitter(options: { dryRun?: boolean } = {}): Promise<string[]> {
     const dryRun = options.dryRun ?? false;

@@ -21,6 +21,11 @@ export type ReplyDelta =
  * Contract: pure, synchronous, never throws.
  *
  * ```ts
+ * import { emptyUsage, type AssistantMessage } from "agentchart";
+ * const partial: AssistantMessage = {
+ *   role: "assistant", content: [{ type: "text", text: "Hi" }], api: "openai.chat", provider: "openai",
+ *   model: "gpt-4.1-mini", usage: emptyUsage(), stopReason: "stop", timestamp: Date.now(),
+ * };
  * replyDeltaOf({ type: "text_delta", contentIndex: 0, delta: "Hi", partial }); // { type: "text_delta", contentIndex: 0, delta: "Hi" }
  * ```
  */
@@ -53,7 +58,12 @@ export function replyDeltaOf(event: AssistantMessageEvent): ReplyDelta | undefin
  * Contract: synchronous, never throws; a delta for a block the reply lacks adds that block.
  *
  * ```ts
- * const reply = emptyReply(); const event = applyReplyDelta(reply, { type: "text_start", contentIndex: 0 });
+ * import { emptyUsage, type AssistantMessage } from "agentchart";
+ * const reply: AssistantMessage = {
+ *   role: "assistant", content: [], api: "openai.chat", provider: "openai",
+ *   model: "gpt-4.1-mini", usage: emptyUsage(), stopReason: "stop", timestamp: Date.now(),
+ * };
+ * const event = applyReplyDelta(reply, { type: "text_start", contentIndex: 0 }); // reply.content: [{ type: "text", text: "" }]
  * ```
  */
 export function applyReplyDelta(reply: AssistantMessage, delta: ReplyDelta): AssistantMessageEvent {
@@ -114,7 +124,8 @@ export function applyReplyDelta(reply: AssistantMessage, delta: ReplyDelta): Ass
  * Contract: pure, synchronous, never throws.
  *
  * ```ts
- * deltasOfMessage(assistantMessage).length; // 3 for a reply of one text block
+ * const reply = agent.state.messages.findLast((message) => message.role === "assistant");
+ * if (reply?.role === "assistant") deltasOfMessage(reply).length; // 3 for a reply of one text block
  * ```
  */
 export function deltasOfMessage(message: AssistantMessage): ReplyDelta[] {

@@ -40,6 +40,8 @@ const ignore = () => {};
  * even if the writer failed.
  *
  * ```ts
+ * import { appendFileSync } from "node:fs";
+ * const file = "sessions/s1.jsonl";
  * const writer = new SessionWriter({ write: (text) => appendFileSync(file, text), close: () => {} });
  * void writer.write('{"type":"message"}\n');
  * await writer.flush();

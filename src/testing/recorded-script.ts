@@ -11,6 +11,7 @@ import type { Recording } from "../replay/recording.js";
  *
  * @example
  * ```ts
+ * import { createAgentTestModel } from "agentchart/testing";
  * const model = createAgentTestModel({ agent: { tools }, script: scriptFromRecording(recording) });
  * ```
  */

@@ -19,6 +19,7 @@ export type PathTestFunction = (name: string, body: () => Promise<void>) => unkn
  * @example
  * ```ts
  * import { describe, test } from "vitest";
+ * import { createAgentTestModel } from "agentchart/testing";
  * const model = createAgentTestModel({ agent: {}, script: [{ text: "Hello." }] });
  * describe("my agent", () => testAgentPaths(model, test));
  * ```
@@ -51,6 +52,7 @@ function boundExceeded(exceeded: NonNullable<AgentPathExploration["exceeded"]>, 
  *
  * @example
  * ```ts
+ * import { createAgentTestModel } from "agentchart/testing";
  * const model = createAgentTestModel({ agent: {}, script: [{ text: "Hello." }] });
  * for (const path of model.explore().paths) await model.runPath(path);
  * console.log(formatAgentTestCoverage(model.coverage()));

@@ -21,9 +21,10 @@ const TASK = z.object({ task: z.string().describe("What the sub-agent should do,
  * directly it rejects.
  *
  * ```ts
+ * import { Agent } from "agentchart";
  * const researcher = defineAgentTool({
  *   name: "research", description: "Researches a question and answers it",
- *   agent: { systemPrompt: "You research.", tools: [search] },
+ *   agent: { systemPrompt: "You research.", tools },
  * });
  * const agent = new Agent({ model, streamFn, tools: [researcher] });
  * ```

@@ -21,6 +21,7 @@ export interface ClientToolDefinition<TSchema extends z.ZodType> {
  * Contract: throws a TypeError for a name the OpenAI API would reject; synchronous.
  *
  * ```ts
+ * import { z } from "zod";
  * const pickColour = defineClientTool({
  *   name: "pick_colour", description: "Asks the user to pick a colour",
  *   parameters: z.object({ choices: z.array(z.string()) }),

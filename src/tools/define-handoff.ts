@@ -25,7 +25,8 @@ export interface HandoffOptions {
  * Contract: synchronous; throws as `defineTool` does for a name the OpenAI API would reject.
  *
  * ```ts
- * const toBilling = defineHandoff({ agent: { name: "billing", systemPrompt: "You do billing.", tools: [refund] } });
+ * import { Agent } from "agentchart";
+ * const toBilling = defineHandoff({ agent: { name: "billing", systemPrompt: "You do billing.", tools } });
  * const triage = new Agent({ model, streamFn, systemPrompt: "Route the user.", tools: [toBilling] });
  * ```
  */

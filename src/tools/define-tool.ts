@@ -73,6 +73,7 @@ function assertZod4Schema(toolName: string, schema: unknown): void {
  * schema — zod 3 included. Other validators: give their JSON Schema to `defineJsonSchemaTool`.
  *
  * ```ts
+ * import { z } from "zod";
  * const add = defineTool({
  *   name: "add", description: "Adds two numbers",
  *   parameters: z.object({ a: z.number(), b: z.number() }),

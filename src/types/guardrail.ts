@@ -37,6 +37,7 @@ export interface GuardrailVerdict {
  * run is aborted or another guardrail tripped.
  *
  * ```ts
+ * import { Agent } from "agentchart";
  * const noSecrets: Guardrail = {
  *   name: "no-secrets",
  *   check: ({ text }) => ({ tripwire: /sk-[A-Za-z0-9]{20}/.test(text), reason: "an API key" }),

@@ -81,7 +81,8 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * event becomes an assistant message with `stopReason: "error"`; must follow `options.signal`.
    *
    * ```ts
-   * streamFn: scriptedModel([{ text: "Hi!" }]) // or openaiStreamFn({ client })
+   * import { scriptedModel } from "agentchart/testing";
+   * const callbacks: AgentCallbacks = { streamFn: scriptedModel([{ text: "Hi!" }]) }; // or openai() of agentchart/openai
    * ```
    */
   streamFn: StreamFn;
@@ -92,7 +93,8 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * Contract: may be async; a throw fails the model call (an error reply); must not mutate its input.
    *
    * ```ts
-   * convertToLlm: (messages) => messages.flatMap((m) => (m.role === "note" ? [] : [m]))
+   * import { isLlmMessage } from "agentchart";
+   * const callbacks: AgentCallbacks = { streamFn, convertToLlm: (messages) => messages.filter(isLlmMessage) };
    * ```
    */
   convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;
@@ -103,7 +105,7 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * Contract: may be async and should follow `signal`; a throw fails the model call.
    *
    * ```ts
-   * transformContext: (messages) => messages.slice(-40)
+   * const callbacks: AgentCallbacks = { streamFn, transformContext: (messages) => messages.slice(-40) };
    * ```
    */
   transformContext?: (messages: AgentMessage[], signal: AbortSignal) => MaybePromise<AgentMessage[]>;
@@ -115,7 +117,9 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * the run; messages drained by a poll that an abort overtook go back through `restoreQueuedMessages`.
    *
    * ```ts
-   * getSteeringMessages: () => inbox.splice(0)
+   * import type { AgentMessage } from "agentchart";
+   * const inbox: AgentMessage[] = []; // the app pushes what the user types during a run
+   * const callbacks: AgentCallbacks = { streamFn, getSteeringMessages: () => inbox.splice(0) };
    * ```
    */
   getSteeringMessages?: () => MaybePromise<AgentMessage[]>;
@@ -125,7 +129,9 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * Contract: as `getSteeringMessages`.
    *
    * ```ts
-   * getFollowUpMessages: async () => (await queue.take()) ?? []
+   * import type { AgentMessage } from "agentchart";
+   * declare const queue: { take(): Promise<AgentMessage[] | undefined> }; // the app's own queue
+   * const callbacks: AgentCallbacks = { streamFn, getFollowUpMessages: async () => (await queue.take()) ?? [] };
    * ```
    */
   getFollowUpMessages?: () => MaybePromise<AgentMessage[]>;
@@ -138,7 +144,13 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * ended or while a poll returns; keep the messages somewhere safe and return).
    *
    * ```ts
-   * restoreQueuedMessages: (queue, messages) => inbox.unshift(...messages)
+   * import type { AgentMessage } from "agentchart";
+   * const inbox: AgentMessage[] = [];
+   * const callbacks: AgentCallbacks = {
+   *   streamFn,
+   *   getSteeringMessages: () => inbox.splice(0),
+   *   restoreQueuedMessages: (queue, messages) => inbox.unshift(...messages),
+   * };
    * ```
    */
   restoreQueuedMessages?: (queue: "steering" | "followUp", messages: AgentMessage[]) => void;
@@ -151,7 +163,10 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * error result; the other calls go on.
    *
    * ```ts
-   * beforeToolCall: ({ toolCall }) => (toolCall.name === "rm" ? { block: true, reason: "no deleting" } : undefined)
+   * const callbacks: AgentCallbacks = {
+   *   streamFn,
+   *   beforeToolCall: ({ toolCall }) => (toolCall.name === "rm" ? { block: true, reason: "no deleting" } : undefined),
+   * };
    * ```
    */
   beforeToolCall?: (
@@ -164,7 +179,7 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * Contract: may be async; a throw makes the call's result an error naming it.
    *
    * ```ts
-   * afterToolCall: ({ result }) => ({ content: result.content.slice(0, 1) })
+   * const callbacks: AgentCallbacks = { streamFn, afterToolCall: ({ result }) => ({ content: result.content.slice(0, 1) }) };
    * ```
    */
   afterToolCall?: (
@@ -177,7 +192,12 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * Contract: may be async; a throw ends the run with an error message.
    *
    * ```ts
-   * prepareNextTurn: ({ context }) => (context.messages.length > 50 ? { model: bigModel } : undefined)
+   * import { getModel } from "agentchart";
+   * const bigModel = getModel("gpt-4.1");
+   * const callbacks: AgentCallbacks = {
+   *   streamFn,
+   *   prepareNextTurn: ({ context }) => (context.messages.length > 50 ? { model: bigModel } : undefined),
+   * };
    * ```
    */
   prepareNextTurn?: (ctx: TurnEndContext) => MaybePromise<NextTurnUpdate | undefined>;
@@ -187,7 +207,10 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * Contract: may be async; a throw ends the run with an error message.
    *
    * ```ts
-   * shouldStopAfterTurn: ({ toolResults }) => toolResults.some((r) => r.toolName === "finish")
+   * const callbacks: AgentCallbacks = {
+   *   streamFn,
+   *   shouldStopAfterTurn: ({ toolResults }) => toolResults.some((r) => r.toolName === "finish"),
+   * };
    * ```
    */
   shouldStopAfterTurn?: (ctx: TurnEndContext) => MaybePromise<boolean>;

@@ -19,7 +19,7 @@ const require = createRequire(import.meta.url);
  *
  * ```ts
  * const pg = requireOptionalPeer<typeof import("pg")>("pg", "agentchart/postgres");
- * const pool = new pg.Pool({ connectionString });
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * ```
  */
 export function requireOptionalPeer<TModule>(

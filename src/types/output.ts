@@ -71,8 +71,11 @@ export function issuesLine(issues: readonly OutputIssue[]): string {
  * What `agent.prompt()` (and `continue()`, `resumeToolCalls()`) resolves to once the run ended.
  *
  * ```ts
+ * import { z } from "zod";
+ * const Invoice = z.object({ number: z.string(), total: z.number() });
  * const { output, stopReason } = await agent.prompt("Extract the invoice", { output: Invoice });
- * if (stopReason === "stop") console.log(output.total); // typed from the schema
+ * if (output !== undefined) console.log(output.total); // typed from the schema (set when stopReason is "stop")
+ * else console.log(`no invoice: ${stopReason}`);
  * ```
  */
 export interface RunResult<TOutput = unknown> {

@@ -9,7 +9,10 @@ export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent
  * Contract: synchronous; never throws itself (the observers' throws reach XState, which reports them).
  *
  * ```ts
- * createActor(machine, { inspect: chainInspect(recording.inspect, options.inspect) });
+ * import { createActor } from "xstate";
+ * import { agentMachine } from "agentchart";
+ * const log = (event: { type: string }) => console.log(event.type);
+ * createActor(agentMachine, { input: { model }, inspect: chainInspect(recording.inspect, log) });
  * ```
  */
 export function chainInspect(

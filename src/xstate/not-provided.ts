@@ -8,7 +8,10 @@ import { type AnyActorLogic, fromCallback } from "xstate";
  * Contract: never throws itself; the returned logic's actor fails at start.
  *
  * ```ts
- * actors: { streamReply: notProvided<CallbackActorLogic<StreamCommand, StreamRequest>>("streamReply") }
+ * import { type CallbackActorLogic, type EventObject, setup } from "xstate";
+ * const machine = setup({
+ *   actors: { streamReply: notProvided<CallbackActorLogic<EventObject, { prompt: string }>>("streamReply") },
+ * }).createMachine({ invoke: { src: "streamReply", input: { prompt: "Hi" } } });
  * ```
  */
 export function notProvided<TLogic extends AnyActorLogic>(name: string): TLogic {

@@ -16,7 +16,10 @@ type Implementations = Partial<AnyStateMachine["implementations"]>;
  * test/xstate/provide-implementations.test.ts (a snapshot's machine is the provided one).
  *
  * ```ts
- * const provided = provideImplementations(agentMachine, { actors: { streamReply } });
+ * import { fromCallback } from "xstate";
+ * import { agentMachine } from "agentchart";
+ * const silent = fromCallback(() => {}); // a model that never answers
+ * const provided = provideImplementations(agentMachine, { actors: { streamReply: silent } });
  * ```
  */
 export function provideImplementations<TMachine extends AnyStateMachine>(

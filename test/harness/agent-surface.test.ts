@@ -91,6 +91,33 @@ describe.each(surfaces)("%s as an AgentSurface", (_name, make) => {
     expect(surface.state.messages.at(-1)).toMatchObject({ role: "assistant" });
   });
 
+  it("refuses a second answer sent before the machine took the first (from inside a listener)", async () => {
+    const surface = await make();
+    const refusals: CommandError[] = [];
+    const ended: unknown[] = [];
+    surface.events$.subscribe((event) => {
+      if (event.type === "tool_execution_end" && event.toolCallId === "r1") ended.push(event);
+      if (event.type !== "tool_approval_request") return;
+      const approve = {
+        type: "APPROVE_TOOL",
+        toolCallId: event.toolCallId,
+        agentPath: event.agentPath!,
+      } as const;
+      surface.send(approve);
+      refusals.push(refusal(() => surface.send(approve)));
+      refusals.push(refusal(() => surface.send({ ...approve, type: "DENY_TOOL" })));
+    });
+    const result = await surface.prompt("help");
+    expect(refusals.map((error) => [error.code, error.toolCallId])).toEqual([
+      ["not_waiting", "r1"],
+      ["not_waiting", "r1"],
+    ]);
+    expect(result.stopReason).toBe("stop");
+    expect(ended).toMatchObject([
+      { toolCallId: "r1", isError: false, result: { content: [{ text: "refunded A-1" }] } },
+    ]);
+  });
+
   it("queues steering sent while idle for the next run, and persists it", async () => {
     const surface = await make();
     surface.send({ type: "STEER", message: userMessage("be brief") });

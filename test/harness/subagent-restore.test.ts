@@ -62,23 +62,28 @@ async function freshHarness(
 }
 
 /** Restores the persisted harness over the reopened root session, approves the grandchild's call, and checks every session. */
-async function restoreAndApprove(root: string, effects: string, saved: string) {
+async function restoreAndApprove(
+  root: string,
+  effects: string,
+  saved: string,
+  approve: "by command" | "by restore's approvals" = "by command",
+) {
   const repo = new JsonlSessionRepo({ root });
   const session = await repo.open("root-session");
   const tree = harnessSupportTree(effects, true);
-  const { harness, resumed } = AgentHarness.restore(saved, {
-    session,
-    sessionRepo: repo,
-    model: refundModel,
-    tools: tree.tools,
-    streamFn: tree.harnessModel,
-  });
+  const { harness, resumed } = AgentHarness.restore(
+    saved,
+    { session, sessionRepo: repo, model: refundModel, tools: tree.tools, streamFn: tree.harnessModel },
+    approve === "by command" ? {} : { approvals: { "s1/b1/r1": { approved: true } } },
+  );
   const reasked = nextEvent(harness, "tool_approval_request");
   expect(harness.phase).toBe("turn");
   expect(harness.awaitingApproval).toEqual(waiting);
   expect(await reasked).toMatchObject({ toolCallId: "r1", agentPath: ["s1", "b1"] });
-  expect(refunds(effects)).toEqual([]);
-  harness.approveToolCall("r1", { agentPath: ["s1", "b1"] });
+  if (approve === "by command") {
+    expect(refunds(effects)).toEqual([]);
+    harness.approveToolCall("r1", { agentPath: ["s1", "b1"] });
+  }
   const reply = await resumed;
   expect(texts([reply as never])).toEqual(["root: all done"]);
   expect(refunds(effects)).toEqual(["A-1 root-session/s1/b1:r1"]);
@@ -139,6 +144,17 @@ describe("a harness persisted while a grandchild's call waits for approval", () 
     await first.close();
     await session.close();
     await restoreAndApprove(root, effects, saved);
+  });
+
+  it("restore's approvals, keyed by callKey, answer the grandchild's call when it asks again", async () => {
+    const { root, effects, session, first } = await freshHarness("by-key", (log) => harnessSupportTree(log));
+    const asked = nextEvent(first, "tool_approval_request");
+    void first.prompt("help");
+    await asked;
+    const saved = JSON.stringify(first.persist());
+    await first.close();
+    await session.close();
+    await restoreAndApprove(root, effects, saved, "by restore's approvals");
   });
 
   it("across processes: a child persists at the grandchild's approval and exits; this process restores, approves; the refund ran once", async () => {

@@ -1,9 +1,11 @@
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -17,8 +19,25 @@ import { type DocSnippet, snippetLocation } from "./doc-snippets.js";
 const run = promisify(execFile);
 const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
 const tsxLoader = join(repoRoot, "node_modules", "tsx", "dist", "loader.mjs");
-/** The built package lives here between runs, so that `tsc --incremental` rebuilds only what changed. */
-const packageCache = join(repoRoot, "node_modules", ".cache", "agentchart-doc-snippets");
+/**
+ * The built package lives here between runs, so that `tsc --incremental` rebuilds only what changed;
+ * one folder per checkout, as git worktrees may share one `node_modules` (its real path, see
+ * {@link builtModuleOf}).
+ */
+const packageCache = join(
+  realpathSync(join(repoRoot, "node_modules")),
+  ".cache",
+  `agentchart-doc-snippets-${createHash("sha256").update(repoRoot).digest("hex").slice(0, 12)}`,
+);
+
+/**
+ * The module of a source file in the built package, by its real path (`src/agent/agent.ts` →
+ * `/…/agentchart/dist/agent/agent.js`): the declarations `agentchart` resolves to, not a copy of them
+ * reached through a symbolic link.
+ */
+export function builtModuleOf(file: string): string {
+  return join(packageCache, "agentchart", "dist", file.replace(/^src\//, "").replace(/\.ts$/, ".js"));
+}
 
 /** The compiler options an app gets from `strict`, on Node, with the package as published. */
 const SNIPPET_COMPILER_OPTIONS = {
@@ -52,8 +71,14 @@ export class SnippetWorkspace {
     private readonly snippets: readonly DocSnippet[],
   ) {}
 
-  /** Builds the package (incrementally) and writes one module per snippet. */
-  static async create(snippets: readonly DocSnippet[]): Promise<SnippetWorkspace> {
+  /**
+   * Builds the package (incrementally) and writes one module per snippet, and the `modules` given
+   * (`{ "prelude.ts": "…" }`) beside them.
+   */
+  static async create(
+    snippets: readonly DocSnippet[],
+    modules: Readonly<Record<string, string>> = {},
+  ): Promise<SnippetWorkspace> {
     const packageFolder = join(packageCache, "agentchart");
     const dist = join(packageFolder, "dist");
     await run(
@@ -70,18 +95,19 @@ export class SnippetWorkspace {
     copyFileSync(join(repoRoot, "package.json"), join(packageFolder, "package.json"));
 
     const folder = mkdtempSync(join(tmpdir(), "agentchart-snippets-"));
-    const modules = join(folder, "node_modules");
-    mkdirSync(modules);
+    const dependencies = join(folder, "node_modules");
+    mkdirSync(dependencies);
     for (const name of readdirSync(join(repoRoot, "node_modules"))) {
       if (name.startsWith(".")) continue;
-      symlinkSync(join(repoRoot, "node_modules", name), join(modules, name));
+      symlinkSync(join(repoRoot, "node_modules", name), join(dependencies, name));
     }
-    symlinkSync(packageFolder, join(modules, "agentchart"));
+    symlinkSync(packageFolder, join(dependencies, "agentchart"));
     writeFileSync(join(folder, "package.json"), JSON.stringify({ private: true, type: "module" }));
     writeFileSync(
       join(folder, "tsconfig.json"),
       JSON.stringify({ compilerOptions: SNIPPET_COMPILER_OPTIONS, include: ["*.ts"] }, null, 2),
     );
+    for (const [name, text] of Object.entries(modules)) writeFileSync(join(folder, name), text);
     snippets.forEach((snippet, index) => {
       writeFileSync(join(folder, moduleName(index)), snippet.declarations + snippet.code);
     });
@@ -148,9 +174,10 @@ function moduleName(index: number): string {
 function pageLocation(snippet: DocSnippet, line: number, column: number): string {
   const declarationLines = snippet.declarations === "" ? 0 : snippet.declarations.split("\n").length - 1;
   if (line <= declarationLines) {
-    return `${snippet.file}:${snippet.declarationsLine + line - 1}:${column} (fragment declarations)`;
+    return `${snippet.file}:${snippet.declarationsLine + line - 1}:${column} (declarations before the block)`;
   }
-  return `${snippetLocation({ file: snippet.file, line: snippet.line + line - declarationLines - 1 })}:${column}`;
+  const pageLine = snippet.line + line - declarationLines - 1;
+  return `${snippetLocation({ file: snippet.file, line: pageLine })}:${column + (snippet.column ?? 0)}`;
 }
 
 interface TscDiagnostic {

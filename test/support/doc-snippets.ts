@@ -9,6 +9,8 @@ export interface DocSnippet {
   file: string;
   /** 1-based line of the block's first code line in the page. */
   line: number;
+  /** Characters cut from the start of each line in the page (a doc comment's ` * `); 0 when absent. */
+  column?: number;
   code: string;
   /** Declarations from a `fragment` marker, prepended when the block is type-checked. */
   declarations: string;

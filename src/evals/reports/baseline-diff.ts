@@ -28,6 +28,8 @@ export interface EvalDiff {
  *
  * @example
  * ```ts
+ * import { readFileSync } from "node:fs";
+ * const baseline = parseEvalResult(readFileSync("eval-baseline.json", "utf8"), "eval-baseline.json");
  * const regressions = diffEvalResults(result, baseline).cases.filter((entry) => entry.change === "regressed");
  * ```
  */
@@ -80,6 +82,7 @@ export function diffEvalResults(current: EvalResult, baseline: EvalResult): Eval
  *
  * @example
  * ```ts
+ * import { readFileSync } from "node:fs";
  * const baseline = parseEvalResult(readFileSync("eval-baseline.json", "utf8"), "eval-baseline.json");
  * ```
  */

@@ -19,6 +19,7 @@ const html = (text: string) => text.replace(/[&<>"']/g, (char) => ENTITIES[char]
  *
  * @example
  * ```ts
+ * import { writeFileSync } from "node:fs";
  * writeFileSync("eval-report.html", toHtmlReport(result));
  * ```
  */

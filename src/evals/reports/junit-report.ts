@@ -11,6 +11,7 @@ import type { EvalResult } from "../eval-result.js";
  *
  * @example
  * ```ts
+ * import { writeFileSync } from "node:fs";
  * writeFileSync("eval-junit.xml", toJunitXml(result));
  * ```
  */

@@ -11,6 +11,9 @@ import { reportContent } from "./report-tables.js";
  *
  * @example
  * ```ts
+ * import { readFileSync, writeFileSync } from "node:fs";
+ * import { diffEvalResults, parseEvalResult } from "agentchart/evals";
+ * const baseline = parseEvalResult(readFileSync("eval-baseline.json", "utf8"));
  * writeFileSync(process.env.GITHUB_STEP_SUMMARY!, toMarkdownReport(result, diffEvalResults(result, baseline)));
  * ```
  */

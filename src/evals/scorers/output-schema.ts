@@ -10,6 +10,7 @@ import { createScorer, type Scorer } from "../scorer.js";
  *
  * @example
  * ```ts
+ * import { z } from "zod";
  * matchesSchema(z.object({ city: z.string(), celsius: z.number() }));
  * ```
  */

@@ -128,6 +128,7 @@ const BRANCH_SUMMARY_MAX_TOKENS = 2048;
  * `summarization_failed`.
  *
  * ```ts
+ * const targetId = session.getBranch()[0]!.id; // back to the first entry
  * const { entries } = collectEntriesForBranchSummary(session, session.leafId, targetId);
  * const { summary, details } = await generateBranchSummary(entries, { model, streamFn, signal });
  * await session.moveTo(targetId, { summary, details });

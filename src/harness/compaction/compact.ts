@@ -57,7 +57,8 @@ export function stripFileOperations(summary: string): string {
  * with no messages, `aborted`, `summarization_failed` (the message says which request failed).
  *
  * ```ts
- * const preparation = prepareCompaction(session.getBranch(), settings);
+ * import { DEFAULT_COMPACTION_SETTINGS, prepareCompaction } from "agentchart";
+ * const preparation = prepareCompaction(session.getBranch(), DEFAULT_COMPACTION_SETTINGS);
  * if (preparation) {
  *   const result = await compact(preparation, { model, streamFn, signal });
  *   await session.appendCompaction(result);

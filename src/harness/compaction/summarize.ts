@@ -148,7 +148,7 @@ export interface GenerateSummaryOptions extends SummaryRequestOptions {
  * Rejects with `CompactionError` (`aborted` | `summarization_failed`), see {@link requestSummary}.
  *
  * ```ts
- * const { summary } = await generateSummary(messages, { model, streamFn, maxTokens: 13_000 });
+ * const { summary } = await generateSummary(session.buildContext().messages, { model, streamFn, maxTokens: 13_000 });
  * ```
  */
 export function generateSummary(

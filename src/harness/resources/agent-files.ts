@@ -63,6 +63,8 @@ const KNOWN_FIELDS = new Set(["name", "description", "tools", "model"]);
  * left out; the other files still load.
  *
  * ```ts
+ * import { createBuiltinTools } from "agentchart/node";
+ * const builtinTools = createBuiltinTools();
  * const { agents, diagnostics } = await loadAgentFiles([{ path: ".agentchart/agents", source: "project" }]);
  * const { tools } = agentFileTools(agents, { tools: () => builtinTools });
  * ```
@@ -239,6 +241,10 @@ export interface AgentFileToolsResult {
  * with a `warning`.
  *
  * ```ts
+ * import { Agent } from "agentchart";
+ * import { createBuiltinTools } from "agentchart/node";
+ * const builtinTools = createBuiltinTools();
+ * const { agents } = await loadAgentFiles([{ path: ".agentchart/agents", source: "project" }]);
  * const { tools } = agentFileTools(agents, { tools: () => builtinTools });
  * const agent = new Agent({ model, streamFn, tools: [...builtinTools, ...tools] });
  * ```

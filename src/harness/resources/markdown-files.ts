@@ -11,6 +11,8 @@ import type { ResourceDiagnostic } from "./skill-types.js";
  * Contract: async, never rejects.
  *
  * ```ts
+ * import type { ResourceDiagnostic } from "agentchart/node";
+ * const diagnostics: ResourceDiagnostic[] = [];
  * const files = await listMarkdownFiles("/repo/.agentchart/agents", "project", diagnostics);
  * ```
  */

@@ -7,7 +7,7 @@ import type { ResourceDiagnostic } from "./skill-types.js";
  * Contract: synchronous, never throws.
  *
  * ```ts
- * failureDiagnostic("read_failed", "/x/a.md", error); // { severity: "error", code: "read_failed", … }
+ * failureDiagnostic("read_failed", "/x/a.md", new Error("EACCES")); // { severity: "error", code: "read_failed", … }
  * ```
  */
 export function failureDiagnostic(
@@ -24,7 +24,7 @@ export function failureDiagnostic(
  * Contract: synchronous, never throws; returns a copy.
  *
  * ```ts
- * withSource(diagnostic, "project").source; // "project"
+ * withSource(failureDiagnostic("read_failed", "/x/a.md", new Error("EACCES")), "project").source; // "project"
  * ```
  */
 export function withSource(diagnostic: ResourceDiagnostic, source: string | undefined): ResourceDiagnostic {

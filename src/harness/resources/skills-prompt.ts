@@ -13,7 +13,9 @@ export type PromptSkill = Pick<Skill, "name" | "description" | "filePath" | "dis
  * appended to its description.
  *
  * ```ts
- * const systemPrompt = `${basePrompt}\n\n${formatSkillsForSystemPrompt(skills)}`;
+ * import { loadSkills } from "agentchart/node";
+ * const { skills } = await loadSkills([".agentchart/skills"]);
+ * const systemPrompt = `You help with this repository.\n\n${formatSkillsForSystemPrompt(skills)}`;
  * ```
  */
 export function formatSkillsForSystemPrompt(skills: readonly PromptSkill[]): string {

@@ -37,7 +37,10 @@ const WHEEL_ZOOM = 0.0015;
  * Contract: synchronous, never throws; listeners stay attached for the page's lifetime.
  *
  * ```ts
- * const viewport = createDiagramViewport(document.getElementById("diagram")!, 11 / 12);
+ * type Show = Parameters<DiagramViewport["show"]>;
+ * declare const panel: Parameters<typeof createDiagramViewport>[0]; // document.getElementById("diagram")!
+ * declare const diagram: { element: Show[0]; drawn: Promise<Show[1]> }; // an ELK drawing
+ * const viewport = createDiagramViewport(panel, 11 / 12);
  * viewport.show(diagram.element, await diagram.drawn);
  * ```
  */

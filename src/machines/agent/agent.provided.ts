@@ -47,9 +47,12 @@ export type AgentMachine = typeof agentMachine;
  * state it does not have, fails the actor at start (its error observers get an `Error` naming it).
  *
  * ```ts
+ * import { createActor } from "xstate";
+ * import type { AgentEvent } from "agentchart";
+ * import { scriptedModel } from "agentchart/testing";
  * const machine = createAgentMachine({ streamFn: scriptedModel([{ text: "Hi!" }]), tools: [] });
  * const actor = createActor(machine, { input: { model: { id: "m", api: "x", provider: "y", contextWindow: 1000, maxTokens: 100 } } });
- * actor.on("agent_end", (event) => console.log(event.messages.length));
+ * actor.on("agent_end", (event: Extract<AgentEvent, { type: "agent_end" }>) => console.log(event.messages.length));
  * actor.start();
  * actor.send({ type: "PROMPT", messages: [{ role: "user", content: "Hello", timestamp: Date.now() }] });
  * ```

@@ -79,6 +79,7 @@ export interface AiSdkModel {
  *
  * ```ts
  * import { anthropic } from "@ai-sdk/anthropic";
+ * import { Agent } from "agentchart";
  * import { fromAiSdk } from "agentchart/ai-sdk";
  * const agent = new Agent({ ...fromAiSdk(anthropic("claude-sonnet-4-5")), tools });
  * ```

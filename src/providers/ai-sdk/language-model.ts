@@ -13,6 +13,7 @@ export const SUPPORTED_SPECIFICATION = "v3";
  * `unsupported_specification` naming the version it found for a model of another specification.
  *
  * ```ts
+ * import { anthropic } from "@ai-sdk/anthropic";
  * const model = asLanguageModelV3(anthropic("claude-sonnet-4-5"));
  * ```
  */

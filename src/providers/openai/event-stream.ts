@@ -23,6 +23,7 @@ const UNFRAMED_LIMIT = 16_384;
  * JSON, and whatever reading the body throws (connection loss, abort).
  *
  * ```ts
+ * const response = await fetch("http://127.0.0.1:11434/v1/chat/completions", { method: "POST", body: "…" });
  * for await (const payload of decodeEventStream(response.body!)) console.log(payload);
  * ```
  */

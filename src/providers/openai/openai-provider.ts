@@ -80,6 +80,7 @@ export const PLACEHOLDER_API_KEY = "not-needed";
  * ```ts
  * import { openai } from "agentchart/openai";
  * const streamFn = openai({ baseURL: "http://localhost:11434/v1" });
+ * const messages = [{ role: "user" as const, content: "Hello", timestamp: Date.now() }];
  * for await (const event of streamFn("qwen3:8b", { systemPrompt: "", messages, tools: [] })) {
  *   if (event.type === "text_delta") process.stdout.write(event.delta);
  * }

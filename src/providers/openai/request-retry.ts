@@ -18,7 +18,11 @@ export const UNREACHABLE_RETRY_MS = 250;
  * it rejects with whatever the aborted attempt threw, or `APIUserAbortError`.
  *
  * ```ts
- * const response = await sendWithRetries(() => client.chat.completions.create(body, { maxRetries: 0, signal }).asResponse(), 2, client.baseURL, signal);
+ * import OpenAI from "openai";
+ * const client = new OpenAI({ apiKey: "sk-…" });
+ * const body = { model: "gpt-4.1-mini", messages: [{ role: "user" as const, content: "Hi" }], stream: true as const };
+ * const send = () => client.chat.completions.create(body, { maxRetries: 0, signal }).asResponse();
+ * const response = await sendWithRetries(send, 2, client.baseURL, signal);
  * ```
  */
 export async function sendWithRetries<TResult>(

@@ -92,7 +92,11 @@ const SCHEMA_PROBLEM = /invalid schema|schema conversion/i;
  * llama.cpp's "JSON schema conversion failed") is not a rejection of the format. Contract: pure, never throws.
  *
  * ```ts
- * if (isOutputFormatRejection(error)) body = buildPayload(model, context, options, "instructions");
+ * declare function send(mode: StructuredOutputMode): Promise<Response>; // one request to the server
+ * const response = await send("json_schema").catch((error: unknown) => {
+ *   if (isOutputFormatRejection(error)) return send("instructions");
+ *   throw error;
+ * });
  * ```
  */
 export function isOutputFormatRejection(error: unknown): boolean {

@@ -45,6 +45,7 @@ export interface ReplayVerdict<TOutput = unknown> {
  * a `"state"` divergence. Rejects only when `options.agent` cannot build an agent.
  *
  * ```ts
+ * import { expect } from "vitest";
  * const verdict = await verifyReplay(recording, { agent: { model, systemPrompt: "You forecast.", tools } });
  * expect(verdict.firstDivergence).toBeUndefined();
  * ```

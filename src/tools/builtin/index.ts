@@ -44,9 +44,10 @@ export type BuiltinTools = AgentTool<unknown, unknown, BuiltinToolContext>[] & {
  * folder. Keep the array to call `dispose()` when the session ends.
  *
  * ```ts
+ * import { AgentHarness } from "agentchart";
  * const tools = createBuiltinTools();
- * const agent = new AgentHarness({ ..., tools, toolContext: { cwd: process.cwd() } });
- * // …
+ * const harness = new AgentHarness({ session, model, streamFn, tools, toolContext: { cwd: process.cwd() } });
+ * await harness.prompt("List the files");
  * await tools.dispose();
  * ```
  */

@@ -47,6 +47,9 @@ const CHUNK_BYTES = 64 * 1024;
  * with the system's error when a read fails.
  *
  * ```ts
+ * import { open } from "node:fs/promises";
+ * const handle = await open("notes.txt");
+ * const { size } = await handle.stat();
  * const window = await readLineWindow(handle, {
  *   startLine: 10, limit: 3, maxLines: 2000, maxBytes: 50 * 1024, countLinesUpTo: 8 << 20, size, signal,
  * });

@@ -34,8 +34,12 @@ export interface OpenRegularFileOptions {
  * {@link NotRegularFileError}, "Operation aborted", or the system's error.
  *
  * ```ts
- * const { handle, stats } = await openRegularFile(filePath, { shownPath: "a.txt", signal, ifDirectory: "use ls" });
- * try { … } finally { await handle.close(); }
+ * const { handle, stats } = await openRegularFile("/work/a.txt", { shownPath: "a.txt", signal, ifDirectory: "use ls" });
+ * try {
+ *   console.log(stats.size, await handle.readFile("utf8"));
+ * } finally {
+ *   await handle.close();
+ * }
  * ```
  */
 export async function openRegularFile(
@@ -66,7 +70,8 @@ export async function openRegularFile(
  * Contract: synchronous; throws as said, returns nothing.
  *
  * ```ts
- * assertRegularFile(await fs.stat(filePath), "notes.txt", "cannot write a file there");
+ * import { stat } from "node:fs/promises";
+ * assertRegularFile(await stat("/work/notes.txt"), "notes.txt", "cannot write a file there");
  * ```
  */
 export function assertRegularFile(stats: Stats, shownPath: string, ifDirectory: string): void {
@@ -83,7 +88,12 @@ export function assertRegularFile(stats: Stats, shownPath: string, ifDirectory: 
  * Contract: synchronous; throws an Error or returns nothing.
  *
  * ```ts
- * for (;;) { throwIfAborted(signal); await handle.read(…); }
+ * const { handle } = await openRegularFile("/work/a.txt", { shownPath: "a.txt", signal, ifDirectory: "use ls" });
+ * const buffer = Buffer.alloc(64 * 1024);
+ * for (let read = 1; read > 0; ) {
+ *   throwIfAborted(signal);
+ *   ({ bytesRead: read } = await handle.read(buffer, 0, buffer.length));
+ * }
  * ```
  */
 export function throwIfAborted(signal: AbortSignal): void {
