@@ -115,7 +115,6 @@ function pauseAnswer(
  *
  * @example
  * ```ts
- * declare const harness: AgentSurface;
  * const watching = watchBudget(harness, { ask: async () => "c", write: (line) => console.error(line), limits: {} });
  * watching.unsubscribe();
  * ```

@@ -13,7 +13,6 @@ import { errorText } from "../types/error-text.js";
  * Contract: never throws; returns whether the command was applied; calls `report` once when not.
  *
  * ```ts
- * declare const harness: AgentSurface;
  * sendCommand(harness, { type: "APPROVE_TOOL", toolCallId: "call_1" }, (line) => console.error(line));
  * ```
  */

@@ -20,7 +20,6 @@ export type AskLine = (question: string) => Promise<string | undefined>;
  * Contract: never throws; one command per request.
  *
  * ```ts
- * declare const harness: AgentSurface;
  * const approvals = askForToolApprovals(harness, async () => "y", (line) => console.error(line));
  * approvals.unsubscribe();
  * ```
