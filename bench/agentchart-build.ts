@@ -3,16 +3,20 @@
 // Set AGENTCHART_BENCH_SOURCES=1 to measure the sources.
 import { existsSync } from "node:fs";
 
-type Library = typeof import("../src/index.js") & typeof import("../src/testing.js");
+type Library = typeof import("../src/index.js") &
+  typeof import("../src/machines.js") &
+  typeof import("../src/testing.js");
 const distEntry = new URL("../dist/index.js", import.meta.url);
 const useDist = existsSync(distEntry) && process.env.AGENTCHART_BENCH_SOURCES !== "1";
 
-/** The core entry point and the testing entry point of the build the benches measure. */
-export const [core, testing] = (await Promise.all(
+/** The core, machines and testing entry points of the build the benches measure. */
+export const [core, machines, testing] = (await Promise.all(
   useDist
-    ? [import(distEntry.href), import(new URL("../dist/testing.js", import.meta.url).href)]
-    : [import("../src/index.js"), import("../src/testing.js")],
-)) as [Library, Library];
+    ? ["index.js", "machines.js", "testing.js"].map(
+        (file) => import(new URL(`../dist/${file}`, import.meta.url).href),
+      )
+    : [import("../src/index.js"), import("../src/machines.js"), import("../src/testing.js")],
+)) as [Library, Library, Library];
 
 /** Which build of agentchart the benches use. */
 export const AGENTCHART_BUILD = useDist ? "dist (compiled)" : "src via tsx";

@@ -5,9 +5,10 @@
 import { Observable } from "rxjs";
 import { z } from "zod";
 
-import { AGENTCHART_BUILD, core, testing } from "./agentchart-build.js";
+import { AGENTCHART_BUILD, core, machines, testing } from "./agentchart-build.js";
 
-const { Agent, agentLoop, defineTool } = core;
+const { Agent, defineTool } = core;
+const { agentLoop } = machines;
 const { scriptedModel } = testing;
 
 export { AGENTCHART_BUILD };

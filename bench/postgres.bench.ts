@@ -2,7 +2,8 @@
 // Run: npx tsx bench/postgres.bench.ts [--rounds N]   (uses AGENTCHART_TEST_DATABASE_URL, or starts a
 // throwaway cluster with .ci/with-postgres.sh when it is not set; prints a markdown table)
 import pg from "pg";
-import { type AgentMessage, emptyUsage } from "../src/index.js";
+import type { AgentMessage } from "../src/index.js";
+import { emptyUsage } from "../src/index.js";
 import { PostgresSessionRepo } from "../src/postgres.js";
 import { fmt, fmtSummary, pairedRatio, roundRobin, summarize, table } from "./common.js";
 import { postgresUrl } from "./postgres-server.js";

@@ -3,8 +3,10 @@
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type AgentMessage, emptyUsage, parseSessionText } from "../src/index.js";
+import type { AgentMessage } from "../src/index.js";
+import { emptyUsage } from "../src/index.js";
 import { JsonlSessionRepo } from "../src/node.js";
+import { parseSessionText } from "../src/sessions.js";
 
 const RUNS = 7;
 const ENTRIES = 10_000;

@@ -8,7 +8,7 @@
 //   node --expose-gc --import tsx bench/testing-kit.bench.ts [--rounds N]
 import { createActor, waitFor } from "xstate";
 import { z } from "zod";
-import { AGENTCHART_BUILD, core, testing } from "./agentchart-build.js";
+import { AGENTCHART_BUILD, core, machines, testing } from "./agentchart-build.js";
 import { fmtSummary, summarize, table } from "./common.js";
 
 const argv = process.argv.slice(2);
@@ -62,7 +62,7 @@ async function kitRound(): Promise<{ explore: number; run: number; paths: number
 async function bareRound(count: number): Promise<number> {
   const start = performance.now();
   for (let index = 0; index < count; index++) {
-    const machine = core.createAgentMachine({ streamFn: testing.scriptedModel(script), tools });
+    const machine = machines.createAgentMachine({ streamFn: testing.scriptedModel(script), tools });
     const actor = createActor(machine, { input: { model } });
     actor.on("tool_approval_request", (event) =>
       actor.send({ type: "APPROVE_TOOL", toolCallId: event.toolCallId }),

@@ -14,13 +14,8 @@
 import { createInspector, type StatelyInspectionEvent } from "@statelyai/inspect";
 import { assign, createActor, sendTo, setup, toPromise } from "xstate";
 import { z } from "zod";
-import {
-  type AgentMessage,
-  type AgentParentEvent,
-  createAgentMachine,
-  defineTool,
-  type Model,
-} from "../src/index.js";
+import { type AgentMessage, defineTool, type Model } from "../src/index.js";
+import { type AgentParentEvent, createAgentMachine } from "../src/machines.js";
 import { sanitizeForInspection } from "../src/node.js";
 import { scriptedModel } from "../src/testing.js";
 

@@ -21,7 +21,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { AnyStateMachine, AnyStateNode } from "xstate";
-import { agentMachine, harnessMachine, toolCallMachine } from "../src/index.js";
+import { agentMachine, harnessMachine, toolCallMachine } from "../src/machines.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

@@ -6,7 +6,8 @@
  */
 import { lastValueFrom, tap } from "rxjs";
 import { z } from "zod";
-import { type AgentEvent, agentLoop, defineTool, type Model, type UserMessage } from "../src/index.js";
+import { type AgentEvent, defineTool, type Model, type UserMessage } from "../src/index.js";
+import { agentLoop } from "../src/machines.js";
 import { scriptedModel } from "../src/testing.js";
 
 const model: Model = {

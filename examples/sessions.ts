@@ -7,8 +7,9 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, type AgentMessage, emptyUsage, type SessionTreeNode } from "../src/index.js";
+import { Agent, type AgentMessage, emptyUsage } from "../src/index.js";
 import { JsonlSessionRepo } from "../src/node.js";
+import type { SessionTreeNode } from "../src/sessions.js";
 import { scriptedModel } from "../src/testing.js";
 
 const root = mkdtempSync(join(tmpdir(), "agentchart-sessions-example-"));

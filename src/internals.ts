@@ -9,6 +9,7 @@ export type { ToolStepInput } from "./actors/tool-step.actors.js";
 export type { TurnCallbacksAnswer, TurnCallbacksInput } from "./actors/turn-callbacks.actor.js";
 export type { OutputValidation } from "./actors/validate-output.actor.js";
 export { escapeXml } from "./harness/resources/skills-prompt.js";
+export { isRetryableError } from "./harness/retry-policy.js";
 export type { NextTurnPlan } from "./loop/between-turns.js";
 export type { OutputCandidate, OutputVerdict } from "./loop/output-steps.js";
 export type {
@@ -48,3 +49,13 @@ export type {
   ToolValidatedEvent,
 } from "./machines/tool-call/tool-call.events.js";
 export { abortableDelay } from "./providers/abortable-delay.js";
+// The built-in catalogue changes with every model that comes or goes; `getModel` and `resolveModel`
+// (in `agentchart`) are the stable way to read it.
+export { type CatalogueModel, findModel, MODEL_CATALOGUE } from "./types/model-catalogue.js";
+export { FINAL_ANSWER_TOOL } from "./types/output.js";
+export { MODEL_DEFAULTS } from "./types/resolve-model.js";
+export {
+  DEFAULT_SUB_AGENT_MAX_CONCURRENT,
+  DEFAULT_SUB_AGENT_MAX_DEPTH,
+  DEFAULT_SUB_AGENT_MAX_TURNS,
+} from "./types/sub-agent.js";

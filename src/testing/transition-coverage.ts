@@ -8,7 +8,7 @@ import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition, Inspection
  *
  * @example
  * ```ts
- * import { agentMachine } from "agentchart";
+ * import { agentMachine } from "agentchart/machines";
  * console.log(machineTransitions(agentMachine).map(transitionLabel).slice(0, 3));
  * ```
  */
@@ -27,7 +27,7 @@ export function transitionLabel(transition: AnyTransitionDefinition): string {
  *
  * @example
  * ```ts
- * import { agentMachine } from "agentchart";
+ * import { agentMachine } from "agentchart/machines";
  * console.log(machineTransitions(agentMachine).length);
  * ```
  */
@@ -82,7 +82,7 @@ export interface TransitionCoverage {
  * @example
  * ```ts
  * import { createActor } from "xstate";
- * import { agentMachine, createAgentMachine } from "agentchart";
+ * import { agentMachine, createAgentMachine } from "agentchart/machines";
  * import { scriptedModel } from "agentchart/testing";
  * const coverage = createTransitionCoverage({ agent: agentMachine });
  * const machine = createAgentMachine({ streamFn: scriptedModel([{ text: "Hi" }]) });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { type AnyActorRef, createActor } from "xstate";
 import { z } from "zod";
-import { createAgentMachine } from "../../src/index.js";
+import { createAgentMachine } from "../../src/machines.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
 import { defineTool } from "../../src/tools/define-tool.js";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AnyActorRef, createActor } from "xstate";
-import { createAgentMachine } from "../../src/index.js";
+import { createAgentMachine } from "../../src/machines.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
 import type { AgentBudget } from "../../src/types/budget.js";

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AnyActorRef, createActor, SimulatedClock } from "xstate";
 import { z } from "zod";
-import { createAgentMachine } from "../../src/index.js";
+import { createAgentMachine } from "../../src/machines.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { ScriptedReply } from "../../src/providers/scripted/scripted-reply.js";
 import { defineTool } from "../../src/tools/define-tool.js";

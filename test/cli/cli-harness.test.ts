@@ -3,13 +3,8 @@ import { CliHarness } from "../../src/cli/cli-harness.js";
 import { EventRenderer } from "../../src/cli/event-renderer.js";
 import { offlineModel } from "../../src/cli/offline-model.js";
 import { terminalStyle } from "../../src/cli/terminal-style.js";
-import {
-  type AgentHarness,
-  type HarnessEvent,
-  type HarnessPhase,
-  MemorySessionRepo,
-  type Model,
-} from "../../src/index.js";
+import { type AgentHarness, type HarnessEvent, MemorySessionRepo, type Model } from "../../src/index.js";
+import type { HarnessPhase } from "../../src/machines.js";
 import { lsTool } from "../../src/node.js";
 import { scriptedModel } from "../../src/testing.js";
 

@@ -14,7 +14,7 @@ import {
   statePath,
   trajectoryMatch,
 } from "../../src/evals.js";
-import { agentMachine } from "../../src/index.js";
+import { agentMachine } from "../../src/machines.js";
 import { machineTransitions, transitionLabel } from "../../src/testing/transition-coverage.js";
 import { scriptedModel } from "../../src/testing.js";
 import { defineTool } from "../../src/tools/define-tool.js";

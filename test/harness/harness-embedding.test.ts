@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AnyActorRef, createActor, waitFor } from "xstate";
-import { createHarnessMachine } from "../../src/index.js";
+import { createHarnessMachine } from "../../src/machines.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { JsonlSessionRepo } from "../../src/storage/jsonl-session-repo.js";
 import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AnyActorRef, type AnyEventObject, createActor, type InspectionEvent, waitFor } from "xstate";
-import { createHarnessMachine } from "../../src/index.js";
+import { createHarnessMachine } from "../../src/machines.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { MemorySessionRepo } from "../../src/storage/memory-session-repo.js";
 import { testModel, user } from "../support/loop-harness.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { createMachine } from "xstate";
-import { agentMachine, harnessMachine, toolCallMachine } from "../../src/index.js";
 import { projectMachineDefinition } from "../../src/inspector/machine-definition.js";
 import {
   type DiagramLayout,
@@ -11,6 +10,7 @@ import {
   readLayout,
   type StateBox,
 } from "../../src/inspector/page/diagram-layout.js";
+import { agentMachine, harnessMachine, toolCallMachine } from "../../src/machines.js";
 import { type DiagramBoxes, diagramFaults, type Rect } from "../support/diagram-geometry.js";
 import { elkEngine, fixedPitchMeasure } from "../support/elk.js";
 

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { createActor } from "xstate";
 import { createAgentLoopActor } from "../../src/agent/agent-loop.js";
-import { agentMachine, createAgentMachine, harnessMachine, toolCallMachine } from "../../src/index.js";
 import {
   type ActorRecord,
   createInspectorServer,
@@ -15,6 +14,7 @@ import {
   projectMachineDefinition,
 } from "../../src/inspector/index.js";
 import { DIAGRAM_MARGIN, SMALLEST_FONT_SIZE } from "../../src/inspector/page/state-diagram.js";
+import { agentMachine, createAgentMachine, harnessMachine, toolCallMachine } from "../../src/machines.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/types/stream.js";
 import { type ChromiumBinary, chromiumBinary, HEADLESS_CHROMIUM_FLAGS } from "../support/chromium.js";

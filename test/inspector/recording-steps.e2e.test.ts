@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { agentMachine } from "../../src/index.js";
 import { createInspectorServer, type InspectorServer } from "../../src/inspector/index.js";
+import { agentMachine } from "../../src/machines.js";
 import { chromiumBinary, HEADLESS_CHROMIUM_FLAGS } from "../support/chromium.js";
 
 // A browser and ELK layouts on a shared 2-core machine: generous timeouts under load.

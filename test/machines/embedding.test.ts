@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { type AnyActorRef, createActor, initialTransition, setup, toPromise, transition } from "xstate";
 import { z } from "zod";
-import { agentEvents$, agentState$, createAgentMachine } from "../../src/index.js";
+import { agentEvents$, agentState$, createAgentMachine } from "../../src/machines.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";

@@ -11,7 +11,7 @@ import {
   machineDefinition,
   machinesFolder,
 } from "../../examples/export-machines.js";
-import { agentMachine, harnessMachine, toolCallMachine } from "../../src/index.js";
+import { agentMachine, harnessMachine, toolCallMachine } from "../../src/machines.js";
 
 /** An action or a guard given by name: `"name"` or `{ type: "name", … }`. */
 const named = (value: Json | undefined): boolean =>

@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  Agent,
-  getModel,
-  MODEL_CATALOGUE,
-  MODEL_DEFAULTS,
-  type Model,
-  resolveModel,
-  UnknownModelError,
-} from "../../src/index.js";
+import { Agent, getModel, type Model, resolveModel, UnknownModelError } from "../../src/index.js";
+import { MODEL_CATALOGUE, MODEL_DEFAULTS } from "../../src/internals.js";
 import { openai } from "../../src/openai.js";
 import { scriptedModel } from "../../src/testing.js";
 import { collectEvents } from "../support/collect-events.js";

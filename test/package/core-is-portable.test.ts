@@ -33,13 +33,15 @@ function importGraph(entry: string, { dynamic = false } = {}): Map<string, strin
 }
 
 describe("the core entry point", () => {
-  it("imports no node: module, so it bundles for browsers", () => {
-    const offenders = [...importGraph("index.ts")].flatMap(([file, bare]) =>
-      bare
-        .filter((s) => s.startsWith("node:") || ["fs", "path", "child_process", "os"].includes(s))
-        .map((s) => `${path.relative(srcRoot, file)} → ${s}`),
-    );
-    expect(offenders).toEqual([]);
+  it("imports no node: module, so it bundles for browsers — nor do `agentchart/machines`, `agentchart/sessions` and `agentchart/compaction`", () => {
+    for (const entry of ["index.ts", "machines.ts", "sessions.ts", "compaction.ts"]) {
+      const offenders = [...importGraph(entry)].flatMap(([file, bare]) =>
+        bare
+          .filter((s) => s.startsWith("node:") || ["fs", "path", "child_process", "os"].includes(s))
+          .map((s) => `${path.relative(srcRoot, file)} → ${s}`),
+      );
+      expect(offenders, entry).toEqual([]);
+    }
   });
 
   it("does not import OpenTelemetry (only `agentchart/otel` does, and that imports no node: module)", () => {
@@ -50,9 +52,18 @@ describe("the core entry point", () => {
     expect(otel.filter((s) => s.startsWith("node:") || s.startsWith("@opentelemetry/sdk"))).toEqual([]);
   });
 
-  it("imports no optional peer, nor do `agentchart/node`, `agentchart/openai` and `agentchart/ai-sdk` (they load them on use)", () => {
+  it("imports no optional peer, nor do the other browser-safe entries, `agentchart/node`, `agentchart/openai` and `agentchart/ai-sdk` (they load them on use)", () => {
     const peers = Object.keys(OPTIONAL_PEERS);
-    const offenders = ["index.ts", "node.ts", "openai.ts", "ai-sdk.ts", "testing.ts"].flatMap((entry) =>
+    const offenders = [
+      "index.ts",
+      "machines.ts",
+      "sessions.ts",
+      "compaction.ts",
+      "node.ts",
+      "openai.ts",
+      "ai-sdk.ts",
+      "testing.ts",
+    ].flatMap((entry) =>
       [...importGraph(entry)].flatMap(([file, bare]) =>
         bare
           .filter((s) => peers.some((peer) => s === peer || s.startsWith(`${peer}/`)))

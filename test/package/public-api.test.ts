@@ -13,6 +13,9 @@ import { apiReport } from "./api-report.js";
 const root = path.resolve(import.meta.dirname, "../..");
 const ENTRIES = {
   agentchart: "index.ts",
+  "agentchart/machines": "machines.ts",
+  "agentchart/sessions": "sessions.ts",
+  "agentchart/compaction": "compaction.ts",
   "agentchart/node": "node.ts",
   "agentchart/openai": "openai.ts",
   "agentchart/ai-sdk": "ai-sdk.ts",

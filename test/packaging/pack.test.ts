@@ -106,15 +106,9 @@ describe("a core install (`npm i agentchart zod`)", () => {
     expect(kib, `node_modules of a core app: ${kib} KiB`).toBeLessThanOrEqual(CORE_INSTALL_LIMIT_KIB);
   });
 
-  it("exports the core, JSONL sessions, tools, the inspector, the providers, the test helpers and the evals", async () => {
+  it("exports the core, the machines, the session format, compaction, JSONL sessions, tools, the inspector, the providers, the test helpers and the evals", async () => {
     expect(
-      await missingExports(app, "agentchart", [
-        "Agent",
-        "AgentHarness",
-        "agentLoop",
-        "defineTool",
-        "getModel",
-      ]),
+      await missingExports(app, "agentchart", ["Agent", "AgentHarness", "defineTool", "getModel"]),
     ).toEqual([]);
     expect(
       await missingExports(app, "agentchart/node", [
@@ -124,6 +118,17 @@ describe("a core install (`npm i agentchart zod`)", () => {
         "loadSkills",
       ]),
     ).toEqual([]);
+    expect(
+      await missingExports(app, "agentchart/machines", [
+        "agentMachine",
+        "createAgentMachine",
+        "toolCallMachine",
+        "createHarnessMachine",
+        "agentLoop",
+      ]),
+    ).toEqual([]);
+    expect(await missingExports(app, "agentchart/sessions", ["parseSessionText", "SessionTree"])).toEqual([]);
+    expect(await missingExports(app, "agentchart/compaction", ["compact", "prepareCompaction"])).toEqual([]);
     expect(await missingExports(app, "agentchart/openai", ["openai"])).toEqual([]);
     expect(await missingExports(app, "agentchart/ai-sdk", ["fromAiSdk", "aiSdkModel"])).toEqual([]);
     expect(

@@ -11,8 +11,8 @@ import {
 } from "../../src/cli/sessions-command.js";
 import { postgresSessionsContext, redactDatabaseUrl } from "../../src/cli/sessions-database.js";
 import { terminalStyle } from "../../src/cli/terminal-style.js";
-import { parseSessionText } from "../../src/index.js";
 import { PostgresSessionRepo } from "../../src/postgres.js";
+import { parseSessionText } from "../../src/sessions.js";
 import { PglitePool } from "../support/pglite-pool.js";
 
 const pool = new PglitePool();

@@ -1,8 +1,8 @@
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseSessionText } from "../../src/index.js";
 import { JsonlSessionRepo } from "../../src/node.js";
+import { parseSessionText } from "../../src/sessions.js";
 import { fixturesDir, tempRoot, userMessage } from "../support/session-files.js";
 
 const fixture = (name: string) => join(fixturesDir, "pi-sessions", name);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type SessionEntry, serializeLine } from "../../src/index.js";
+import type { SessionEntry } from "../../src/index.js";
+import { serializeLine } from "../../src/sessions.js";
 
 const entry = (extra: Record<string, unknown>, message: Record<string, unknown> = {}) =>
   ({

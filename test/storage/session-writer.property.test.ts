@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MemorySessionRepo, type SessionSink, SessionWriter } from "../../src/index.js";
+import { MemorySessionRepo } from "../../src/index.js";
 import { JsonlSessionRepo } from "../../src/node.js";
+import { type SessionSink, SessionWriter } from "../../src/sessions.js";
 import { tempRoot, userMessage } from "../support/session-files.js";
 
 // Whatever was queued when a session is closed is stored before the sink closes: for random mixes of

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type SessionError, type SessionSink, SessionWriter } from "../../src/index.js";
+import type { SessionError } from "../../src/index.js";
+import { type SessionSink, SessionWriter } from "../../src/sessions.js";
 
 /** A sink whose writes stay pending until the test settles them (like `fdatasync`). */
 function asyncSink() {

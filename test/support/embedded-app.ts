@@ -1,6 +1,6 @@
 import { assign, sendTo, setup } from "xstate";
 import { z } from "zod";
-import { type AgentParentEvent, createAgentMachine } from "../../src/index.js";
+import { type AgentParentEvent, createAgentMachine } from "../../src/machines.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentMessage } from "../../src/types/messages.js";

@@ -1,5 +1,5 @@
 import { sendTo, setup } from "xstate";
-import { createHarnessMachine } from "../../src/index.js";
+import { createHarnessMachine } from "../../src/machines.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import type { Session } from "../../src/storage/session.js";
 import { refundModel, refundTool } from "./refund-tool.js";

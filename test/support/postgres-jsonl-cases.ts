@@ -1,9 +1,9 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseSessionText } from "../../src/index.js";
 import { JsonlSessionRepo } from "../../src/node.js";
 import { PostgresSessionRepo } from "../../src/postgres.js";
+import { parseSessionText } from "../../src/sessions.js";
 import type { PostgresTarget } from "./postgres-cases.js";
 import { tempRoot, userMessage } from "./session-files.js";
 

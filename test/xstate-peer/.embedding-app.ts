@@ -5,13 +5,8 @@
 // and ends with the agent's answer. Exits 0 and prints one line only if all of that happened.
 // (The leading dot keeps this file out of the repository's own type-check, which includes test/ and
 // cannot resolve the package "agentchart" before it is built.)
-import {
-  type AgentMachine,
-  type AgentMessage,
-  type AgentParentEvent,
-  createAgentMachine,
-  defineTool,
-} from "agentchart";
+import { type AgentMessage, defineTool } from "agentchart";
+import { type AgentMachine, type AgentParentEvent, createAgentMachine } from "agentchart/machines";
 import { scriptedModel } from "agentchart/testing";
 import { type ActorRefFromLogic, assign, createActor, sendTo, setup, toPromise } from "xstate";
 import { z } from "zod";

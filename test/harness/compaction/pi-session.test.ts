@@ -10,7 +10,7 @@ import {
   serializeConversation,
   shouldCompact,
 } from "../../../src/harness/compaction/index.js";
-import { type CompactionEntry, parseSessionText, SessionTree } from "../../../src/index.js";
+import { type CompactionEntry, parseSessionText, SessionTree } from "../../../src/sessions.js";
 import { entryToMessage } from "../../../src/storage/build-context.js";
 import { scriptedModel } from "../../../src/testing.js";
 import { requestText, summariser } from "../../support/compaction.js";
