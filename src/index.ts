@@ -91,7 +91,7 @@ export {
   type Usage,
   type UserMessage,
 } from "./types/messages.js";
-export type { Model, ThinkingLevel } from "./types/model.js";
+export type { Model, ModelInput, ThinkingLevel } from "./types/model.js";
 export { getModel, UnknownModelError } from "./types/model-catalogue.js";
 export { OutputValidationError, type RunResult } from "./types/output.js";
 export { resolveModel } from "./types/resolve-model.js";

@@ -110,7 +110,7 @@ export type {
   TurnEndContext,
 } from "./types/loop.js";
 export type { InvalidToolArguments, UsageCost } from "./types/messages.js";
-export type { ModelCost, ModelInput, ModelRecord } from "./types/model.js";
+export type { ModelCost, ModelRecord } from "./types/model.js";
 export type { GuardrailTrip, OutputIssue, RunOutputState, RunStopReason } from "./types/output.js";
 export type {
   AssistantEventSource,

@@ -34,7 +34,7 @@ export interface ToolStepInput {
  * Contract: synchronous; never throws (a throwing user function is a rejection).
  *
  * ```ts
- * import { toolCallMachine } from "agentchart";
+ * import { toolCallMachine } from "agentchart/machines";
  * declare const implementations: Parameters<typeof validateCall>[0];
  * const machine = toolCallMachine.provide({
  *   actions: { validate: ({ context, self }) => validateCall(implementations, self, context.toolCall) },

@@ -1,7 +1,7 @@
 import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
-import { type AddressedCommand, callKey } from "../commands/addressed-command.js";
+import { type AddressedCommand, type AgentAddress, callKey } from "../commands/addressed-command.js";
 import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
 import { continueRefusal } from "../loop/continue-refusal.js";
 import { toMessage, userMessage } from "../loop/messages.js";
@@ -101,10 +101,8 @@ export interface AgentOptions<TOutput = unknown>
   record?: RecordOption;
 }
 
-/** Addresses a sub-agent: the tool call ids from this agent down to it (see docs/subagents.md). */
-export interface AgentPathOption {
-  agentPath?: readonly string[];
-}
+/** @deprecated Use `AgentAddress` (the same `{ agentPath? }`); this alias goes in the next minor release. */
+export type AgentPathOption = AgentAddress;
 
 /** Options of `agent.prompt(…)`. */
 export interface PromptOptions<TOutput = unknown> {
@@ -398,12 +396,12 @@ export class Agent<TOutput = unknown> {
    * Queues a message injected after the current turn (text becomes a user message). With `agentPath`
    * it goes to that running sub-agent instead (throws when none runs there).
    */
-  steer(message: AgentMessage | string, options: AgentPathOption = {}): void {
+  steer(message: AgentMessage | string, options: AgentAddress = {}): void {
     this.send({ type: "STEER", message: toMessage(message), ...pathOf(options) });
   }
 
   /** Queues a message delivered when the agent (or the sub-agent at `agentPath`) would otherwise stop. */
-  followUp(message: AgentMessage | string, options: AgentPathOption = {}): void {
+  followUp(message: AgentMessage | string, options: AgentAddress = {}): void {
     this.send({ type: "FOLLOW_UP", message: toMessage(message), ...pathOf(options) });
   }
 
@@ -615,12 +613,12 @@ export class Agent<TOutput = unknown> {
    * `state.awaitingApproval` and `tool_approval_request` give it): `send({ type: "APPROVE_TOOL", … })`.
    * Throws `CommandError` (`not_waiting`) when no such call is waiting.
    */
-  approveToolCall(toolCallId: string, options: AgentPathOption = {}): void {
+  approveToolCall(toolCallId: string, options: AgentAddress = {}): void {
     this.send({ type: "APPROVE_TOOL", toolCallId, ...pathOf(options) });
   }
 
   /** Refuses a tool call waiting for approval (at `agentPath`): it gets an error result with the reason. */
-  denyToolCall(toolCallId: string, reason?: string, options: AgentPathOption = {}): void {
+  denyToolCall(toolCallId: string, reason?: string, options: AgentAddress = {}): void {
     this.send({
       type: "DENY_TOOL",
       toolCallId,
@@ -636,7 +634,7 @@ export class Agent<TOutput = unknown> {
   answerToolCall(
     toolCallId: string,
     result: ToolResult,
-    options: AgentPathOption & { isError?: boolean } = {},
+    options: AgentAddress & { isError?: boolean } = {},
   ): void {
     this.send({
       type: "ANSWER_TOOL",
@@ -654,7 +652,7 @@ export class Agent<TOutput = unknown> {
    * Contract: throws `BudgetError` `invalid_budget` naming a negative or non-numeric limit, or
    * `CommandError` `not_waiting` when that run does not wait at a budget limit; nothing is sent then.
    */
-  raiseBudget(limits: BudgetLimits, options: AgentPathOption = {}): void {
+  raiseBudget(limits: BudgetLimits, options: AgentAddress = {}): void {
     this.send({ type: "RAISE_BUDGET", limits, ...pathOf(options) });
   }
 
@@ -664,7 +662,7 @@ export class Agent<TOutput = unknown> {
    *
    * Contract: throws `CommandError` (`not_waiting`) when that run does not wait at a budget limit.
    */
-  continuePastBudget(options: AgentPathOption = {}): void {
+  continuePastBudget(options: AgentAddress = {}): void {
     this.send({ type: "CONTINUE_ONCE", ...pathOf(options) });
   }
 
@@ -748,7 +746,7 @@ export class Agent<TOutput = unknown> {
  * Contract: synchronous; starts `actor` unless it is already started; never throws.
  *
  * ```ts
- * import type { AgentActor } from "agentchart";
+ * import type { AgentActor } from "agentchart/machines";
  * declare const implementations: Parameters<typeof agentOver>[1]; // what the agent machine was provided with
  * declare const actor: AgentActor; // the harness machine's child "agent" (its logic's `self`)
  * const agent = agentOver(actor, implementations, { streamFn });
@@ -829,7 +827,7 @@ function startingAs(implementations: AgentImplementations, name: string, model: 
 }
 
 /** The `agentPath` of a shorthand's options, as a command carries it (absent for the root). */
-function pathOf(options: AgentPathOption): { agentPath?: string[] } {
+function pathOf(options: AgentAddress): AgentAddress {
   return options.agentPath?.length ? { agentPath: [...options.agentPath] } : {};
 }
 

@@ -6,7 +6,7 @@ import type { AgentCommand } from "../machines/agent/agent.events.js";
  * it. Absent or `[]`: the root agent.
  */
 export interface AgentAddress {
-  agentPath?: string[];
+  agentPath?: readonly string[];
 }
 
 /**

@@ -1,11 +1,16 @@
 import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, type Observable } from "rxjs";
 import { type Actor, createActor } from "xstate";
 import type { z } from "zod";
-import type { Agent, AgentPathOption, PromptOptions } from "../agent/agent.js";
+import type { Agent, PromptOptions } from "../agent/agent.js";
 import { agentRecordingOf } from "../agent/agent-recording.js";
 import type { PersistedAgent } from "../agent/agent-snapshot.js";
 import type { AgentState, WaitingToolCall } from "../agent/agent-state.js";
-import { type AddressedCommand, type CallAddress, callKey } from "../commands/addressed-command.js";
+import {
+  type AddressedCommand,
+  type AgentAddress,
+  type CallAddress,
+  callKey,
+} from "../commands/addressed-command.js";
 import { CommandError } from "../commands/command-error.js";
 import { toMessage } from "../loop/messages.js";
 import { runResultOf } from "../loop/run-result.js";
@@ -439,12 +444,12 @@ export class AgentHarness implements AgentSurface {
    * lists it): `send({ type: "APPROVE_TOOL", … })`. Throws `CommandError` (`not_waiting`) when no such
    * call is waiting.
    */
-  approveToolCall(toolCallId: string, options: AgentPathOption = {}): void {
+  approveToolCall(toolCallId: string, options: AgentAddress = {}): void {
     this.#agent.approveToolCall(toolCallId, options);
   }
 
   /** Refuses a call waiting for approval: it gets the error result "Tool call denied: <reason>". */
-  denyToolCall(toolCallId: string, reason?: string, options: AgentPathOption = {}): void {
+  denyToolCall(toolCallId: string, reason?: string, options: AgentAddress = {}): void {
     this.#agent.denyToolCall(toolCallId, reason, options);
   }
 
@@ -452,7 +457,7 @@ export class AgentHarness implements AgentSurface {
   answerToolCall(
     toolCallId: string,
     result: ToolResult,
-    options: AgentPathOption & { isError?: boolean } = {},
+    options: AgentAddress & { isError?: boolean } = {},
   ): void {
     this.#agent.answerToolCall(toolCallId, result, options);
   }
@@ -461,12 +466,12 @@ export class AgentHarness implements AgentSurface {
    * Raises (or lowers) the limits of the turn's run waiting at a budget limit (a sub-agent's with its
    * `agentPath`); see `Agent.raiseBudget`. Throws `CommandError` (`not_waiting`) when no run waits there.
    */
-  raiseBudget(limits: BudgetLimits, options: AgentPathOption = {}): void {
+  raiseBudget(limits: BudgetLimits, options: AgentAddress = {}): void {
     this.#agent.raiseBudget(limits, options);
   }
 
   /** Lets the call a budget limit holds go ahead once; see `Agent.continuePastBudget`. */
-  continuePastBudget(options: AgentPathOption = {}): void {
+  continuePastBudget(options: AgentAddress = {}): void {
     this.#agent.continuePastBudget(options);
   }
 

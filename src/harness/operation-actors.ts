@@ -58,7 +58,7 @@ type TurnDone = Extract<HarnessMachineEvent, { type: "TURN_DONE" }>;
  * Contract: never throws; the actors report failures to the machine (`TURN_FAILED`, `xstate.error.actor.*`).
  *
  * ```ts
- * import { harnessMachine } from "agentchart";
+ * import { harnessMachine } from "agentchart/machines";
  * declare const parts: Parameters<typeof harnessActors>[0];
  * const machine = harnessMachine.provide({ actors: harnessActors(parts) });
  * ```

@@ -14,7 +14,7 @@ import type { SessionRecorder } from "./session-recorder.js";
  *
  * ```ts
  * import { createActor } from "xstate";
- * import { createHarnessMachine } from "agentchart";
+ * import { createHarnessMachine } from "agentchart/machines";
  * const harnessActor = createActor(createHarnessMachine({ session, model, streamFn })).start();
  * harnessActor.send({ type: "session.label", targetId: session.leafId!, label: "checkpoint" });
  * ```

@@ -40,7 +40,7 @@ interface InspectedActorRef {
  *
  * ```ts
  * import { createActor } from "xstate";
- * import { agentMachine } from "agentchart";
+ * import { agentMachine } from "agentchart/machines";
  * import type { InspectionRecord } from "agentchart/node";
  * const records: InspectionRecord[] = [];
  * const actor = createActor(agentMachine, { inspect: createInspectionProjector((r) => records.push(r)) });

@@ -32,7 +32,7 @@ export interface InspectorClient {
  *
  * ```ts
  * import { createActor } from "xstate";
- * import { agentMachine } from "agentchart";
+ * import { agentMachine } from "agentchart/machines";
  * const client = createInspectorClient("http://127.0.0.1:4000/");
  * const actor = createActor(agentMachine, { inspect: client.inspect }).start();
  * // … later

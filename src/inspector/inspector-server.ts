@@ -59,7 +59,7 @@ export interface InspectorServer {
  *
  * ```ts
  * import { createActor } from "xstate";
- * import { agentMachine } from "agentchart";
+ * import { agentMachine } from "agentchart/machines";
  * const inspector = await createInspectorServer({ port: 0 });
  * console.log(`inspector at ${inspector.url}`);
  * const actor = createActor(agentMachine, { input: { model }, inspect: inspector.inspect }).start();

@@ -118,7 +118,7 @@ export interface ContextTokenEstimate {
  * characters / 4 for the messages after it; without a valid usage, characters / 4 for all of them.
  *
  * ```ts
- * import { DEFAULT_COMPACTION_SETTINGS, shouldCompact } from "agentchart";
+ * import { DEFAULT_COMPACTION_SETTINGS, shouldCompact } from "agentchart/compaction";
  * const { tokens } = estimateContextTokens(session.buildContext().messages);
  * if (shouldCompact(tokens, model.contextWindow, DEFAULT_COMPACTION_SETTINGS)) void harness.compact();
  * ```

@@ -28,7 +28,7 @@ const MAX_TOOL_CALL_ID = 64;
  * Contract: pure (the input is not changed; unchanged messages are returned as they are), never throws.
  *
  * ```ts
- * import { defaultConvertToLlm } from "agentchart";
+ * import { defaultConvertToLlm } from "agentchart/machines";
  * const messages = transcriptForModel(defaultConvertToLlm(agent.state.messages), { api: "anthropic.messages", provider: "anthropic", model: "claude-sonnet-4-5" });
  * ```
  */

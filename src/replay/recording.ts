@@ -114,7 +114,7 @@ export class Recording<TSnapshot = unknown> {
    *
    * ```ts
    * import { createActor } from "xstate";
-   * import { createAgentMachine } from "agentchart";
+   * import { createAgentMachine } from "agentchart/machines";
    * const recording = new Recording();
    * const actor = createActor(createAgentMachine({ streamFn, record: recording }), { input: { model }, inspect: recording.inspect });
    * ```

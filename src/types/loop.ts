@@ -93,8 +93,9 @@ export interface AgentCallbacks extends Omit<StreamOptions, "signal" | "reasonin
    * Contract: may be async; a throw fails the model call (an error reply); must not mutate its input.
    *
    * ```ts
-   * import { isLlmMessage } from "agentchart";
-   * const callbacks: AgentCallbacks = { streamFn, convertToLlm: (messages) => messages.filter(isLlmMessage) };
+   * import { defaultConvertToLlm } from "agentchart/machines";
+   * // The model sees the last 50 messages only.
+   * const callbacks: AgentCallbacks = { streamFn, convertToLlm: (messages) => defaultConvertToLlm(messages.slice(-50)) };
    * ```
    */
   convertToLlm?: (messages: AgentMessage[]) => MaybePromise<Message[]>;

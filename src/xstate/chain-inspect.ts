@@ -10,7 +10,7 @@ export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent
  *
  * ```ts
  * import { createActor } from "xstate";
- * import { agentMachine } from "agentchart";
+ * import { agentMachine } from "agentchart/machines";
  * const log = (event: { type: string }) => console.log(event.type);
  * createActor(agentMachine, { input: { model }, inspect: chainInspect(recording.inspect, log) });
  * ```

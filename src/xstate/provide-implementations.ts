@@ -17,7 +17,7 @@ type Implementations = Partial<AnyStateMachine["implementations"]>;
  *
  * ```ts
  * import { fromCallback } from "xstate";
- * import { agentMachine } from "agentchart";
+ * import { agentMachine } from "agentchart/machines";
  * const silent = fromCallback(() => {}); // a model that never answers
  * const provided = provideImplementations(agentMachine, { actors: { streamReply: silent } });
  * ```

@@ -57,7 +57,7 @@ export function stripFileOperations(summary: string): string {
  * with no messages, `aborted`, `summarization_failed` (the message says which request failed).
  *
  * ```ts
- * import { DEFAULT_COMPACTION_SETTINGS, prepareCompaction } from "agentchart";
+ * import { DEFAULT_COMPACTION_SETTINGS, prepareCompaction } from "agentchart/compaction";
  * const preparation = prepareCompaction(session.getBranch(), DEFAULT_COMPACTION_SETTINGS);
  * if (preparation) {
  *   const result = await compact(preparation, { model, streamFn, signal });
