@@ -1,9 +1,11 @@
 import type { Subscription } from "rxjs";
+import type { AddressedCommand, AgentAddress } from "../commands/addressed-command.js";
+import type { AgentSurface } from "../harness/agent-surface.js";
 import { checkBudget } from "../loop/budget-check.js";
 import type { AgentBudget, BudgetExceeded, BudgetLimits, BudgetName, BudgetUsage } from "../types/budget.js";
 import { AgentPathLabels, agentPathOf } from "./agent-path-labels.js";
 import { CliError } from "./cli-error.js";
-import type { AgentRunner } from "./runner.js";
+import { sendCommand } from "./send-command.js";
 import type { AskLine } from "./tool-approvals.js";
 
 /**
@@ -83,29 +85,48 @@ function raisedLimit(exceeded: BudgetExceeded): number {
 }
 
 /**
- * Watches the runner's budget: at a pause (a `budget_exceeded` or `loop_detected` event with
+ * The command an answer at a pause gives (`RAISE_BUDGET`, `CONTINUE_ONCE`, `ABORT`), or the line
+ * that says why a raise's number cannot be a limit (the question is asked again).
+ */
+function pauseAnswer(
+  answer: string | undefined,
+  exceeded: BudgetExceeded,
+  address: AgentAddress,
+): AddressedCommand | string {
+  const [word = "", number] = (answer ?? "").trim().split(/\s+/);
+  if (/^c(ontinue)?$/i.test(word)) return { type: "CONTINUE_ONCE", ...address };
+  if (!/^r(aise)?$/i.test(word)) return { type: "ABORT" };
+  const to = number === undefined ? raisedLimit(exceeded) : Number(number);
+  if (!Number.isFinite(to) || to < 0)
+    return `not a limit: ${number} (a number, e.g. r ${raisedLimit(exceeded)})`;
+  return { type: "RAISE_BUDGET", limits: { [exceeded.budget]: to }, ...address };
+}
+
+/**
+ * Watches the harness's budget: at a pause (a `budget_exceeded` or `loop_detected` event with
  * `action: "pause"`, the root's or a sub-agent's) it writes the status line and asks — `r`/`raise`
- * raises that limit (to twice its value, or to the number after it: `r 50`), `c`/`continue` lets the
- * held call through once, anything else (and no answer) stops the run; at each run's end it writes
- * the status line. `limits`: the budget the CLI set, kept up to date with the raises it makes.
+ * sends `RAISE_BUDGET` for that limit (twice its value, or the number after it: `r 50`),
+ * `c`/`continue` sends `CONTINUE_ONCE`, anything else (and no answer) `ABORT`; a sub-agent's with its
+ * `agentPath`. At each run's end it writes the status line. `limits`: the budget the CLI set (not
+ * changed: the watcher keeps its own copy with the root's raises, which the status line shows).
  *
- * Contract: never throws; an answer for a run that stopped waiting meanwhile is dropped.
+ * Contract: never throws; an answer the harness refuses (the run stopped waiting meanwhile, a raised
+ * limit that is not a number) is written as one line.
  *
  * @example
  * ```ts
- * declare const runner: Parameters<typeof watchBudget>[0];
- * const watching = watchBudget(runner, { ask: async () => "c", write: (line) => console.error(line), limits: {} });
+ * const watching = watchBudget(harness, { ask: async () => "c", write: (line) => console.error(line), limits: {} });
  * watching.unsubscribe();
  * ```
  */
 export function watchBudget(
-  runner: AgentRunner,
+  surface: AgentSurface,
   options: { ask: AskLine | undefined; write: (line: string) => void; limits: BudgetLimits },
 ): Subscription {
   let queue: Promise<void> = Promise.resolve();
   const limits: BudgetLimits = { ...options.limits };
   const labels = new AgentPathLabels();
-  return runner.events$.subscribe((event) => {
+  return surface.events$.subscribe((event) => {
     labels.observe(event);
     if (event.type === "agent_end" && event.budgetUsage && agentPathOf(event).length === 0)
       options.write(budgetStatusLine(event.budgetUsage, limits));
@@ -113,21 +134,21 @@ export function watchBudget(
       return;
     const agentPath = agentPathOf(event);
     const where = agentPath.length === 0 ? "" : ` (sub-agent ${labels.trail(agentPath)})`;
-    const path = agentPath.length === 0 ? {} : { agentPath };
+    const address = agentPath.length === 0 ? {} : { agentPath: [...agentPath] };
     queue = queue.then(async () => {
-      const answer = options.ask ? await options.ask(pauseQuestion(event, where)) : undefined;
-      const [word, number] = (answer ?? "").trim().split(/\s+/);
-      try {
-        if (/^r(aise)?$/i.test(word ?? "")) {
-          const to =
-            number !== undefined && Number.isFinite(Number(number)) ? Number(number) : raisedLimit(event);
-          runner.raiseBudget({ [event.budget]: to }, path);
-          if (agentPath.length === 0) limits[event.budget] = to;
-        } else if (/^c(ontinue)?$/i.test(word ?? "")) runner.continuePastBudget(path);
-        else runner.abort();
-      } catch {
-        // The run no longer waits there (aborted meanwhile): nothing to answer.
+      let command: AddressedCommand | string;
+      for (;;) {
+        const answer = options.ask ? await options.ask(pauseQuestion(event, where)) : undefined;
+        command = pauseAnswer(answer, event, address);
+        if (typeof command !== "string") break;
+        options.write(command);
       }
+      if (
+        sendCommand(surface, command, options.write) &&
+        command.type === "RAISE_BUDGET" &&
+        !command.agentPath
+      )
+        Object.assign(limits, command.limits);
     });
   });
 }

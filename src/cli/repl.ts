@@ -1,15 +1,20 @@
 import { createInterface } from "node:readline";
+import type { Subscription } from "rxjs";
+import type { AgentHarness } from "../harness/agent-harness.js";
+import { isAgentHarnessError } from "../harness/errors.js";
 import { expandPromptTemplate, parseTemplateArgs } from "../harness/resources/prompt-templates.js";
+import { userMessage } from "../loop/messages.js";
 import type { McpConnection } from "../mcp/connect-mcp-servers.js";
 import type { BudgetLimits } from "../types/budget.js";
 import { errorText } from "../types/error-text.js";
 import { THINKING_LEVELS, type ThinkingLevel } from "../types/model.js";
 import { watchBudget } from "./budget-watch.js";
+import type { CliHarness } from "./cli-harness.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { describeMcpServers } from "./mcp-setup.js";
 import { withModelId } from "./model-choice.js";
 import type { CliResources } from "./resources.js";
-import type { AgentRunner } from "./runner.js";
+import { sendCommand } from "./send-command.js";
 import { renderTree } from "./session-view.js";
 import type { TerminalStyle } from "./terminal-style.js";
 import { type AskLine, askForToolApprovals } from "./tool-approvals.js";
@@ -36,7 +41,8 @@ const HELP = [
 
 /** What the REPL works with. */
 export interface ReplOptions {
-  runner: AgentRunner;
+  /** The harness the REPL drives (`current`; `/fork` replaces it). */
+  harness: CliHarness;
   renderer: EventRenderer;
   resources: CliResources;
   /** The connected MCP servers (`/mcp`); their tools' approvals are asked in the REPL. */
@@ -49,22 +55,24 @@ export interface ReplOptions {
 }
 
 /**
- * The interactive loop: reads lines, sends prompts to the runner (rendered as they stream), runs
- * slash commands. Resolves with the exit code when input ends or on `/quit`.
+ * The interactive loop: reads lines, sends prompts to the harness (rendered as they stream), runs
+ * slash commands; approvals, budget answers, steering lines and Ctrl-C are commands sent to the
+ * harness, and one it refuses is printed as one line. Resolves with the exit code when input ends or
+ * on `/quit`.
  */
 export function runRepl(options: ReplOptions): Promise<number> {
-  const { runner, renderer, resources, output, style } = options;
+  const { renderer, resources, output, style } = options;
+  const cli = options.harness;
   const print = (line = ""): void => {
     output.write(`${line}\n`);
   };
+  const report = (line: string) => print(style.red(line));
   const rl = createInterface({
     input: options.input,
     output,
     prompt: REPL_PROMPT,
     terminal: options.input.isTTY === true && output.isTTY === true,
   });
-  const subscription = runner.events$.subscribe((event) => renderer.render(event));
-  subscription.add(runner.phase$.subscribe((phase) => renderer.renderPhase(phase)));
   let busy = false;
   let interrupts = 0;
   let work: Promise<void> = Promise.resolve();
@@ -74,11 +82,11 @@ export function runRepl(options: ReplOptions): Promise<number> {
       for (const line of HELP) print(line);
     },
     tree: async (arg) => {
-      const session = runner.session;
+      const session = cli.session;
       if (!session) return print("no session (--no-session)");
       if (arg !== "") {
-        const moved = await runner.navigate(arg);
-        print(`now at ${moved.leafId ?? "the start"} (${runner.messages.length} messages)`);
+        const moved = await cli.current.navigateTree(arg);
+        print(`now at ${session.leafId ?? "the start"} (${cli.current.state.messages.length} messages)`);
         if (moved.editorText !== undefined)
           print(style.dim(`that entry was your prompt: ${moved.editorText}`));
         return;
@@ -87,11 +95,13 @@ export function runRepl(options: ReplOptions): Promise<number> {
       for (const line of renderTree(session, style)) print(line);
     },
     fork: async (arg) => {
-      const forked = await runner.fork(arg === "" ? undefined : arg);
-      print(`forked: now in session ${forked.id} (${runner.messages.length} messages)`);
+      const forked = await cli.fork(arg === "" ? undefined : arg);
+      following.unsubscribe();
+      following = follow(forked);
+      print(`forked: now in session ${forked.session.id} (${forked.state.messages.length} messages)`);
     },
     compact: async (arg) => {
-      const outcome = await runner.compact(arg === "" ? undefined : arg);
+      const outcome = await compactNow(cli.current, arg === "" ? undefined : arg);
       if (!outcome.compacted) return print(style.yellow(`not compacted: ${outcome.reason}`));
       print(`compacted (${outcome.tokensBefore} tokens before); the summary begins:`);
       const lines = outcome.summary.split("\n").filter((line) => line.trim() !== "");
@@ -101,17 +111,22 @@ export function runRepl(options: ReplOptions): Promise<number> {
       }
     },
     model: async (arg) => {
-      if (arg === "") return print(`model ${runner.model.provider}/${runner.model.id}`);
-      await runner.setModel(withModelId(runner.model, arg));
-      print(`model ${runner.model.provider}/${runner.model.id}`);
+      const harness = cli.current;
+      if (arg !== "") {
+        harness.send({ type: "SET_MODEL", model: withModelId(harness.state.model, arg) });
+        await harness.session.flush();
+      }
+      print(`model ${harness.state.model.provider}/${harness.state.model.id}`);
     },
     thinking: async (arg) => {
-      if (arg === "") return print(`thinking ${runner.thinkingLevel}`);
-      if (!THINKING_LEVELS.includes(arg as ThinkingLevel)) {
-        return print(style.red(`unknown thinking level "${arg}" (use ${THINKING_LEVELS.join(", ")})`));
+      const harness = cli.current;
+      if (arg !== "") {
+        if (!THINKING_LEVELS.includes(arg as ThinkingLevel))
+          return print(style.red(`unknown thinking level "${arg}" (use ${THINKING_LEVELS.join(", ")})`));
+        harness.send({ type: "SET_THINKING_LEVEL", thinkingLevel: arg as ThinkingLevel });
+        await harness.session.flush();
       }
-      await runner.setThinkingLevel(arg as ThinkingLevel);
-      print(`thinking ${runner.thinkingLevel}`);
+      print(`thinking ${harness.state.thinkingLevel}`);
     },
     skills: () => {
       if (resources.skills.length === 0) return print("no skills (add them to .agentchart/skills)");
@@ -135,7 +150,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
   };
 
   const sendPrompt = async (text: string) => {
-    await runner.prompt(text);
+    await cli.current.prompt(text);
   };
 
   const handleLine = async (line: string) => {
@@ -150,7 +165,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     const command = commands[name];
     if (command) return command(arg.trim());
     if (name.startsWith("skill:")) {
-      await runner.skill(name.slice("skill:".length), arg.trim() === "" ? undefined : arg.trim());
+      await cli.current.skill(name.slice("skill:".length), arg.trim() === "" ? undefined : arg.trim());
       return;
     }
     const template = resources.templates.find((candidate) => candidate.name === name);
@@ -165,9 +180,9 @@ export function runRepl(options: ReplOptions): Promise<number> {
       rl.close();
       return;
     }
-    if (runner.isRunning) {
-      runner.abort();
+    if (cli.current.isRunning) {
       print(style.yellow("\n(aborting the turn; Ctrl-C again exits)"));
+      sendCommand(cli.current, { type: "ABORT" }, report);
     } else {
       print(style.dim("\n(Ctrl-C again exits, or type /quit)"));
       rl.prompt();
@@ -207,21 +222,28 @@ export function runRepl(options: ReplOptions): Promise<number> {
       answer = resolve;
     });
   };
-  subscription.add(askForToolApprovals(runner, ask));
-  // A run paused at a budget limit takes the next line too (raise, continue once, stop).
-  subscription.add(
-    watchBudget(runner, { ask, write: (line) => print(style.dim(line)), limits: options.budget ?? {} }),
-  );
-  // A question still open when the run ends (aborted) is stale: the next line is a prompt again.
-  subscription.add(
-    runner.phase$.subscribe((phase) => {
-      if (phase !== "idle" || !answer) return;
-      const resolve = answer;
-      answer = undefined;
-      output.write("\n");
-      resolve(undefined);
-    }),
-  );
+  /** Renders the harness's events and answers its questions until unsubscribed (`/fork` follows the new one). */
+  const follow = (harness: AgentHarness): Subscription => {
+    const subscription = harness.events$.subscribe((event) => renderer.render(event));
+    subscription.add(harness.phase$.subscribe((phase) => renderer.renderPhase(phase)));
+    subscription.add(askForToolApprovals(harness, ask, report));
+    // A run paused at a budget limit takes the next line too (raise, continue once, stop).
+    subscription.add(
+      watchBudget(harness, { ask, write: (line) => print(style.dim(line)), limits: options.budget ?? {} }),
+    );
+    // A question still open when the run ends (aborted) is stale: the next line is a prompt again.
+    subscription.add(
+      harness.phase$.subscribe((phase) => {
+        if (phase !== "idle" || !answer) return;
+        const resolve = answer;
+        answer = undefined;
+        output.write("\n");
+        resolve(undefined);
+      }),
+    );
+    return subscription;
+  };
+  let following = follow(cli.current);
 
   rl.on("line", (line) => {
     interrupts = 0;
@@ -233,9 +255,9 @@ export function runRepl(options: ReplOptions): Promise<number> {
     }
     const text = line.trim();
     // Typed by a person while the model works: steer the turn. Piped input runs line by line.
-    if (busy && steerWhileRunning && runner.isRunning && text !== "" && !text.startsWith("/")) {
-      runner.steer(text);
-      print(style.dim("(queued as a steering message)"));
+    if (busy && steerWhileRunning && cli.current.isRunning && text !== "" && !text.startsWith("/")) {
+      if (sendCommand(cli.current, { type: "STEER", message: userMessage(text) }, report))
+        print(style.dim("(queued as a steering message)"));
       return;
     }
     pending.push(line);
@@ -249,17 +271,33 @@ export function runRepl(options: ReplOptions): Promise<number> {
       answer?.(undefined);
       answer = undefined;
       process.off("SIGINT", onInterrupt);
-      if (runner.isRunning && interrupts >= 2) runner.abort();
+      if (cli.current.isRunning && interrupts >= 2) sendCommand(cli.current, { type: "ABORT" }, report);
       if (interrupts >= 2) pending.length = 0;
       const settled = async () => {
         while (busy) await work;
       };
       void settled().then(() => {
-        subscription.unsubscribe();
+        following.unsubscribe();
         renderer.dispose();
         resolve(interrupts >= 2 ? 130 : 0);
       });
     });
     rl.prompt();
   });
+}
+
+/** What `/compact` got: a summary, or why nothing was compacted (a failed compaction included). */
+type CompactOutcome =
+  | { compacted: true; summary: string; tokensBefore: number }
+  | { compacted: false; reason: string };
+
+/** `/compact`: the harness's compaction now; "nothing to compact" and a failed one are outcomes. */
+async function compactNow(harness: AgentHarness, instructions: string | undefined): Promise<CompactOutcome> {
+  try {
+    const result = await harness.compact(instructions);
+    return result.compacted ? result : { compacted: false, reason: "Nothing to compact" };
+  } catch (error) {
+    if (isAgentHarnessError(error, "compaction")) return { compacted: false, reason: error.message };
+    throw error;
+  }
 }

@@ -14,8 +14,8 @@ import { watchBudget } from "./budget-watch.js";
 import { withBuiltinApprovals } from "./builtin-tool-approvals.js";
 import { loadCliConfig } from "./cli-config.js";
 import { CliError } from "./cli-error.js";
+import { CliHarness } from "./cli-harness.js";
 import { EventRenderer } from "./event-renderer.js";
-import { createHarnessRunner } from "./harness-runner.js";
 import { DEFAULT_INSPECTOR_PORT } from "./inspect-command.js";
 import { consentToProjectServers } from "./mcp-consent.js";
 import { connectCliMcp, loadCliMcpConfig, mcpBanner } from "./mcp-setup.js";
@@ -24,7 +24,7 @@ import { startOtlpTracing, wantsOtel } from "./otel-export.js";
 import { runRepl } from "./repl.js";
 import { type CliResources, loadCliResources } from "./resources.js";
 import { RunRecordingFile } from "./run-recording-file.js";
-import type { AgentRunner } from "./runner.js";
+import { sendCommand } from "./send-command.js";
 import { resolveSessionInfo } from "./sessions-command.js";
 import { terminalStyle } from "./terminal-style.js";
 import { type AskLine, askForToolApprovals, lineAsker } from "./tool-approvals.js";
@@ -170,7 +170,7 @@ async function runPrepared(
     resolveModel: (id) => withModelId(model, id),
   });
   const budget: BudgetLimits = options.budget ?? {};
-  const runner = await createHarnessRunner({
+  const harness = await CliHarness.open({
     model,
     streamFn: choice.streamFn,
     thinkingLevel,
@@ -201,7 +201,9 @@ async function runPrepared(
       io.stderr.write(`${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}\n`);
     }
     if (options.json)
-      return await withLineApprovals(runner, io, budget, () => runJson(runner, prompt as string, io));
+      return await withLineApprovals(harness.current, io, budget, () =>
+        runJson(harness.current, prompt as string, io),
+      );
     const banner = [
       `agentchart — ${choice.banner}`,
       session ? `${resumed ? "continuing" : "new"} session ${session.id}` : "no session",
@@ -209,12 +211,12 @@ async function runPrepared(
     ];
     if (prompt !== undefined) {
       io.stderr.write(`${terminalStyle(io.stderr).dim(banner.join(" · "))}\n`);
-      return await withLineApprovals(runner, io, budget, () => runOnce(runner, prompt, io));
+      return await withLineApprovals(harness.current, io, budget, () => runOnce(harness, prompt, io));
     }
     const style = terminalStyle(io.stdout);
     io.stdout.write(`${style.cyan(banner.join(" · "))}\n${style.dim("/help lists the commands")}\n`);
     return await runRepl({
-      runner,
+      harness,
       renderer: new EventRenderer(io.stdout, style),
       resources,
       mcp,
@@ -225,7 +227,7 @@ async function runPrepared(
     });
   } finally {
     await recordingFile?.write();
-    await runner.close();
+    await harness.close();
     await inspector?.close();
     await tracing?.shutdown();
   }
@@ -237,15 +239,15 @@ async function runPrepared(
  * stdin ends without an answer (closed, `</dev/null`) the call is refused, naming `--yes` and `trust`.
  */
 async function withLineApprovals(
-  runner: AgentRunner,
+  harness: AgentHarness,
   io: RunIo,
   budget: BudgetLimits,
   work: () => Promise<number>,
 ): Promise<number> {
   const asker = lineAsker(io.stdin, io.stderr);
-  const approvals = askForToolApprovals(runner, asker.ask);
+  const approvals = askForToolApprovals(harness, asker.ask, (line) => io.stderr.write(`${line}\n`));
   approvals.add(
-    watchBudget(runner, {
+    watchBudget(harness, {
       ask: asker.ask,
       write: (line) => io.stderr.write(`${line}\n`),
       limits: budget,
@@ -316,23 +318,18 @@ function exitCodeOf(stopReason: string | undefined): number {
   return 0;
 }
 
-async function runOnce(runner: AgentRunner, prompt: string, io: RunIo): Promise<number> {
+async function runOnce(cli: CliHarness, prompt: string, io: RunIo): Promise<number> {
+  const harness = cli.current;
   const style = terminalStyle(io.stdout);
   const renderer = new EventRenderer(io.stdout, style);
-  const subscription = runner.events$.subscribe((event) => renderer.render(event));
-  subscription.add(runner.phase$.subscribe((phase) => renderer.renderPhase(phase)));
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts++;
-    if (interrupts >= 2) process.exit(130);
-    runner.abort();
-    io.stderr.write("\n(aborting; Ctrl-C again exits at once)\n");
-  };
+  const subscription = harness.events$.subscribe((event) => renderer.render(event));
+  subscription.add(harness.phase$.subscribe((phase) => renderer.renderPhase(phase)));
+  const onInterrupt = abortOnInterrupt(harness, io, "\n(aborting; Ctrl-C again exits at once)\n");
   process.on("SIGINT", onInterrupt);
   try {
-    const reply = await runner.prompt(prompt);
-    if (runner.session) io.stderr.write(`${terminalStyle(io.stderr).dim(`session ${runner.session.id}`)}\n`);
-    return exitCodeOf(reply?.stopReason);
+    const result = await harness.prompt(prompt);
+    if (cli.session) io.stderr.write(`${terminalStyle(io.stderr).dim(`session ${cli.session.id}`)}\n`);
+    return exitCodeOf(result.reply.stopReason);
   } finally {
     process.off("SIGINT", onInterrupt);
     subscription.unsubscribe();
@@ -340,15 +337,26 @@ async function runOnce(runner: AgentRunner, prompt: string, io: RunIo): Promise<
   }
 }
 
-async function runJson(runner: AgentRunner, prompt: string, io: RunIo): Promise<number> {
-  const subscription = runner.events$.subscribe((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
-  const onInterrupt = () => runner.abort();
+async function runJson(harness: AgentHarness, prompt: string, io: RunIo): Promise<number> {
+  const subscription = harness.events$.subscribe((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
+  const onInterrupt = abortOnInterrupt(harness, io);
   process.on("SIGINT", onInterrupt);
   try {
-    const reply = await runner.prompt(prompt);
-    return exitCodeOf(reply?.stopReason);
+    const result = await harness.prompt(prompt);
+    return exitCodeOf(result.reply.stopReason);
   } finally {
     process.off("SIGINT", onInterrupt);
     subscription.unsubscribe();
   }
+}
+
+/** Ctrl-C of a one-shot run: the first sends `ABORT` (writing `note`), the second exits at once. */
+function abortOnInterrupt(harness: AgentHarness, io: RunIo, note?: string): () => void {
+  let interrupts = 0;
+  return () => {
+    interrupts++;
+    if (interrupts >= 2) process.exit(130);
+    sendCommand(harness, { type: "ABORT" }, (line) => io.stderr.write(`${line}\n`));
+    if (note !== undefined) io.stderr.write(note);
+  };
 }

@@ -2,9 +2,9 @@ import type { AgentHarness } from "../harness/agent-harness.js";
 import { writeRecordingFile } from "../replay/read-recording-file.js";
 
 /**
- * `--record FILE` on a run: the runner's harness records (`record: true`, into its session too) and,
- * when the run ends, the recording of the last harness the runner bound (a REPL's `/fork` binds
- * another) is written to the file, replacing it.
+ * `--record FILE` on a run: the CLI's harness records (`record: true`, into its session too) and,
+ * when the run ends, the recording of the last harness attached (a REPL's `/fork` attaches the
+ * forked one) is written to the file, replacing it.
  *
  * Contract: `attach` never throws; `write` rejects with the file system's error, and writes nothing
  * when no harness was bound.

@@ -1,40 +1,60 @@
 import { createInterface } from "node:readline";
 import type { Subscription } from "rxjs";
+import type { AgentSurface } from "../harness/agent-surface.js";
 import { AgentPathLabels, agentPathOf } from "./agent-path-labels.js";
 import { unansweredApprovalReason } from "./builtin-tool-approvals.js";
 import { abbreviate } from "./event-renderer.js";
-import type { AgentRunner } from "./runner.js";
+import { sendCommand } from "./send-command.js";
 
 /** Asks one question and resolves with the answer line, or `undefined` when input has ended. */
 export type AskLine = (question: string) => Promise<string | undefined>;
 
 /**
- * Answers the runner's `tool_approval_request`s by asking, one at a time: `y`/`yes` approves, any
- * other answer denies, and no answer (input ended) denies with a hint about `--yes` and `trust`. An answer for a
- * call that stopped waiting meanwhile (the run was aborted) is dropped. A sub-agent's request is asked
- * the same way, naming the sub-agents it comes from (`allow bash {…} (sub-agent code-reviewer)?`), and
- * answered with its `agentPath`.
+ * Answers the harness's `tool_approval_request`s by asking, one at a time: `y`/`yes` sends
+ * `APPROVE_TOOL`, any other answer `DENY_TOOL`, and no answer (input ended) `DENY_TOOL` with a hint
+ * about `--yes` and `trust`. A sub-agent's request is asked the same way, naming the sub-agents it
+ * comes from (`allow bash {…} (sub-agent code-reviewer)?`), and answered with its `agentPath`. An
+ * answer the harness refuses (the call stopped waiting meanwhile: the run was aborted) is reported
+ * on `report` as one line.
+ *
+ * Contract: never throws; one command per request.
+ *
+ * ```ts
+ * const approvals = askForToolApprovals(harness, async () => "y", (line) => console.error(line));
+ * approvals.unsubscribe();
+ * ```
  */
-export function askForToolApprovals(runner: AgentRunner, ask: AskLine): Subscription {
+export function askForToolApprovals(
+  surface: AgentSurface,
+  ask: AskLine,
+  report: (line: string) => void,
+): Subscription {
   let queue: Promise<void> = Promise.resolve();
   const labels = new AgentPathLabels();
-  return runner.events$.subscribe((event) => {
+  return surface.events$.subscribe((event) => {
     labels.observe(event);
     if (event.type !== "tool_approval_request") return;
     const agentPath = agentPathOf(event);
     const where = agentPath.length === 0 ? "" : ` (sub-agent ${labels.trail(agentPath)})`;
-    const path = agentPath.length === 0 ? undefined : { agentPath };
+    const call = {
+      toolCallId: event.toolCallId,
+      ...(agentPath.length === 0 ? {} : { agentPath: [...agentPath] }),
+    };
     queue = queue.then(async () => {
       const args = abbreviate(JSON.stringify(event.args), 120);
       const answer = await ask(`allow ${event.toolName} ${args}${where}? [y/N] `);
-      try {
-        if (answer === undefined) {
-          runner.denyToolCall(event.toolCallId, unansweredApprovalReason(event.toolName), path);
-        } else if (/^y(es)?$/i.test(answer.trim())) runner.approveToolCall(event.toolCallId, path);
-        else runner.denyToolCall(event.toolCallId, "The user denied this tool call", path);
-      } catch {
-        // The call no longer waits (aborted): nothing to answer.
-      }
+      const command =
+        answer !== undefined && /^y(es)?$/i.test(answer.trim())
+          ? ({ type: "APPROVE_TOOL", ...call } as const)
+          : ({
+              type: "DENY_TOOL",
+              ...call,
+              reason:
+                answer === undefined
+                  ? unansweredApprovalReason(event.toolName)
+                  : "The user denied this tool call",
+            } as const);
+      sendCommand(surface, command, report);
     });
   });
 }

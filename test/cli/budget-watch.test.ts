@@ -1,25 +1,25 @@
 /**
  * The CLI at a budget pause: it writes the status line (usage against the limits it set) and asks —
- * raise (twice the limit, or a number), continue once, or stop — answering the runner, a sub-agent's
- * pause with its agentPath; `--budget` is parsed and checked, naming what is wrong.
+ * raise (twice the limit, or a number), continue once, or stop — sending RAISE_BUDGET, CONTINUE_ONCE or
+ * ABORT, a sub-agent's pause with its agentPath; `--budget` is parsed and checked, naming what is wrong.
  */
 import { Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { budgetStatusLine, parseBudgetOption, watchBudget } from "../../src/cli/budget-watch.js";
-import type { AgentRunner } from "../../src/cli/runner.js";
+import type { AddressedCommand } from "../../src/commands/addressed-command.js";
+import type { AgentSurface } from "../../src/harness/agent-surface.js";
 import type { HarnessEvent } from "../../src/harness/hooks.js";
 import type { BudgetUsage } from "../../src/types/budget.js";
 
-function fakeRunner() {
+/** The events a harness would emit, and the commands the watcher sends it. */
+function surfaceRecordingCommands() {
   const events$ = new Subject<HarnessEvent>();
-  const calls: unknown[][] = [];
-  const runner = {
+  const calls: AddressedCommand[] = [];
+  const surface = {
     events$,
-    raiseBudget: (...args: unknown[]) => calls.push(["raise", ...args]),
-    continuePastBudget: (...args: unknown[]) => calls.push(["continue", ...args]),
-    abort: () => calls.push(["abort"]),
-  } as unknown as AgentRunner;
-  return { runner, events$, calls };
+    send: (command: AddressedCommand) => calls.push(command),
+  } as unknown as AgentSurface;
+  return { surface, events$, calls };
 }
 
 const usage: BudgetUsage = {
@@ -69,10 +69,10 @@ describe("budgetStatusLine", () => {
 
 describe("watchBudget", () => {
   it("raise: doubles the limit that was reached, and the status line shows the new limit", async () => {
-    const { runner, events$, calls } = fakeRunner();
+    const { surface, events$, calls } = surfaceRecordingCommands();
     const { ask, questions, done } = answering("r");
     const lines: string[] = [];
-    const watching = watchBudget(runner, {
+    const watching = watchBudget(surface, {
       ask,
       write: (line) => lines.push(line),
       limits: { maxModelCalls: 3 },
@@ -81,16 +81,16 @@ describe("watchBudget", () => {
     await done;
     expect(questions).toEqual(["maxModelCalls reached (3 of 3): [r]aise to 6 / [c]ontinue once / [s]top? "]);
     await Promise.resolve();
-    expect(calls).toEqual([["raise", { maxModelCalls: 6 }, {}]]);
+    expect(calls).toEqual([{ type: "RAISE_BUDGET", limits: { maxModelCalls: 6 } }]);
     events$.next({ type: "agent_end", messages: [], stopReason: "stop", budgetUsage: usage } as HarnessEvent);
     expect(lines.at(-1)).toContain("model calls 3/6");
     watching.unsubscribe();
   });
 
   it("raise to a number, continue once, and stop — a sub-agent's with its agentPath", async () => {
-    const { runner, events$, calls } = fakeRunner();
+    const { surface, events$, calls } = surfaceRecordingCommands();
     const { ask, done } = answering("raise 50", "c", "s");
-    const watching = watchBudget(runner, { ask, write: () => {}, limits: {} });
+    const watching = watchBudget(surface, { ask, write: () => {}, limits: {} });
     events$.next(pause());
     events$.next(
       pause({ type: "loop_detected", budget: "maxIdenticalCalls", toolName: "bash", agentPath: ["t1"] }),
@@ -99,23 +99,39 @@ describe("watchBudget", () => {
     await done;
     for (let tick = 0; tick < 5; tick++) await Promise.resolve();
     expect(calls).toEqual([
-      ["raise", { maxModelCalls: 50 }, {}],
-      ["continue", { agentPath: ["t1"] }],
-      ["abort"],
+      { type: "RAISE_BUDGET", limits: { maxModelCalls: 50 } },
+      { type: "CONTINUE_ONCE", agentPath: ["t1"] },
+      { type: "ABORT" },
     ]);
     watching.unsubscribe();
   });
 
   it("stops the run when nobody answers (input ended), and asks nothing for warn", async () => {
-    const { runner, events$, calls } = fakeRunner();
+    const { surface, events$, calls } = surfaceRecordingCommands();
     const { ask, questions, done } = answering(undefined);
-    const watching = watchBudget(runner, { ask, write: () => {}, limits: {} });
+    const watching = watchBudget(surface, { ask, write: () => {}, limits: {} });
     events$.next(pause({ action: "warn" }));
     events$.next(pause());
     await done;
     await Promise.resolve();
     expect(questions).toHaveLength(1);
-    expect(calls).toEqual([["abort"]]);
+    expect(calls).toEqual([{ type: "ABORT" }]);
+    watching.unsubscribe();
+  });
+});
+
+describe("watchBudget, a raise that is not a limit", () => {
+  it("says why and asks again; nothing is sent until an answer is one", async () => {
+    const { surface, events$, calls } = surfaceRecordingCommands();
+    const { ask, questions, done } = answering("r lots", "r -3", "r 9");
+    const lines: string[] = [];
+    const watching = watchBudget(surface, { ask, write: (line) => lines.push(line), limits: {} });
+    events$.next(pause());
+    await done;
+    await Promise.resolve();
+    expect(questions).toHaveLength(3);
+    expect(lines).toEqual(["not a limit: lots (a number, e.g. r 6)", "not a limit: -3 (a number, e.g. r 6)"]);
+    expect(calls).toEqual([{ type: "RAISE_BUDGET", limits: { maxModelCalls: 9 } }]);
     watching.unsubscribe();
   });
 });

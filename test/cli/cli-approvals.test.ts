@@ -69,6 +69,26 @@ describe("approval of the built-in bash, write and edit", () => {
     expect(await repl.exited).toBe(0);
   });
 
+  it("Ctrl-C while a question is open: the stale answer is one line naming DENY_TOOL and the call", async () => {
+    const repl = terminal();
+    await repl.waitFor(REPL_PROMPT);
+    const from = repl.output.length;
+    repl.child.stdin.write("run touch never.txt\r");
+    const question = await repl.waitFor('allow bash {"command":"touch never.txt"}? [y/N] ', from);
+    repl.child.stdin.write("\x03"); // Ctrl-C on the terminal
+    const refused = await repl.waitFor("not applied (not_waiting): DENY_TOOL: no tool call", question);
+    const end = await repl.waitFor(REPL_PROMPT, refused);
+    const after = repl.output.slice(question, end);
+    expect(after).toContain("aborting the turn");
+    expect(after).toMatch(
+      /not applied \(not_waiting\): DENY_TOOL: no tool call "[^"]+" is awaiting approval/,
+    );
+    expect(after).not.toMatch(/\n\s+at /);
+    expect(made("never.txt")).toBe(false);
+    repl.child.stdin.write("/quit\r");
+    expect(await repl.exited).toBe(0);
+  });
+
   it("asks a one-shot run in a terminal too, on the terminal", async () => {
     const run = terminal("run touch once.txt");
     const question = await run.waitFor('allow bash {"command":"touch once.txt"}? [y/N] ');

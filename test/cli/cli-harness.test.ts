@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { CliHarness } from "../../src/cli/cli-harness.js";
 import { EventRenderer } from "../../src/cli/event-renderer.js";
-import { createHarnessRunner } from "../../src/cli/harness-runner.js";
 import { offlineModel } from "../../src/cli/offline-model.js";
 import { terminalStyle } from "../../src/cli/terminal-style.js";
-import { type HarnessEvent, MemorySessionRepo, type Model } from "../../src/index.js";
+import { type AgentHarness, type HarnessEvent, MemorySessionRepo, type Model } from "../../src/index.js";
 import type { HarnessPhase } from "../../src/machines.js";
 import { lsTool } from "../../src/node.js";
 import { scriptedModel } from "../../src/testing.js";
@@ -21,154 +21,127 @@ const textOf = (message: unknown) =>
     .map((block) => block.text ?? "")
     .join("");
 
-describe("createHarnessRunner (AgentHarness + Session)", () => {
+describe("CliHarness (the AgentHarness the CLI drives, on its session)", () => {
   it("persists every message of a run and records the model at the start", async () => {
     const repo = new MemorySessionRepo();
     const session = await repo.create();
-    const runner = await createHarnessRunner({
+    const cli = await CliHarness.open({
       model,
       streamFn: scriptedModel([{ text: "hi there" }]),
       session,
       repo,
     });
-    const reply = await runner.prompt("hello");
+    const { reply } = await cli.current.prompt("hello");
     expect(reply.stopReason).toBe("stop");
     expect(session.getEntries().map((entry) => entry.type)).toEqual(["model_change", "message", "message"]);
     expect(roles(session.buildContext().messages)).toEqual(["user", "assistant"]);
     expect(session.buildContext().model).toEqual({ provider: "local", modelId: "m1" });
-    await runner.close();
+    await cli.close();
   });
 
   it("continues a stored session: the model receives the earlier messages, nothing is re-recorded", async () => {
     const repo = new MemorySessionRepo();
     const first = await repo.create({ id: "s1" });
-    const firstRunner = await createHarnessRunner({
+    const firstCli = await CliHarness.open({
       model,
       streamFn: scriptedModel([{ text: "one" }]),
       thinkingLevel: "low",
       session: first,
       repo,
     });
-    await firstRunner.prompt("first");
-    await firstRunner.close();
+    await firstCli.current.prompt("first");
+    await firstCli.close();
 
     const streamFn = scriptedModel([{ text: "two" }]);
     const reopened = await repo.open("s1");
     const entriesBefore = reopened.getEntries().length;
-    const runner = await createHarnessRunner({ model, streamFn, session: reopened, repo });
-    expect(runner.thinkingLevel).toBe("low");
+    const cli = await CliHarness.open({ model, streamFn, session: reopened, repo });
+    expect(cli.current.state.thinkingLevel).toBe("low");
     expect(reopened.getEntries()).toHaveLength(entriesBefore);
-    await runner.prompt("second");
+    await cli.current.prompt("second");
     expect(roles(streamFn.calls[0]?.context.messages ?? [])).toEqual(["user", "assistant", "user"]);
-    await runner.close();
+    await cli.close();
   });
 
-  it("records model and thinking-level changes, navigates the tree and forks into a new session", async () => {
+  it("forks into a new session with the model and thinking level sent before, and attaches the new harness", async () => {
     const repo = new MemorySessionRepo();
     const session = await repo.create({ id: "s1" });
-    const runner = await createHarnessRunner({
+    const attached: AgentHarness[] = [];
+    const detached: AgentHarness[] = [];
+    const cli = await CliHarness.open({
       model,
-      streamFn: scriptedModel([{ text: "a" }, { text: "b" }]),
+      streamFn: scriptedModel([{ text: "a" }]),
       session,
       repo,
+      attach: (harness) => {
+        attached.push(harness);
+        return () => detached.push(harness);
+      },
     });
-    await runner.prompt("q");
-    await runner.setModel({ ...model, id: "m2" });
-    await runner.setThinkingLevel("high");
+    const first = cli.current;
+    await first.prompt("q");
+    first.send({ type: "SET_MODEL", model: { ...model, id: "m2" } });
+    first.send({ type: "SET_THINKING_LEVEL", thinkingLevel: "high" });
+    await session.flush();
     expect(session.buildContext()).toMatchObject({ model: { modelId: "m2" }, thinkingLevel: "high" });
 
     const userEntry = session.getEntries().find((entry) => entry.type === "message");
-    const moved = await runner.navigate(userEntry?.id as string);
-    // Navigating to a user message moves to its parent and hands its text back.
-    expect(moved).toEqual({ leafId: userEntry?.parentId, editorText: "q" });
-    expect(runner.messages).toEqual([]);
-    await runner.prompt("q again");
-    expect(roles(runner.messages)).toEqual(["user", "assistant"]);
-
-    const forked = await runner.fork(userEntry?.id);
-    expect(forked.id).not.toBe("s1");
-    expect(runner.session).toBe(forked);
-    expect(roles(runner.messages)).toEqual(["user"]);
-    expect(runner.model.id).toBe("m2");
-    await runner.close();
-  });
-
-  it("compacts: nothing to compact is an outcome, not an error; the summary replaces the old messages", async () => {
-    const repo = new MemorySessionRepo();
-    const session = await repo.create();
-    // The cut keeps the latest reply: the earlier turn and the latest turn's beginning are summarised.
-    const streamFn = scriptedModel([
-      { text: "one" },
-      { text: "two" },
-      { text: "## Goal\n- first things" },
-      { text: "## Original Request\nsecond" },
-    ]);
-    const runner = await createHarnessRunner({
-      model,
-      streamFn,
-      session,
-      repo,
-      compaction: { keepRecentTokens: 1 },
-    });
-    expect(await runner.compact()).toEqual({ compacted: false, reason: "Nothing to compact" });
-    await runner.prompt("first");
-    await runner.prompt("second");
-    const phases: HarnessPhase[] = [];
-    const subscription = runner.phase$.subscribe((phase) => phases.push(phase));
-    const outcome = await runner.compact("mind the names");
-    subscription.unsubscribe();
-    expect(outcome).toMatchObject({
-      compacted: true,
-      summary: expect.stringMatching(/^## Goal\n- first things\n[\s\S]*## Original Request\nsecond$/),
-    });
-    expect(phases).toEqual(["idle", "compaction", "idle"]);
-    expect(textOf(streamFn.calls[2]?.context.messages[0])).toContain("Additional focus: mind the names");
-    expect(session.getEntries().at(-1)?.type).toBe("compaction");
-    expect(roles(runner.messages)).toEqual(["compactionSummary", "assistant"]);
-    await runner.close();
+    const forked = await cli.fork(userEntry?.id);
+    expect(forked).toBe(cli.current);
+    expect(forked.session.id).not.toBe("s1");
+    expect(cli.session).toBe(forked.session);
+    expect(roles(forked.state.messages)).toEqual(["user"]);
+    expect(forked.state.model.id).toBe("m2");
+    expect(forked.state.thinkingLevel).toBe("high");
+    expect(attached).toEqual([first, forked]);
+    expect(detached).toEqual([first]);
+    await cli.close();
+    await cli.close();
+    expect(detached).toEqual([first, forked]);
   });
 
   it("without a stored session: nothing to fork, but the conversation runs (in memory)", async () => {
-    const runner = await createHarnessRunner({ model, streamFn: scriptedModel([{ text: "hi" }]) });
-    expect(runner.session).toBeUndefined();
-    expect((await runner.prompt("hello")).stopReason).toBe("stop");
-    await expect(runner.fork()).rejects.toThrow("no session to fork");
-    await runner.close();
+    const cli = await CliHarness.open({ model, streamFn: scriptedModel([{ text: "hi" }]) });
+    expect(cli.session).toBeUndefined();
+    expect((await cli.current.prompt("hello")).reply.stopReason).toBe("stop");
+    await expect(cli.fork()).rejects.toThrow("no session to fork");
+    await cli.close();
   });
 
-  it("abort ends the running turn with an aborted reply", async () => {
-    const runner = await createHarnessRunner({
+  it("close aborts the running turn: the prompt resolves with an aborted reply", async () => {
+    const cli = await CliHarness.open({
       model,
       streamFn: scriptedModel([{ text: "never", hang: true }]),
     });
+    const harness = cli.current;
     const started = new Promise<void>((resolve) => {
-      runner.events$.subscribe((event) => {
+      harness.events$.subscribe((event) => {
         if (event.type === "message_update") resolve();
       });
     });
-    const reply = runner.prompt("wait");
+    const result = harness.prompt("wait");
     await started;
-    expect(runner.isRunning).toBe(true);
-    runner.abort();
-    expect((await reply).stopReason).toBe("aborted");
-    expect(runner.isRunning).toBe(false);
-    await runner.close();
+    expect(harness.isRunning).toBe(true);
+    await cli.close();
+    expect((await result).reply.stopReason).toBe("aborted");
+    expect(harness.isRunning).toBe(false);
   });
 });
 
 describe("offline model", () => {
   it("answers a summary request with a structured summary of what it received", async () => {
-    const runner = await createHarnessRunner({
+    const cli = await CliHarness.open({
       model,
       streamFn: offlineModel(),
       tools: [lsTool],
       toolContext: { cwd: process.cwd() },
       compaction: { keepRecentTokens: 1 },
     });
-    await runner.prompt("where am I?");
-    await runner.prompt("run nothing");
-    const outcome = await runner.compact("keep the paths");
-    if (!outcome.compacted) throw new Error(outcome.reason);
+    const harness = cli.current;
+    await harness.prompt("where am I?");
+    await harness.prompt("run nothing");
+    const outcome = await harness.compact("keep the paths");
+    if (!outcome.compacted) throw new Error("nothing was compacted");
     expect(outcome.summary).toMatch(/^## Goal\n- where am I\?\n/);
     expect(outcome.summary).toContain("## Constraints & Preferences\n- keep the paths");
     expect(outcome.summary).toContain('- [x] ls(path=".")');
@@ -176,11 +149,11 @@ describe("offline model", () => {
     expect(outcome.summary).toContain("**Turn Context (split turn):**");
     expect(outcome.summary).toContain("- run nothing");
 
-    const reply = await runner.prompt("and now?");
-    const first = runner.messages[0] as { role: string };
+    const { reply } = await harness.prompt("and now?");
+    const first = harness.state.messages[0] as { role: string };
     expect(first.role).toBe("compactionSummary");
     expect(textOf(reply)).toContain('The summary of earlier work lists: "where am I?", "run nothing".');
-    await runner.close();
+    await cli.close();
   });
 });
 
@@ -196,7 +169,7 @@ describe("EventRenderer", () => {
 
   it("prints a tool line per call and a result summary, on a pipe and with a spinner on a terminal", async () => {
     const events: HarnessEvent[] = [];
-    const runner = await createHarnessRunner({
+    const cli = await CliHarness.open({
       model,
       streamFn: scriptedModel([
         { thinking: "look first", toolCalls: [{ name: "ls", arguments: { path: "." } }] },
@@ -205,9 +178,9 @@ describe("EventRenderer", () => {
       tools: [lsTool],
       toolContext: { cwd: process.cwd() },
     });
-    runner.events$.subscribe((event) => events.push(event));
-    await runner.prompt("list");
-    await runner.close();
+    cli.current.events$.subscribe((event) => events.push(event));
+    await cli.current.prompt("list");
+    await cli.close();
 
     const piped = render(events, false);
     expect(piped).toContain('look first\n⚙ ls {"path":"."}\n✓ ls {"path":"."} → ');
