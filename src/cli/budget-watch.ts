@@ -72,8 +72,12 @@ export function budgetStatusLine(usage: BudgetUsage, limits: BudgetLimits): stri
   return `budget: ${parts.join(" · ")}`;
 }
 
-/** The question asked at a pause (a limit reached, or a loop breaker). */
-function pauseQuestion(exceeded: BudgetExceeded, where: string): string {
+/**
+ * The question asked at a pause (a limit reached, or a loop breaker); `where` names a sub-agent.
+ *
+ * Contract: pure.
+ */
+export function pauseQuestion(exceeded: BudgetExceeded, where: string): string {
   const what =
     exceeded.toolName !== undefined ? `${exceeded.budget} for ${exceeded.toolName}` : exceeded.budget;
   return `${what} reached (${exceeded.used} of ${exceeded.limit})${where}: [r]aise to ${raisedLimit(exceeded)} / [c]ontinue once / [s]top? `;
@@ -86,9 +90,12 @@ function raisedLimit(exceeded: BudgetExceeded): number {
 
 /**
  * The command an answer at a pause gives (`RAISE_BUDGET`, `CONTINUE_ONCE`, `ABORT`), or the line
- * that says why a raise's number cannot be a limit (the question is asked again).
+ * that says why a raise's number cannot be a limit (the question is asked again). In process
+ * (`watchBudget`) and for a run parked on a PostgreSQL worker (`agentchart --database-url`).
+ *
+ * Contract: pure.
  */
-function pauseAnswer(
+export function pauseAnswer(
   answer: string | undefined,
   exceeded: BudgetExceeded,
   address: AgentAddress,

@@ -1,7 +1,7 @@
-import type { AddressedCommand } from "../commands/addressed-command.js";
 import { isCommandError } from "../commands/command-error.js";
 import type { SessionEntry } from "../storage/entries.js";
 import { createSessionId } from "../storage/ids.js";
+import { pauseAnswer, pauseQuestion } from "./budget-watch.js";
 import { abbreviate } from "./event-renderer.js";
 import type { RunIo } from "./run-command.js";
 import { redactDatabaseUrl } from "./sessions-database.js";
@@ -116,25 +116,18 @@ export async function runSubmitCommand(
   async function answerBudgetPause(): Promise<void> {
     const paused = await client.budgetPause(sessionId);
     if (!paused) return; // answered meanwhile
-    const raised = Math.max(paused.limit * 2, Math.ceil(paused.used) + 1);
-    const what = paused.toolName === undefined ? paused.budget : `${paused.budget} for ${paused.toolName}`;
-    const answer = await asker.ask(
-      `${what} reached (${paused.used} of ${paused.limit}): [r]aise to ${raised} / [c]ontinue once / [s]top? `,
-    );
-    const [word = "", number] = (answer ?? "").trim().split(/\s+/);
-    const to = number === undefined ? raised : Number(number);
-    const command: AddressedCommand = /^r(aise)?$/i.test(word)
-      ? { type: "RAISE_BUDGET", limits: { [paused.budget]: to } }
-      : /^c(ontinue)?$/i.test(word)
-        ? { type: "CONTINUE_ONCE" }
-        : { type: "ABORT" };
+    const warn = (line: string) => io.stderr.write(`${terminalStyle(io.stderr).yellow(line)}\n`);
+    let command = pauseAnswer(await asker.ask(pauseQuestion(paused, "")), paused, {});
+    while (typeof command === "string") {
+      warn(command);
+      command = pauseAnswer(await asker.ask(pauseQuestion(paused, "")), paused, {});
+    }
     try {
       await client.send(sessionId, command);
     } catch (error) {
-      // A raise that is not a limit, or a run that stopped waiting meanwhile: one line, no crash.
+      // A run that stopped waiting meanwhile: one line, no crash.
       if (!isCommandError(error)) throw error;
-      io.stderr.write(`${terminalStyle(io.stderr).yellow(error.message)}\n`);
-      if (error.code === "invalid_command") await answerBudgetPause();
+      warn(error.message);
     }
   }
 
