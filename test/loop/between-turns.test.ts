@@ -15,7 +15,14 @@ import { assistant, deepFreeze, idleContext } from "../support/loop-context.js";
 import { user } from "../support/loop-harness.js";
 
 const go: TurnDecision = { stop: false, external: { steering: [], followUp: [] } };
-const [s1, s2, s3, f1, f2, f3, e1, e2] = ["s1", "s2", "s3", "f1", "f2", "f3", "e1", "e2"].map(user);
+const s1 = user("s1"),
+  s2 = user("s2"),
+  s3 = user("s3"),
+  f1 = user("f1"),
+  f2 = user("f2"),
+  f3 = user("f3"),
+  e1 = user("e1"),
+  e2 = user("e2");
 
 /** A run after `turns` finished turns (its last a plain reply), the agent patched, the run patched. */
 function afterTurns(
