@@ -85,6 +85,27 @@ describe("between turns", () => {
     expect(willStream(atStart())).toBe(true);
   });
 
+  it("at the start, drains the steering queue by its mode unless the run started from it", () => {
+    const fresh = planNextTurn(atStart({ steering: [s1, s2] }), go);
+    expect(fresh.next).toBe("stream");
+    expect(inboxOf(fresh.context)).toEqual([{ message: s1, from: "steering" }]);
+    expect(fresh.context.steering).toEqual([s2]);
+    const spent = planNextTurn(atStart({ steering: [s1, s2] }, { steeringSpent: true }), go);
+    expect(inboxOf(spent.context)).toEqual([]);
+    expect(spent.context.steering).toEqual([s1, s2]);
+  });
+
+  it("a replaced context brings its own messages and tools", () => {
+    const messages = [user("summary")];
+    const plan = planNextTurn(afterTurns(1), {
+      ...go,
+      stop: true,
+      context: { systemPrompt: "new", messages, toolNames: ["lookup"] },
+    });
+    expect(plan.context).toMatchObject({ systemPrompt: "new", messages, toolNames: ["lookup"] });
+    expect(plan.context.messages).not.toBe(messages);
+  });
+
   it("streams again when the last turn's tools want a reply, even with nothing to inject", () => {
     const ctx = afterTurns(1, {}, {}, { toolsWantReply: true });
     expect(planNextTurn(ctx, go)).toMatchObject({ next: "stream", context: { run: { inbox: [] } } });
@@ -148,7 +169,8 @@ describe("between turns", () => {
   it("stops with nothing queued, and leaves the context as it was", () => {
     const ctx = afterTurns(1);
     const plan = planNextTurn(ctx, go);
-    expect(plan).toEqual({ next: "stop", context: ctx });
+    expect(plan.next).toBe("stop");
+    expect(plan.context).toBe(ctx);
     expect(willStream(ctx)).toBe(false);
   });
 
