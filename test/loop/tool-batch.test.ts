@@ -146,7 +146,10 @@ describe("tool batches", () => {
 
   it("takes the result messages of the settled prefix, in source order, each once", () => {
     const onlySecond = settle(batchOf([a, b, c]), ok(b, "second"));
-    expect(takeResultMessages(onlySecond)).toEqual({ batch: onlySecond, taken: [] });
+    // Nothing taken: the same batch, not a copy.
+    const none = takeResultMessages(onlySecond);
+    expect(none.taken).toEqual([]);
+    expect(none.batch).toBe(onlySecond);
     const firstTwo = settle(onlySecond, errorOutcome(a, "first failed"));
     const { batch, taken } = takeResultMessages(firstTwo);
     expect(taken.map((m) => [m.toolCallId, m.toolName, m.isError, m.content])).toEqual([
