@@ -90,10 +90,12 @@ describe("budget checks", () => {
       ),
     );
     expect(one.message).toBe('run: onExceeded.maxTokens must be "pause", "stop" or "warn" (got 3)');
+    expect(one.code).toBe("invalid_budget");
     const unknown = refusal(() =>
       checkBudget({ onExceeded: { maxTokenz: "stop" } } as unknown as AgentBudget, testModel, "run"),
     );
     expect(unknown.message).toBe('run: onExceeded names "maxTokenz", which is not a budget limit');
+    expect(unknown.code).toBe("invalid_budget");
     const nullAction = refusal(() =>
       checkBudget({ onExceeded: null } as unknown as AgentBudget, testModel, "run"),
     );
