@@ -75,6 +75,15 @@ describe("typed output steps", () => {
     const prose = outputCandidate(ctx, text("The city is Oslo."));
     expect(prose).toMatchObject({ via: "text", value: undefined, raw: "The city is Oslo." });
     expect((prose as { parseError?: string }).parseError).toMatch(/JSON/);
+    // Spaces after the language tag, a multi-line value, Unicode spaces around it.
+    expect(outputCandidate(ctx, text('```json  \n{\n  "city": "Oslo"\n}\n```'))?.value).toEqual({
+      city: "Oslo",
+    });
+    expect(outputCandidate(ctx, text('\u00a0{"city":"Oslo"}\u00a0'))?.value).toEqual({ city: "Oslo" });
+    // A fence followed by prose is not unwrapped.
+    expect(
+      outputCandidate(ctx, text('```json\n{"city":"Oslo"}\n```\nHope this helps.'))?.value,
+    ).toBeUndefined();
     // A fence inside prose is not unwrapped: the whole text is what the model answered.
     expect(outputCandidate(ctx, text('Here:\n```json\n{"city":"Oslo"}\n```'))?.value).toBeUndefined();
   });
