@@ -146,6 +146,22 @@ describe("recording a reply's tool calls", () => {
     expect(types(released.events)).toEqual(["message_end"]);
   });
 
+  it("an aborted held reply keeps none of its text either, and records its error", () => {
+    const begun = steps.beginRun(idleContext(), [], false).context;
+    const aborted = {
+      ...assistant([{ type: "text", text: "half" }], "aborted"),
+      errorMessage: "Run was aborted",
+    };
+    const recorded = steps.recordReply(deepFreeze(begun), {
+      message: aborted,
+      started: true,
+      sequential: false,
+      held: true,
+    });
+    expect((recorded.context.messages.at(-1) as AssistantMessage).content).toEqual([]);
+    expect(recorded.context.errorMessage).toBe("Run was aborted");
+  });
+
   it("recording a reply ends the held reply and a parallel input check, but not a blocking one", () => {
     const begun = steps.beginRun(idleContext(), [], false).context;
     const reply = assistant([{ type: "text", text: "hi" }], "stop");
@@ -190,6 +206,8 @@ describe("moving a batch on", () => {
   it("without a batch there is nothing to do", () => {
     const ctx = steps.beginRun(idleContext(), [], false).context;
     expect(steps.advanceToolBatch(ctx)).toEqual({ context: ctx, events: [] });
+    const idle = idleContext();
+    expect(steps.advanceToolBatch(idle)).toEqual({ context: idle, events: [] });
   });
 
   it("a call past a paused limit waits, announced once; the run's ledger pauses", () => {
@@ -303,6 +321,8 @@ describe("call bookkeeping", () => {
     expect(again.context).toBe(recorded.context);
     const unknown = steps.recordToolOutcome(ctx, ok(call("zzz")));
     expect(unknown).toEqual({ context: ctx, events: [] });
+    const idle = idleContext();
+    expect(steps.recordToolOutcome(idle, ok(a))).toEqual({ context: idle, events: [] });
   });
 
   it("a sequential batch appends each result as soon as the calls before it are answered", () => {
@@ -342,6 +362,7 @@ describe("steering between tools", () => {
     expect(
       steps.wantsSteeringPoll(steps.beginRun(idleContext({ settings: between }), [], false).context),
     ).toBe(false);
+    expect(steps.wantsSteeringPoll(idleContext({ settings: between }))).toBe(false);
   });
 
   it("marks a poll running or answered", () => {
@@ -352,6 +373,8 @@ describe("steering between tools", () => {
     ).toBe(false);
     const noBatch = steps.beginRun(idleContext(), [], false).context;
     expect(steps.setSteeringPoll(noBatch, true)).toBe(noBatch);
+    const idle = idleContext();
+    expect(steps.setSteeringPoll(idle, true)).toBe(idle);
   });
 
   it("steering that arrived skips every unsettled call and waits in the inbox; spawned calls are stopped", () => {
@@ -443,5 +466,6 @@ describe("resuming calls", () => {
     expect(batch.sequential).toBe(true);
     expect(batch.message).toBe(reply);
     expect(resumed.context.run!.turnOpen).toBe(true);
+    expect(resumed.context.run).toMatchObject({ inbox: [], steeringSpent: false });
   });
 });

@@ -98,6 +98,19 @@ describe("starting a run", () => {
     expect(one.context.followUp).toEqual([f2]);
   });
 
+  it("continuing from the steering queue takes it by the steering mode, not the follow-up mode", () => {
+    const settings = {
+      ...idleContext().settings,
+      steeringMode: "all" as const,
+      followUpMode: "one-at-a-time" as const,
+    };
+    const started = steps.continueRun(
+      idleContext({ messages: [user("q"), reply("a")], steering: [s1, s2], followUp: [f1], settings }),
+    );
+    expect(started.context.run!.inbox.map((entry) => entry.message)).toEqual([s1, s2]);
+    expect(started.context.steering).toEqual([]);
+  });
+
   it("continuing after anything but a reply, or with nothing queued, asks the model again", () => {
     const afterPrompt = steps.continueRun(idleContext({ messages: [user("q")], steering: [s1] }));
     expect(afterPrompt.context.run).toMatchObject({ inbox: [], steeringSpent: false });
@@ -146,6 +159,13 @@ describe("injecting and closing turns", () => {
       batch: undefined,
       turns: 1,
     });
+  });
+
+  it("a turn with a prompt injected and no reply yet does not end", () => {
+    const injected = deepFreeze(steps.injectNext(inRun({ inbox: [{ message: s1 }] })).context);
+    const closed = steps.closeTurn(injected);
+    expect(closed.events).toEqual([]);
+    expect(closed.context.run!.turnOpen).toBe(true);
   });
 
   it("a turn whose tools all ask to terminate wants no reply", () => {
@@ -242,7 +262,7 @@ describe("ending a run", () => {
     const ctx = inRun({}, { steering: [s1] });
     const ended = steps.endRun(ctx);
     expect(ended.returned).toEqual([]);
-    expect(ended.context.steering).toEqual([s1]);
+    expect(ended.context.steering).toBe(ctx.steering);
   });
 
   it("agent_end says how the run ended: a trip, a failed output, an explicit reason, else its last reply's", () => {
