@@ -73,9 +73,7 @@ describe("between turns", () => {
     expect(decisionWithoutCallbacks(afterTurns(1, {}, { maxTurns: 2 }))).toEqual(go);
     expect(decisionWithoutCallbacks(afterTurns(5)).stop).toBe(false);
     // Before its first turn a run never stops, whatever the limit.
-    expect(decisionWithoutCallbacks(atStart({ settings: { ...atStart().settings, maxTurns: 0 } })).stop).toBe(
-      false,
-    );
+    expect(decisionWithoutCallbacks(afterTurns(0, {}, { maxTurns: 0 })).stop).toBe(false);
   });
 
   it("a run that has not streamed yet streams, and is no longer spending its first steering drain point", () => {

@@ -58,6 +58,10 @@ function run(patch: Partial<RunResult>): RunResult {
 }
 
 describe("sub-agent steps", () => {
+  it("a text result is one text block", () => {
+    expect(textResult("done")).toEqual({ content: [{ type: "text", text: "done" }] });
+  });
+
   it("a child's finished replies and tool executions are its call's progress; nothing else is", () => {
     const progress = (event: Partial<AgentEvent> & { type: string }) =>
       isSubAgentProgress(event as AgentEvent);
