@@ -314,6 +314,31 @@ describe("raising, continuing, descendants, wall time", () => {
       expect(stopAtWallTime(quiet, "modelCall")).toEqual({ context: quiet, events: [] });
   });
 
+  it("outside a run, the budget steps change nothing", () => {
+    const idle = idleContext();
+    expect(raiseBudget(idle, { maxTurns: 2 })).toBe(idle);
+    expect(continueOnce(idle)).toBe(idle);
+    expect(countDescendants(idle, [])).toBe(idle);
+    expect(wallTimerDelay(idle)).toBeUndefined();
+    expect(stopAtWallTime(idle, "modelCall")).toEqual({ context: idle, events: [] });
+    expect(restartWallClock(idle)).toBe(idle);
+    expect(markDescendantPause(idle, "a", [])).toBe(idle);
+    const noBatch = withLedger(ledgerOf({}));
+    expect(markDescendantPause(noBatch, "a", [])).toBe(noBatch);
+  });
+
+  it("a call not waiting stays so when no event came up", () => {
+    const a: ToolCall = { type: "toolCall", id: "a", name: "child", arguments: {} };
+    const ctx = deepFreeze(
+      steps.recordReply(withLedger(ledgerOf({})), {
+        message: assistant([a], "toolUse"),
+        started: true,
+        sequential: false,
+      }).context,
+    );
+    expect(markDescendantPause(ctx, "a", []).run!.batch!.waiting ?? []).toEqual([]);
+  });
+
   it("a restored run's clock restarts now", () => {
     const before = Date.now();
     const restarted = restartWallClock(withLedger({ ...ledgerOf({ maxWallMs: 500 }), clockedAt: 0 }));
