@@ -278,6 +278,13 @@ describe("checking a tool call", () => {
     );
   });
 
+  it("a refused call is not counted as made", () => {
+    const refused = checkToolCall(ledgerOf({ maxToolCalls: 0 }), call("t", { a: 1 }), 0);
+    expect(refused.go).toBe(false);
+    expect(refused.ledger.calls).toBeUndefined();
+    expect(refused.ledger.usage.toolCalls).toBe(0);
+  });
+
   it("a repeated reply holds tool calls too, naming the tool", () => {
     expect(checkToolCall(ledgerOf({}, {}, { replyRepeats: 1 }), call("t"), 0)).toMatchObject({
       go: false,
