@@ -4,15 +4,13 @@ import type { AgentMessage } from "../types/messages.js";
 
 /** The messages due at a drain point of an agent queue. */
 export function takeFromQueue(queue: readonly AgentMessage[], mode: QueueMode): AgentMessage[] {
-  if (queue.length === 0) return [];
   return mode === "all" ? [...queue] : queue.slice(0, 1);
 }
 
 /** The decision of an agent without between-turn callbacks: stop only at `maxTurns` (pure). */
 export function decisionWithoutCallbacks(ctx: AgentMachineContext): TurnDecision {
   const run = ctx.run!;
-  const maxTurns = ctx.settings.maxTurns;
-  const stop = run.lastTurn !== undefined && maxTurns !== undefined && run.turns >= maxTurns;
+  const stop = run.lastTurn !== undefined && run.turns >= (ctx.settings.maxTurns ?? Number.POSITIVE_INFINITY);
   return { stop, external: { steering: [], followUp: [] } };
 }
 

@@ -31,7 +31,8 @@ export function checkBudgetLimits(limits: BudgetLimits, where: string): void {
         `${where}: "${name}" is not a budget limit (the limits: ${LIMITS.join(", ")})`,
       );
     if (value === undefined) continue;
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    // `Number.isFinite` is false for anything but a finite number (a string, null, NaN).
+    if (!Number.isFinite(value) || value < 0)
       throw new BudgetError(
         "invalid_budget",
         `${where}: ${name} must be a finite number, zero or more (got ${JSON.stringify(value) ?? String(value)})`,

@@ -40,13 +40,12 @@ function isStrict(schema: unknown): boolean {
   if (typeof schema !== "object" || schema === null) return true;
   const node = schema as Record<string, unknown>;
   if (NOT_STRICT.some((keyword) => keyword in node)) return false;
-  if (node.type === "object" || node.properties !== undefined) {
+  if (node.type === "object") {
     const properties = (node.properties ?? {}) as Record<string, unknown>;
     const required = new Set((node.required as string[] | undefined) ?? []);
     if (node.additionalProperties !== false) return false;
     if (Object.keys(properties).some((key) => !required.has(key))) return false;
   }
-  return Object.values(node).every((value) =>
-    Array.isArray(value) ? value.every(isStrict) : typeof value === "object" ? isStrict(value) : true,
-  );
+  // Arrays (`anyOf` branches, `enum` values) are walked like objects; other values are leaves.
+  return Object.values(node).every(isStrict);
 }

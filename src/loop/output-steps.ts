@@ -162,7 +162,8 @@ export function applyOutputVerdict(ctx: AgentMachineContext, verdict: OutputVerd
   if (decision.repair) step.setRun({ inbox: [...step.run.inbox, { message: decision.repair }] });
   if (decision.output.failure) {
     settleRemaining(step, OUTPUT_FAILED_CALL_TEXT);
-    step.set({ errorMessage: new OutputValidationError(decision.output.failure.issues, "").message });
+    const { issues, raw } = decision.output.failure;
+    step.set({ errorMessage: new OutputValidationError(issues, raw).message });
   }
   return step.result();
 }

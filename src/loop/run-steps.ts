@@ -314,7 +314,6 @@ export function recordReply(
   const batch = createToolBatch(message, reply.sequential);
   if (step.run.ledger) step.setRun({ ledger: settleReply(step.run.ledger, message) });
   step.setRun({ turns: step.run.turns + 1, batch: batch.calls.length > 0 ? batch : undefined });
-  if (batch.calls.length === 0) return step.result();
   const reason = message.stopReason;
   const duplicateId = duplicateCallId(batch);
   const runnable = reason !== "length" && reason !== "error" && reason !== "aborted";
@@ -429,7 +428,8 @@ function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused
 /** Whether the call has a running child actor (spawned and not yet settled). */
 export function hasToolCallChild(ctx: AgentMachineContext, toolCallId: string): boolean {
   const batch = ctx.run?.batch;
-  if (!batch?.calls.some((call) => call.id === toolCallId)) return false;
+  if (!batch) return false;
+  // A call not in the batch is pending by `phaseOf`: it has no child.
   const phase = phaseOf(batch, toolCallId);
   return phase !== "pending" && phase !== "settled";
 }

@@ -3,6 +3,7 @@ import type { AgentMessage, AssistantMessage, ToolResultMessage, Usage } from ".
 import { emptyUsage } from "../types/messages.js";
 import type { RunResult } from "../types/output.js";
 import type { ToolResult } from "../types/tool.js";
+import { messageText } from "./messages.js";
 
 /**
  * Whether a child's own event is also its call's progress (`tool_execution_update`): each reply it
@@ -72,8 +73,7 @@ export function defaultSubAgentResult(
   const last = result.messages.findLast(
     (m): m is AssistantMessage => (m as AssistantMessage).role === "assistant",
   );
-  const text = last?.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("") ?? "";
-  return { result: textResult(text), isError: false };
+  return { result: textResult(last ? messageText(last) : ""), isError: false };
 }
 
 export function textResult(text: string): ToolResult {

@@ -3,42 +3,14 @@ import { planNextTurn, willStream } from "../../src/loop/between-turns.js";
 import * as steps from "../../src/loop/run-steps.js";
 import { appendMessages, grewFrom } from "../../src/loop/transcript-growth.js";
 import type { AgentMachineContext } from "../../src/machines/agent/agent.context.js";
-import { initialAgentContext } from "../../src/machines/agent/agent.context.js";
 import type { TurnDecision } from "../../src/machines/agent/agent.events.js";
 import type { AgentEvent } from "../../src/types/events.js";
-import { type AgentMessage, type AssistantMessage, emptyUsage } from "../../src/types/messages.js";
+import type { AgentMessage } from "../../src/types/messages.js";
+import { assistant, deepFreeze, idleContext } from "../support/loop-context.js";
 import { testModel, user } from "../support/loop-harness.js";
 
 // The loop's steps are pure functions of (context, input): tested here without an actor. Every input
 // context is deep-frozen, so a step that changed it in place would throw.
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
-
-function idleContext(patch: Partial<AgentMachineContext> = {}): AgentMachineContext {
-  return deepFreeze({ ...initialAgentContext({ agentId: "a", model: testModel, toolNames: [] }), ...patch });
-}
-
-function assistant(
-  content: AssistantMessage["content"],
-  stopReason: AssistantMessage["stopReason"],
-): AssistantMessage {
-  return {
-    role: "assistant",
-    content,
-    api: testModel.api,
-    provider: testModel.provider,
-    model: testModel.id,
-    usage: emptyUsage(),
-    stopReason,
-    timestamp: 1,
-  };
-}
 
 const types = (events: AgentEvent[]) => events.map((event) => event.type);
 const go: TurnDecision = { stop: false, external: { steering: [], followUp: [] } };
