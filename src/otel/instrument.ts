@@ -110,11 +110,13 @@ export function instrument(target: Agent | AgentHarness, options: TraceOptions =
  */
 function traceAgentTools(agent: Agent, tools: TracedTools): () => void {
   const setTools = agent.setTools;
-  agent.setTools = (next: AgentTool[]) => setTools.call(agent, tools.wrap(next));
-  agent.setTools([...agent.state.tools]);
+  const activeNames = () => agent.state.tools.map((tool) => tool.name);
+  agent.setTools = (next: AgentTool[], activeToolNames?: string[]) =>
+    setTools.call(agent, tools.wrap(next), activeToolNames);
+  agent.setTools([...agent.tools], activeNames());
   return () => {
     Reflect.deleteProperty(agent, "setTools");
-    agent.setTools(tools.unwrap(agent.state.tools));
+    agent.setTools(tools.unwrap(agent.tools), activeNames());
   };
 }
 

@@ -330,9 +330,15 @@ describe("instrument(agent)", () => {
     const handle = instrument(agent, { tracer: tracing.tracer });
     expect(agent.state.tools[0]).not.toBe(tool);
     expect(() => instrument(agent)).toThrow(InstrumentationError);
-    agent.setTools([tool, echoTool("other")]);
-    expect(agent.state.tools.every((candidate) => candidate !== tool)).toBe(true);
+    const other = echoTool("other");
+    // The active set given with the tools is kept, inactive tools are wrapped too and come back on dispose.
+    agent.setTools([tool, other], ["other"]);
+    expect(agent.state.tools.map((candidate) => candidate.name)).toEqual(["other"]);
+    expect(agent.tools.every((candidate) => candidate !== tool && candidate !== other)).toBe(true);
     handle.dispose();
+    expect(agent.tools).toEqual([tool, other]);
+    expect(agent.state.tools).toEqual([other]);
+    agent.setTools([tool]);
     expect(agent.state.tools[0]).toBe(tool);
     expect(Object.hasOwn(agent, "setTools")).toBe(false);
     await agent.prompt("after");
