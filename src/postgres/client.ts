@@ -1,6 +1,6 @@
 import type PgBoss from "pg-boss";
 import { defer, EMPTY, type Observable, switchMap } from "rxjs";
-import type { AgentPathOption } from "../agent/agent.js";
+import type { AgentAddress } from "../commands/addressed-command.js";
 import { type AddressedCommand, type CallAddress, callOfKey } from "../commands/addressed-command.js";
 import { CommandError } from "../commands/command-error.js";
 import { parseAgentCommand } from "../commands/parse-command.js";
@@ -72,6 +72,8 @@ export interface AgentClient {
    * a malformed id.
    *
    * ```ts
+   * import { createClient } from "agentchart/postgres";
+   * const client = await createClient({ connectionString: "postgres://localhost/app" });
    * await client.send("s1", { type: "RAISE_BUDGET", limits: { maxModelCalls: 20 } });
    * ```
    */
@@ -87,13 +89,13 @@ export interface AgentClient {
    * `approvalRequests` lists it): `send` of an `APPROVE_TOOL`; the run goes on, on any worker.
    * @throws CommandError("not_waiting") when the call does not wait for approval now (see `send`).
    */
-  approve(sessionId: string, toolCallId: string, options?: AgentPathOption): Promise<void>;
+  approve(sessionId: string, toolCallId: string, options?: AgentAddress): Promise<void>;
   /**
    * Denies a tool call waiting for approval (its result is the error "Tool call denied: reason"):
    * `send` of a `DENY_TOOL`.
    * @throws CommandError("not_waiting") when the call does not wait for approval now (see `send`).
    */
-  deny(sessionId: string, toolCallId: string, reason?: string, options?: AgentPathOption): Promise<void>;
+  deny(sessionId: string, toolCallId: string, reason?: string, options?: AgentAddress): Promise<void>;
   /**
    * New entries (after `afterSeq`, default: those stored when the watch starts) and run-state changes
    * of the session; LISTEN/NOTIFY on one connection all watches of the client share (kept alive by a
@@ -306,6 +308,6 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
 }
 
 /** The `agentPath` field of a command (none for the root agent). */
-function pathOf(options: AgentPathOption): { agentPath?: string[] } {
+function pathOf(options: AgentAddress): AgentAddress {
   return options.agentPath && options.agentPath.length > 0 ? { agentPath: [...options.agentPath] } : {};
 }
