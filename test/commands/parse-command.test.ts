@@ -76,6 +76,25 @@ describe("parseAgentCommand", () => {
     });
   });
 
+  it("reads 0.2's steer, takes type over kind, stamps a steering message, and names the refused command", () => {
+    expect(parseAgentCommand({ type: "steer", text: "shorter" })).toMatchObject({
+      type: "STEER",
+      message: { role: "user", content: "shorter" },
+    });
+    expect(parseAgentCommand({ kind: "abort", type: "DENY_TOOL", toolCallId: "c1" })).toEqual({
+      type: "DENY_TOOL",
+      toolCallId: "c1",
+    });
+    const steer = parseAgentCommand({ type: "STEER", message: { role: "user", content: "x" } });
+    expect(typeof (steer as { message: { timestamp?: number } }).message.timestamp).toBe("number");
+    expect(refusal({ type: "SET_MODEL", model: {} }).command).toBe("SET_MODEL");
+    expect(refusal({ type: "APPROVE_TOOL" }).command).toBe("APPROVE_TOOL");
+    expect(refusal({ type: "RAISE_BUDGET", limits: { maxTurns: -1 } }).command).toBe("RAISE_BUDGET");
+    expect(refusal({ toolCallId: "c1" }).command).toBeUndefined();
+    expect(refusal({ toolCallId: "c1" }).message).toMatch(/^Command without a type: type: /);
+    expect(refusal(42).message).toMatch(/^Command without a type: the command: /);
+  });
+
   it.each([
     [null, /without a type: the command/],
     [{}, /without a type/],
