@@ -43,6 +43,13 @@ describe("commandTarget: the one check of a command against the machines' state"
       agentPath: ["h9"],
       toolCallId: undefined,
     });
+    expect(refusalOf(agent, { type: "ABORT", agentPath: ["h9", "h10"] })).toMatchObject({
+      message: "ABORT: no sub-agent runs at h9/h10",
+    });
+    expect(refusalOf(agent, { type: "DENY_TOOL", toolCallId: "c1" })).toMatchObject({
+      code: "not_waiting",
+      message: 'DENY_TOOL: no tool call "c1" is awaiting approval',
+    });
     expect(refusalOf(agent, { type: "ANSWER_TOOL", toolCallId: "c1", result: { content: [] } })).toEqual({
       code: "not_waiting",
       message: 'ANSWER_TOOL: no tool call "c1" is awaiting the client',
@@ -98,7 +105,11 @@ describe("commandTarget: the one check of a command against the machines' state"
       },
     ]);
     expect(refusalOf(agent, { type: "CONTINUE" })).toMatchObject({ code: "refused" });
+    agent.steer("first");
     agent.followUp("and then?");
+    expect(refusalOf(agent, { type: "CONTINUE" })).toBe("applies");
+    agent.clearQueues();
+    agent.followUp("only this");
     expect(refusalOf(agent, { type: "CONTINUE" })).toBe("applies");
   });
 

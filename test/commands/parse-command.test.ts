@@ -87,7 +87,14 @@ describe("parseAgentCommand", () => {
     });
     const steer = parseAgentCommand({ type: "STEER", message: { role: "user", content: "x" } });
     expect(typeof (steer as { message: { timestamp?: number } }).message.timestamp).toBe("number");
-    expect(refusal({ type: "SET_MODEL", model: {} }).command).toBe("SET_MODEL");
+    expect(refusal({ type: "SET_MODEL", model: {} })).toMatchObject({
+      command: "SET_MODEL",
+      message:
+        'Command "SET_MODEL" is not taken from outside the process (these are: PROMPT, STEER, FOLLOW_UP, APPROVE_TOOL, DENY_TOOL, ANSWER_TOOL, RAISE_BUDGET, CONTINUE_ONCE, ABORT)',
+    });
+    expect(refusal({ type: "RAISE_BUDGET", limits: { maxTurns: -1 } }).message).toMatch(
+      /^RAISE_BUDGET: maxTurns/,
+    );
     expect(refusal({ type: "APPROVE_TOOL" }).command).toBe("APPROVE_TOOL");
     expect(refusal({ type: "RAISE_BUDGET", limits: { maxTurns: -1 } }).command).toBe("RAISE_BUDGET");
     expect(refusal({ toolCallId: "c1" }).command).toBeUndefined();
