@@ -7,6 +7,7 @@ import { CommandError, isCommandError } from "../../src/commands/command-error.j
 import { userMessage } from "../../src/loop/messages.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { supportTree } from "../subagents/support.js";
+import { assistant } from "../support/loop-context.js";
 import { testModel } from "../support/loop-harness.js";
 
 /** What `commandTarget` throws for `command` sent to `agent`: code, message and address, as data. */
@@ -84,26 +85,7 @@ describe("commandTarget: the one check of a command against the machines' state"
     const agent = idle();
     agent.setMessages([userMessage("again")]);
     expect(refusalOf(agent, { type: "CONTINUE" })).toBe("applies");
-    agent.setMessages([
-      { ...userMessage("q") },
-      {
-        role: "assistant",
-        content: [],
-        api: "x",
-        provider: "x",
-        model: "x",
-        usage: {
-          input: 0,
-          output: 0,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 0,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
-        stopReason: "stop",
-        timestamp: 1,
-      },
-    ]);
+    agent.setMessages([userMessage("q"), assistant([], "stop")]);
     expect(refusalOf(agent, { type: "CONTINUE" })).toMatchObject({ code: "refused" });
     agent.steer("first");
     agent.followUp("and then?");
