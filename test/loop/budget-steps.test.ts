@@ -53,6 +53,17 @@ function pausedAt(budget: BudgetExceeded["budget"]): BudgetExceeded {
   return { budget, limit: 1, used: 1, action: "pause", before: "modelCall", toolName: "t" };
 }
 
+/** A run with a budget whose reply called "a", a tool running a child agent, now in flight. */
+function childCallInFlight() {
+  const a: ToolCall = { type: "toolCall", id: "a", name: "child", arguments: {} };
+  return deepFreeze(
+    steps.recordReply(withLedger(ledgerOf({})), {
+      message: assistant([a], "toolUse"),
+      started: true,
+      sequential: false,
+    }).context,
+  );
+}
 describe("the budget before a model call", () => {
   it("no budget: no verdict, no pause, no stop, nothing reserved", () => {
     const ctx = withLedger(undefined);
@@ -245,14 +256,7 @@ describe("raising, continuing, descendants, wall time", () => {
   });
 
   it("a call waits while its descendant's last limit event paused it, and goes on after any later event", () => {
-    const a: ToolCall = { type: "toolCall", id: "a", name: "child", arguments: {} };
-    const ctx = deepFreeze(
-      steps.recordReply(withLedger(ledgerOf({})), {
-        message: assistant([a], "toolUse"),
-        started: true,
-        sequential: false,
-      }).context,
-    );
+    const ctx = childCallInFlight();
     const pause = { type: "budget_exceeded", ...pausedAt("maxTurns") } as AgentEvent;
     const loopPause = { type: "loop_detected", ...pausedAt("maxIdenticalCalls") } as AgentEvent;
     const warn = { type: "budget_exceeded", ...pausedAt("maxTurns"), action: "warn" } as AgentEvent;
@@ -328,14 +332,7 @@ describe("raising, continuing, descendants, wall time", () => {
   });
 
   it("a call not waiting stays so when no event came up", () => {
-    const a: ToolCall = { type: "toolCall", id: "a", name: "child", arguments: {} };
-    const ctx = deepFreeze(
-      steps.recordReply(withLedger(ledgerOf({})), {
-        message: assistant([a], "toolUse"),
-        started: true,
-        sequential: false,
-      }).context,
-    );
+    const ctx = childCallInFlight();
     expect(markDescendantPause(ctx, "a", []).run!.batch!.waiting ?? []).toEqual([]);
   });
 

@@ -1,19 +1,14 @@
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createCliSandbox, ProcessDriver, runTs, spawnTs } from "../support/cli-process.js";
-import { DATABASE_URL_VARIABLE } from "./require-server.js";
+import { scratchDatabase } from "./scratch-database.js";
 
-const serverUrl = process.env[DATABASE_URL_VARIABLE]!;
-const database = `cli_workers_${process.pid}`;
+const database = scratchDatabase(`cli_workers_${process.pid}`);
 const sandbox = createCliSandbox();
 const children: ProcessDriver[] = [];
 
 afterAll(async () => {
   for (const driver of children) if (driver.child.exitCode === null) driver.child.kill("SIGKILL");
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await database.drop();
   sandbox.cleanup();
 });
 
@@ -35,16 +30,11 @@ describe("`agentchart worker` and `agentchart --database-url`", () => {
   it("a worker process serves a prompt submitted from the command line, which streams the reply; SIGTERM stops it", {
     timeout: 60_000,
   }, async () => {
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    await admin.end();
-    const url = new URL(serverUrl);
-    url.pathname = `/${database}`;
+    const url = await database.create();
 
     // No worker yet: within seconds the submit says so and how to start one, and keeps waiting.
     const waiting = new ProcessDriver(
-      spawnTs("src/cli/main.ts", ["--database-url", url.toString(), "read README.md"], {
+      spawnTs("src/cli/main.ts", ["--database-url", url, "read README.md"], {
         cwd: sandbox.cwd,
         env: sandbox.env,
       }),
@@ -54,10 +44,10 @@ describe("`agentchart worker` and `agentchart --database-url`", () => {
     expect(waiting.stderr).toMatch(
       /session (\S+) \(queued\)\nNo worker has taken session \1 after 3 s\. Start one with\n/,
     );
-    expect(waiting.stderr).toContain(`  agentchart worker --database-url ${url.toString()}\n`);
+    expect(waiting.stderr).toContain(`  agentchart worker --database-url ${url}\n`);
 
     const worker = new ProcessDriver(
-      spawnTs("src/cli/main.ts", ["worker", "--database-url", url.toString(), "--concurrency", "2"], {
+      spawnTs("src/cli/main.ts", ["worker", "--database-url", url, "--concurrency", "2"], {
         cwd: sandbox.cwd,
         env: sandbox.env,
       }),
@@ -69,7 +59,7 @@ describe("`agentchart worker` and `agentchart --database-url`", () => {
     expect(await waiting.exited).toBe(0);
     expect(waiting.output).toContain("# demo");
 
-    const submitted = await runTs("src/cli/main.ts", ["--database-url", url.toString(), "read notes.txt"], {
+    const submitted = await runTs("src/cli/main.ts", ["--database-url", url, "read notes.txt"], {
       cwd: sandbox.cwd,
       env: sandbox.env,
     });
@@ -86,7 +76,7 @@ describe("`agentchart worker` and `agentchart --database-url`", () => {
       ),
     );
 
-    const missing = await runTs("src/cli/main.ts", ["--database-url", url.toString()], {
+    const missing = await runTs("src/cli/main.ts", ["--database-url", url], {
       cwd: sandbox.cwd,
       env: sandbox.env,
     });

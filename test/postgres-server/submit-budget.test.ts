@@ -3,39 +3,30 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { runSubmitCommand } from "../../src/cli/submit-command.js";
 import { ProcessDriver, repoRoot, spawnTs } from "../support/cli-process.js";
-import { DATABASE_URL_VARIABLE } from "./require-server.js";
+import { scratchDatabase } from "./scratch-database.js";
 
-const serverUrl = process.env[DATABASE_URL_VARIABLE]!;
-const database = `submit_budget_${process.pid}`;
+const database = scratchDatabase(`submit_budget_${process.pid}`);
 const children: ProcessDriver[] = [];
 
 afterAll(async () => {
   for (const driver of children) if (driver.child.exitCode === null) driver.child.kill("SIGKILL");
   await Promise.all(children.map((driver) => driver.exited));
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await database.drop();
 });
 
 describe("`agentchart --database-url` at a budget pause", () => {
   it("asks the person; `c` sends CONTINUE_ONCE and the worker finishes the run", {
     timeout: 60_000,
   }, async () => {
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    await admin.end();
-    const url = new URL(serverUrl);
-    url.pathname = `/${database}`;
-    const db = new pg.Client({ connectionString: url.toString() });
+    const url = await database.create();
+    const db = new pg.Client({ connectionString: url });
     await db.connect();
     await db.query(`CREATE SCHEMA agentchart`);
     await db.query(`CREATE TABLE agentchart.effects (key text PRIMARY KEY, attempts integer NOT NULL)`);
     await db.end();
 
     const worker = new ProcessDriver(
-      spawnTs("test/support/worker-child.ts", [url.toString(), "agentchart", "budget"], { cwd: repoRoot }),
+      spawnTs("test/support/worker-child.ts", [url, "agentchart", "budget"], { cwd: repoRoot }),
     );
     children.push(worker);
     await worker.waitFor("READY\n");
@@ -54,7 +45,7 @@ describe("`agentchart --database-url` at a budget pause", () => {
     });
     const code = await runSubmitCommand(
       "effect door",
-      { databaseUrl: url.toString(), session: "paused" },
+      { databaseUrl: url, session: "paused" },
       { cwd: "/w", env: {}, stdin, stdout, stderr },
     );
     expect(code).toBe(0);
