@@ -1,7 +1,12 @@
 import { Observable, Subject } from "rxjs";
 import { type AnyActorRef, createActor } from "xstate";
 import type { z } from "zod";
-import { type AddressedCommand, type AgentAddress, callKey } from "../commands/addressed-command.js";
+import {
+  type AddressedCommand,
+  type AgentAddress,
+  addressOf,
+  callKey,
+} from "../commands/addressed-command.js";
 import { checkBudget, checkBudgetLimits } from "../loop/budget-check.js";
 import { continueRefusal } from "../loop/continue-refusal.js";
 import { toMessage, userMessage } from "../loop/messages.js";
@@ -397,12 +402,12 @@ export class Agent<TOutput = unknown> {
    * it goes to that running sub-agent instead (throws when none runs there).
    */
   steer(message: AgentMessage | string, options: AgentAddress = {}): void {
-    this.send({ type: "STEER", message: toMessage(message), ...pathOf(options) });
+    this.send({ type: "STEER", message: toMessage(message), ...addressOf(options) });
   }
 
   /** Queues a message delivered when the agent (or the sub-agent at `agentPath`) would otherwise stop. */
   followUp(message: AgentMessage | string, options: AgentAddress = {}): void {
-    this.send({ type: "FOLLOW_UP", message: toMessage(message), ...pathOf(options) });
+    this.send({ type: "FOLLOW_UP", message: toMessage(message), ...addressOf(options) });
   }
 
   clearQueues(): void {
@@ -614,7 +619,7 @@ export class Agent<TOutput = unknown> {
    * Throws `CommandError` (`not_waiting`) when no such call is waiting.
    */
   approveToolCall(toolCallId: string, options: AgentAddress = {}): void {
-    this.send({ type: "APPROVE_TOOL", toolCallId, ...pathOf(options) });
+    this.send({ type: "APPROVE_TOOL", toolCallId, ...addressOf(options) });
   }
 
   /** Refuses a tool call waiting for approval (at `agentPath`): it gets an error result with the reason. */
@@ -623,7 +628,7 @@ export class Agent<TOutput = unknown> {
       type: "DENY_TOOL",
       toolCallId,
       ...(reason === undefined ? {} : { reason }),
-      ...pathOf(options),
+      ...addressOf(options),
     });
   }
 
@@ -641,7 +646,7 @@ export class Agent<TOutput = unknown> {
       toolCallId,
       result,
       ...(options.isError === undefined ? {} : { isError: options.isError }),
-      ...pathOf(options),
+      ...addressOf(options),
     });
   }
 
@@ -653,7 +658,7 @@ export class Agent<TOutput = unknown> {
    * `CommandError` `not_waiting` when that run does not wait at a budget limit; nothing is sent then.
    */
   raiseBudget(limits: BudgetLimits, options: AgentAddress = {}): void {
-    this.send({ type: "RAISE_BUDGET", limits, ...pathOf(options) });
+    this.send({ type: "RAISE_BUDGET", limits, ...addressOf(options) });
   }
 
   /**
@@ -663,7 +668,7 @@ export class Agent<TOutput = unknown> {
    * Contract: throws `CommandError` (`not_waiting`) when that run does not wait at a budget limit.
    */
   continuePastBudget(options: AgentAddress = {}): void {
-    this.send({ type: "CONTINUE_ONCE", ...pathOf(options) });
+    this.send({ type: "CONTINUE_ONCE", ...addressOf(options) });
   }
 
   #send(event: Parameters<AgentActor["send"]>[0]): void {
@@ -824,11 +829,6 @@ function startingAs(implementations: AgentImplementations, name: string, model: 
     toolNames: handoff.tools.map((tool) => tool.name),
     model: handoff.model ?? model,
   };
-}
-
-/** The `agentPath` of a shorthand's options, as a command carries it (absent for the root). */
-function pathOf(options: AgentAddress): AgentAddress {
-  return options.agentPath?.length ? { agentPath: [...options.agentPath] } : {};
 }
 
 function answersCall(command: AddressedCommand): command is CallAnswer {

@@ -21,6 +21,20 @@ export interface AgentAddress {
  */
 export type AddressedCommand = AgentCommand & AgentAddress;
 
+/**
+ * The address as a command carries it: the path copied, absent for the root (an empty path is the
+ * root's), so one address has one spelling.
+ *
+ * Contract: pure; never throws.
+ *
+ * ```ts
+ * const command: AddressedCommand = { type: "ABORT", ...addressOf({ agentPath: [] }) }; // { type: "ABORT" }
+ * ```
+ */
+export function addressOf(address: AgentAddress): AgentAddress {
+  return address.agentPath?.length ? { agentPath: [...address.agentPath] } : {};
+}
+
 /** A tool call anywhere in the tree: its id and the path of the agent that made it. */
 export interface CallAddress extends AgentAddress {
   toolCallId: string;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { checkBudgetLimits } from "../loop/budget-check.js";
 import type { BudgetLimits } from "../types/budget.js";
-import type { AddressedCommand } from "./addressed-command.js";
+import { type AddressedCommand, addressOf } from "./addressed-command.js";
 import { CommandError } from "./command-error.js";
 
 // The commands a process takes from outside — an AG-UI client, a PostgreSQL command row, a CLI line:
@@ -104,7 +104,8 @@ export function parseAgentCommand(json: unknown): CommandFromOutside {
       throw new CommandError("invalid_command", (error as Error).message, { command: command.type });
     }
   }
-  return withoutEmpty(withTimestamps(command)) as CommandFromOutside;
+  const { agentPath: _, ...rest } = withTimestamps(command);
+  return { ...rest, ...addressOf(command) } as CommandFromOutside;
 }
 
 /** 0.2's lowercase spellings, in the machine's vocabulary (other values as they are). */
@@ -145,11 +146,4 @@ function withTimestamps<T extends object>(command: T): T {
   if (value.messages) return { ...command, messages: value.messages.map(stamp) };
   if (value.message) return { ...command, message: stamp(value.message) };
   return command;
-}
-
-/** An empty `agentPath` is the root's: dropped, so one command has one spelling. */
-function withoutEmpty<T extends { agentPath?: readonly string[] }>(command: T): T {
-  if (command.agentPath?.length !== 0) return command;
-  const { agentPath: _, ...rest } = command;
-  return rest as T;
 }

@@ -1,7 +1,12 @@
 import type PgBoss from "pg-boss";
 import { defer, EMPTY, type Observable, switchMap } from "rxjs";
-import type { AgentAddress } from "../commands/addressed-command.js";
-import { type AddressedCommand, type CallAddress, callOfKey } from "../commands/addressed-command.js";
+import {
+  type AddressedCommand,
+  type AgentAddress,
+  addressOf,
+  type CallAddress,
+  callOfKey,
+} from "../commands/addressed-command.js";
 import { CommandError } from "../commands/command-error.js";
 import { parseAgentCommand } from "../commands/parse-command.js";
 import { userMessage } from "../loop/messages.js";
@@ -277,13 +282,13 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
     followUp: (sessionId, text) => send(sessionId, { type: "FOLLOW_UP", message: userMessage(text) }),
     abort: (sessionId) => send(sessionId, { type: "ABORT" }),
     approve: (sessionId, toolCallId, decisionOptions = {}) =>
-      send(sessionId, { type: "APPROVE_TOOL", toolCallId, ...pathOf(decisionOptions) }),
+      send(sessionId, { type: "APPROVE_TOOL", toolCallId, ...addressOf(decisionOptions) }),
     deny: (sessionId, toolCallId, reason, decisionOptions = {}) =>
       send(sessionId, {
         type: "DENY_TOOL",
         toolCallId,
         ...(reason === undefined ? {} : { reason }),
-        ...pathOf(decisionOptions),
+        ...addressOf(decisionOptions),
       }),
     watch: watch as AgentClient["watch"],
     async startRun(sessionId, runId, prompt, runOptions = {}) {
@@ -305,9 +310,4 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
       await pool.end();
     },
   };
-}
-
-/** The `agentPath` field of a command (none for the root agent). */
-function pathOf(options: AgentAddress): AgentAddress {
-  return options.agentPath && options.agentPath.length > 0 ? { agentPath: [...options.agentPath] } : {};
 }
