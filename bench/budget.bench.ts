@@ -6,11 +6,19 @@
 // round-robin, paired ratio to the agent without a budget (issue 31: the checks cost < 2 % of a
 // round-trip).
 //
+// A second figure, a delegation: the root's answer calls an agent tool whose child makes that same
+// round-trip (2 model calls, 4 parallel tool calls), then the root answers. With a budget on the root
+// (none on the child), each of the child's six calls is reserved with the root's ledger before it
+// starts (RESERVE up, RESERVATION down); the paired ratio to the same tree without a budget is what the
+// shared ledger costs.
+//
 //   node --expose-gc --import tsx bench/budget.bench.ts [--rounds N]
+
+import { z } from "zod";
 import { checkModelCall, checkToolCall, openLedger, settleReply } from "../src/loop/budget-ledger.js";
 import { AGENTCHART_BUILD, core } from "./agentchart-build.js";
 import { fmtRatio, fmtSummary, pairedRatio, roundRobin, summarize, table } from "./common.js";
-import { FAUX_MODEL, type Script } from "./faux.js";
+import { FAUX_MODEL, type Script, TOOL_NAMES } from "./faux.js";
 import { ourFauxStreamFn, ourTools } from "./loop-runners.js";
 
 const argv = process.argv.slice(2);
@@ -34,6 +42,42 @@ const BUDGET = {
 };
 
 type Variant = "no budget" | "budget";
+type TreeVariant = "tree, no budget" | "tree, budget on the root";
+
+/** An agent tool named like the faux's first tool: its child makes the bench's round-trip. */
+const delegate = core.defineAgentTool({
+  name: TOOL_NAMES[0],
+  description: "Delegates to a child agent",
+  parameters: z.object({ path: z.string() }),
+  input: ({ path }) => `look at ${path}`,
+  agent: { streamFn: ourFauxStreamFn(script) as any, tools: ourTools, toolExecution: "parallel" },
+});
+
+/** Microseconds per delegation (root call → child's round-trip → root's answer), over fresh roots. */
+async function perDelegation(variant: TreeVariant): Promise<number> {
+  const roots = Array.from(
+    { length: AGENTS },
+    () =>
+      new core.Agent({
+        model: FAUX_MODEL as any,
+        streamFn: ourFauxStreamFn({ tools: 1, deltas: script.deltas }) as any,
+        tools: [delegate],
+        ...(variant === "tree, budget on the root" ? { budget: BUDGET } : {}),
+      }),
+  );
+  const start = performance.now();
+  for (const root of roots)
+    for (let index = 0; index < PROMPTS; index++) {
+      const result = await root.prompt("go");
+      if (result.stopReason !== "stop")
+        throw new Error(`${variant}: the run ended with ${result.stopReason}`);
+    }
+  const elapsed = performance.now() - start;
+  for (const root of roots)
+    if (root.state.messages.length !== PROMPTS * 4)
+      throw new Error(`${variant}: ${root.state.messages.length} messages, expected ${PROMPTS * 4}`);
+  return (elapsed * 1e3) / (AGENTS * PROMPTS);
+}
 
 /** Microseconds per round-trip (a prompt, its tool calls, the final answer), over fresh agents. */
 async function perRoundTrip(variant: Variant): Promise<number> {
@@ -105,10 +149,14 @@ const figures = await roundRobin(
       measure: () => perRoundTrip(variant),
     })),
     { name: "ledger", measure: async () => ledgerPerRoundTrip() },
+    ...(["tree, no budget", "tree, budget on the root"] as const).map((variant) => ({
+      name: variant,
+      measure: () => perDelegation(variant),
+    })),
   ],
   { rounds, warmup: 2, log: (text) => process.stderr.write(`${text}\n`) },
 );
-const get = (name: Variant | "ledger") => figures.get(name)!;
+const get = (name: Variant | TreeVariant | "ledger") => figures.get(name)!;
 console.log(
   `### Per round-trip (prompt → 4 parallel tool calls → 20-delta answer), ${AGENTS} agents × ${PROMPTS} prompts, µs\n`,
 );
@@ -128,6 +176,23 @@ console.log(
         fmtSummary(summarize(get("ledger"))),
         `${fmtRatio(pairedRatio(get("ledger"), get("no budget")))} of a round-trip`,
         "< 0.02×",
+      ],
+    ],
+  ),
+);
+console.log(
+  `\n### Per delegation (root call → the child's round-trip, its 6 calls reserved with the root → root's answer), µs\n`,
+);
+console.log(
+  table(
+    ["tree", "µs per delegation", "ratio to no budget", "target"],
+    [
+      ["no budget", fmtSummary(summarize(get("tree, no budget"))), "1×", "baseline"],
+      [
+        "every limit set on the root (the child's calls reserved above)",
+        fmtSummary(summarize(get("tree, budget on the root"))),
+        `**${fmtRatio(pairedRatio(get("tree, budget on the root"), get("tree, no budget")))}**`,
+        "< 1.02×",
       ],
     ],
   ),

@@ -39,9 +39,12 @@ export type {
 export type {
   AgentEventsEvent,
   ExecutionEvent,
+  ReservationEvent,
+  ReserveEvent,
   SubAgentEndedEvent,
   SubAgentEventsEvent,
   SubAgentReadyEvent,
+  SubAgentReserveEvent,
   ToolAwaitingEvent,
   ToolCallEvent,
   ToolPreparedEvent,

@@ -93,9 +93,11 @@ export type {
   BudgetLedger,
   BudgetLimits,
   BudgetName,
+  BudgetReservation,
   BudgetUsage,
   LoopBreakerName,
   RequestEstimate,
+  ReservationAnswer,
 } from "./types/budget.js";
 export type { AgentEventType, OwnAgentEvent } from "./types/events.js";
 export type { GuardrailNames, GuardrailOutcome } from "./types/guardrail.js";

@@ -51,6 +51,14 @@ export default createMachine({
       ],
       description: "A child agent's events: emitted with their agentPath (and passed up by a sub-agent).",
     },
+    RESERVATION: {
+      actions: [
+        {
+          type: "passReservationDown",
+        },
+      ],
+      description: "An ancestor's answer to a reservation of a sub-agent below: on down its path.",
+    },
   },
   states: {
     idle: {
@@ -333,11 +341,47 @@ export default createMachine({
                   actions: ["stopForBudget", "endRun"],
                 },
                 {
+                  target: "#agent.running.preparingTurn.reserving",
+                  guard: "reservesWithAncestors",
+                  actions: ["reserveModelCall"],
+                },
+                {
                   target: "#agent.running.streaming",
                   guard: "inboxEmpty",
                   actions: ["reserveModelCall"],
                 },
               ],
+            },
+            reserving: {
+              description:
+                "A sub-agent whose ancestors keep a budget: its model call, reserved in its own ledger, waits for theirs (RESERVATION). An ancestor at a pause limit holds it; one at a stop limit refuses it and the run ends.",
+              entry: [
+                {
+                  type: "requestModelCallReservation",
+                },
+              ],
+              on: {
+                RESERVATION: [
+                  {
+                    target: "#agent.running.streaming",
+                    guard: {
+                      type: "ownReservationGranted",
+                    },
+                  },
+                  {
+                    target: "#agent.idle",
+                    guard: {
+                      type: "ownReservation",
+                    },
+                    actions: [
+                      {
+                        type: "stopAtAncestorBudget",
+                      },
+                      "endRun",
+                    ],
+                  },
+                ],
+              },
             },
             budgetExceeded: {
               description:
@@ -690,6 +734,26 @@ export default createMachine({
                 },
               ],
             },
+            SUB_AGENT_RESERVE: {
+              actions: [
+                {
+                  type: "admitSubAgentCall",
+                },
+              ],
+              description:
+                "A sub-agent's call, checked against this run's ledger: admitted (and sent up if this agent shares its ancestors' ledgers), held at a pause limit, or refused at a stop limit.",
+            },
+            RESERVATION: {
+              guard: {
+                type: "ownReservation",
+              },
+              actions: [
+                {
+                  type: "reservedToolCall",
+                },
+              ],
+              description: "The ancestors' answer for this sub-agent's tool call: it starts, or is refused.",
+            },
             "xstate.done.actor.*": {
               actions: [
                 {
@@ -787,10 +851,10 @@ export default createMachine({
               ],
               on: {
                 RAISE_BUDGET: {
-                  actions: ["raiseBudget", "advanceToolBatch"],
+                  actions: ["raiseBudget", "advanceToolBatch", "admitHeldReservations"],
                 },
                 CONTINUE_ONCE: {
-                  actions: ["continueOnce", "advanceToolBatch"],
+                  actions: ["continueOnce", "advanceToolBatch", "admitHeldReservations"],
                 },
               },
               always: {

@@ -263,6 +263,14 @@ export default createMachine({
         ABORT: {
           actions: ["abortSubAgent"],
         },
+        RESERVE: {
+          actions: ["forwardReservation"],
+          description: "A call of the child (or below it) climbs to this call's agent to be reserved.",
+        },
+        RESERVATION: {
+          actions: ["answerSubAgent"],
+          description: "The answer to a reservation, on its way down.",
+        },
       },
     },
     collecting: {

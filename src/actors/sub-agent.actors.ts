@@ -127,6 +127,7 @@ export function prepareSubAgentActor(implementations: AgentImplementations) {
         },
         prompt: promptOf(definition.input(args)),
         ...(spec.output ? { output: outputStateOf(spec.output) } : {}),
+        ...(agent.sharesLedger ? { sharesLedger: true } : {}),
       };
       preparedSpecs.set(start, spec);
       sendBack({ type: "SUB_AGENT_READY", start } satisfies SubAgentReadyEvent);

@@ -5,6 +5,7 @@ import type {
   BudgetLedger,
   BudgetLimits,
   BudgetName,
+  BudgetReservation,
   BudgetUsage,
   LoopBreakerName,
   RequestEstimate,
@@ -119,6 +120,51 @@ export function actionOf(budget: AgentBudget, name: BudgetName): BudgetAction {
 /** Nothing expected: a model call whose request was not estimated. */
 const NO_ESTIMATE: RequestEstimate = { tokens: 0, costUsd: 0 };
 
+/** A limit passed, before the call and its tool are named. */
+type Overrun = Omit<BudgetExceeded, "action" | "before">;
+
+/** A count past its cap once one more is reserved. */
+function countPast(budget: BudgetName, limit: number | undefined, used: number): Overrun | undefined {
+  return limit !== undefined && used + 1 > limit ? { budget, limit, used } : undefined;
+}
+
+/**
+ * A total that reached its limit, or would pass it with the calls in flight (`inFlight`: sub-agents'
+ * model calls reserved and not yet settled) and this one's estimate (`expected`) reserved.
+ */
+function totalPast(
+  budget: BudgetName,
+  limit: number | undefined,
+  used: number,
+  expected: number,
+  inFlight = 0,
+): Overrun | undefined {
+  if (limit === undefined || (used < limit && used + inFlight + expected <= limit)) return undefined;
+  return { budget, limit, used, ...(expected > 0 ? { estimate: expected } : {}) };
+}
+
+/** What sub-agents' model calls in flight reserved and no reply has settled yet. */
+function inFlightBelow(ledger: BudgetLedger): RequestEstimate {
+  let tokens = 0;
+  let costUsd = 0;
+  for (const estimate of Object.values(ledger.reservedBelow ?? {})) {
+    tokens += estimate.tokens;
+    costUsd += estimate.costUsd;
+  }
+  return { tokens, costUsd };
+}
+
+/** The first of a model call's totals (tokens, cost, wall time) it would pass with `estimate` reserved. */
+function modelCallTotalPast(ledger: BudgetLedger, estimate: RequestEstimate): Overrun | undefined {
+  const { budget, usage } = ledger;
+  const below = inFlightBelow(ledger);
+  return (
+    totalPast("maxTokens", budget.maxTokens, usage.tokens, estimate.tokens, below.tokens) ??
+    totalPast("maxCostUsd", budget.maxCostUsd, usage.costUsd, estimate.costUsd, below.costUsd) ??
+    totalPast("maxWallMs", budget.maxWallMs, usage.wallMs, 0)
+  );
+}
+
 /**
  * The first limit a model call would go past: a count reserved past its cap, or a total that reached
  * its limit or would pass it with the request's estimate reserved.
@@ -128,22 +174,11 @@ function modelCallOverrun(
   estimate: RequestEstimate,
 ): Omit<BudgetExceeded, "action"> | undefined {
   const { budget, usage } = ledger;
-  const count = (budget: BudgetName, limit: number | undefined, used: number) =>
-    limit !== undefined && used + 1 > limit
-      ? { budget, limit, used, before: "modelCall" as const }
-      : undefined;
-  const total = (budget: BudgetName, limit: number | undefined, used: number, expected: number) =>
-    limit !== undefined && (used >= limit || used + expected > limit)
-      ? { budget, limit, used, before: "modelCall" as const, ...(expected > 0 ? { estimate: expected } : {}) }
-      : undefined;
-  return (
-    count("maxModelCalls", budget.maxModelCalls, usage.modelCalls) ??
-    count("maxTurns", budget.maxTurns, usage.turns) ??
-    total("maxTokens", budget.maxTokens, usage.tokens, estimate.tokens) ??
-    total("maxCostUsd", budget.maxCostUsd, usage.costUsd, estimate.costUsd) ??
-    total("maxWallMs", budget.maxWallMs, usage.wallMs, 0) ??
-    repeatedReplyOverrun(ledger, "modelCall")
-  );
+  const overrun =
+    countPast("maxModelCalls", budget.maxModelCalls, usage.modelCalls) ??
+    countPast("maxTurns", budget.maxTurns, usage.turns) ??
+    modelCallTotalPast(ledger, estimate);
+  return overrun ? { ...overrun, before: "modelCall" } : repeatedReplyOverrun(ledger, "modelCall");
 }
 
 /** The run's last replies repeat one another past `maxRepeatedReplies`. */
@@ -178,27 +213,33 @@ function loopingCallOverrun(
 /** The first limit `call` would go past. */
 function toolCallOverrun(ledger: BudgetLedger, call: ToolCall): Omit<BudgetExceeded, "action"> | undefined {
   const { budget, usage } = ledger;
-  const toolName = call.name;
-  if (budget.maxToolCalls !== undefined && usage.toolCalls + 1 > budget.maxToolCalls)
-    return {
-      budget: "maxToolCalls",
-      limit: budget.maxToolCalls,
-      used: usage.toolCalls,
-      before: "toolCall",
-      toolName,
-    };
-  const used = usage.toolCallsByTool[toolName] ?? 0;
-  if (budget.maxToolCallsPerTool !== undefined && used + 1 > budget.maxToolCallsPerTool)
-    return {
-      budget: "maxToolCallsPerTool",
-      limit: budget.maxToolCallsPerTool,
-      used,
-      before: "toolCall",
-      toolName,
-    };
-  if (budget.maxWallMs !== undefined && usage.wallMs >= budget.maxWallMs)
-    return { budget: "maxWallMs", limit: budget.maxWallMs, used: usage.wallMs, before: "toolCall", toolName };
-  return loopingCallOverrun(ledger, call) ?? repeatedReplyOverrun(ledger, "toolCall", toolName);
+  const overrun =
+    countPast("maxToolCalls", budget.maxToolCalls, usage.toolCalls) ??
+    countPast("maxToolCallsPerTool", budget.maxToolCallsPerTool, usage.toolCallsByTool[call.name] ?? 0) ??
+    totalPast("maxWallMs", budget.maxWallMs, usage.wallMs, 0);
+  if (overrun) return { ...overrun, before: "toolCall", toolName: call.name };
+  return loopingCallOverrun(ledger, call) ?? repeatedReplyOverrun(ledger, "toolCall", call.name);
+}
+
+/**
+ * The first limit of this run a sub-agent's call would go past: for a model call, the run's model calls
+ * and its totals with the call's estimate; for a tool call, the run's tool calls and wall time. (The
+ * run's turns, per-tool counts and loop breakers count its own calls only.)
+ */
+function subAgentCallOverrun(
+  ledger: BudgetLedger,
+  reservation: BudgetReservation,
+): Omit<BudgetExceeded, "action"> | undefined {
+  const { budget, usage } = ledger;
+  const overrun =
+    reservation.before === "modelCall"
+      ? (countPast("maxModelCalls", budget.maxModelCalls, usage.modelCalls) ??
+        modelCallTotalPast(ledger, reservation.estimate ?? NO_ESTIMATE))
+      : (countPast("maxToolCalls", budget.maxToolCalls, usage.toolCalls) ??
+        totalPast("maxWallMs", budget.maxWallMs, usage.wallMs, 0));
+  if (!overrun) return undefined;
+  const toolName = reservation.toolName ? { toolName: reservation.toolName } : {};
+  return { ...overrun, before: reservation.before, ...toolName, subAgentPath: reservation.path };
 }
 
 /**
@@ -241,6 +282,36 @@ export function checkToolCall(ledger: BudgetLedger, call: ToolCall, now: number)
   return { ...verdict, ledger: { ...verdict.ledger, calls } };
 }
 
+/**
+ * Checks a sub-agent's call (`reservation`, on its way up) against this run's ledger clocked in at
+ * `now` and, if it may start, reserves it here: a model call (and its estimate, until the sub-agent's
+ * reply settles it) or a tool call. One sub-agent has one model call in flight at a time.
+ *
+ * Contract: pure; never throws.
+ */
+export function checkSubAgentCall(
+  ledger: BudgetLedger,
+  reservation: BudgetReservation,
+  now: number,
+): BudgetVerdict {
+  const clocked = clockIn(ledger, now);
+  const modelCall = reservation.before === "modelCall";
+  const verdict = decide(clocked, subAgentCallOverrun(clocked, reservation), (usage) =>
+    modelCall ? { ...usage, modelCalls: usage.modelCalls + 1 } : { ...usage, toolCalls: usage.toolCalls + 1 },
+  );
+  if (!verdict.go || !modelCall || !reservation.estimate) return verdict;
+  const reservedBelow = {
+    ...verdict.ledger.reservedBelow,
+    [pathKey(reservation.path)]: reservation.estimate,
+  };
+  return { ...verdict, ledger: { ...verdict.ledger, reservedBelow } };
+}
+
+/** The key of a path down to a sub-agent in `reservedBelow`. */
+function pathKey(path: readonly string[]): string {
+  return path.join("/");
+}
+
 /** The ledger with a failure of `call` (an error result) remembered for `maxFailedRepeats`. */
 export function recordCallFailure(ledger: BudgetLedger, call: ToolCall): BudgetLedger {
   const signature = callSignature(call);
@@ -275,13 +346,17 @@ export function settleReply(ledger: BudgetLedger, message: AssistantMessage): Bu
   const repeats = signature === ledger.lastReply ? (ledger.replyRepeats ?? 0) + 1 : 0;
   const { reserved, ...rest } = ledger;
   const settled = { ...rest, lastReply: signature, replyRepeats: repeats };
-  if (message.usage || !reserved) return countReply(settled, message);
+  return message.usage || !reserved ? countReply(settled, message) : countEstimate(settled, reserved);
+}
+
+/** The ledger with an estimate counted as used (a reply that reported no usage). */
+function countEstimate(ledger: BudgetLedger, estimate: RequestEstimate): BudgetLedger {
   return {
-    ...settled,
+    ...ledger,
     usage: {
-      ...settled.usage,
-      tokens: settled.usage.tokens + reserved.tokens,
-      costUsd: settled.usage.costUsd + reserved.costUsd,
+      ...ledger.usage,
+      tokens: ledger.usage.tokens + estimate.tokens,
+      costUsd: ledger.usage.costUsd + estimate.costUsd,
     },
   };
 }
@@ -301,17 +376,27 @@ function countReply(ledger: BudgetLedger, message: AssistantMessage): BudgetLedg
 }
 
 /**
- * The ledger with what a descendant agent used (its events, on their way up): each model reply's
- * tokens, cost and call, each tool call it started.
+ * The ledger with what the sub-agent run by the call `toolCallId` (or one below it) used, from its events
+ * on their way up: each reply's reported tokens and cost, in place of the estimate its model call
+ * reserved here (a reply that reports no usage counts that estimate). Its calls were counted when they
+ * were reserved (`checkSubAgentCall`).
  */
-export function countDescendantEvents(ledger: BudgetLedger, events: readonly AgentEvent[]): BudgetLedger {
+export function countDescendantEvents(
+  ledger: BudgetLedger,
+  toolCallId: string,
+  events: readonly AgentEvent[],
+): BudgetLedger {
   let counted = ledger;
   for (const event of events) {
-    if (event.type === "message_end" && (event.message as AssistantMessage).role === "assistant") {
-      counted = countReply(counted, event.message as AssistantMessage);
-      counted = { ...counted, usage: { ...counted.usage, modelCalls: counted.usage.modelCalls + 1 } };
-    } else if (event.type === "tool_execution_start")
-      counted = { ...counted, usage: { ...counted.usage, toolCalls: counted.usage.toolCalls + 1 } };
+    if (event.type !== "message_end" || (event.message as AssistantMessage).role !== "assistant") continue;
+    const message = event.message as AssistantMessage;
+    const key = pathKey([toolCallId, ...(event.agentPath ?? [])]);
+    const estimate = counted.reservedBelow?.[key];
+    if (estimate) {
+      const { [key]: _settled, ...rest } = counted.reservedBelow!;
+      counted = { ...counted, reservedBelow: rest };
+    }
+    counted = message.usage || !estimate ? countReply(counted, message) : countEstimate(counted, estimate);
   }
   return counted;
 }

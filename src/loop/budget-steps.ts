@@ -37,25 +37,29 @@ export function modelCallVerdict(ctx: AgentMachineContext): BudgetVerdict | unde
   if (!verdict) {
     verdict = ledger.stoppedBy
       ? { go: false, ledger, exceeded: ledger.stoppedBy }
-      : checkModelCall(ledger, Date.now(), requestEstimate(ctx, ledger));
+      : checkModelCall(ledger, Date.now(), limitsTotals(ledger) ? requestEstimate(ctx) : undefined);
     verdicts.set(ledger, verdict);
   }
   return verdict;
 }
 
 /**
- * What the next model call is expected to use, for a run with a token or cost limit: its input (the
- * transcript's last reported usage plus characters / 4 of what came after, and the system prompt) and
- * its output cap when the request sets one (`maxTokens`), priced with the model's `cost`.
+ * What the next model call is expected to use: its input (the transcript's last reported usage plus
+ * characters / 4 of what came after, and the system prompt) and its output cap when the request sets
+ * one (`maxTokens`), priced with the model's `cost`.
  */
-function requestEstimate(ctx: AgentMachineContext, ledger: BudgetLedger): RequestEstimate | undefined {
-  if (ledger.budget.maxTokens === undefined && ledger.budget.maxCostUsd === undefined) return undefined;
+export function requestEstimate(ctx: AgentMachineContext): RequestEstimate {
   const input =
     estimateContextTokens(ctx.messages).tokens +
     (ctx.systemPrompt ? estimateTokens(userMessage(ctx.systemPrompt)) : 0);
   const output = ctx.streamOptions.maxTokens ?? 0;
   const price = ctx.model.cost;
   return { tokens: input + output, costUsd: price ? (input * price.input + output * price.output) / 1e6 : 0 };
+}
+
+/** Whether a ledger limits tokens or cost (its model calls then reserve their request's estimate). */
+function limitsTotals(ledger: BudgetLedger): boolean {
+  return ledger.budget.maxTokens !== undefined || ledger.budget.maxCostUsd !== undefined;
 }
 
 /** The next model call must wait at a limit (`pause`). */
@@ -154,14 +158,18 @@ export function markDescendantPause(
   return markWaiting(ctx, toolCallId, waits);
 }
 
-/** What a descendant agent used (its events on their way up), added to this run's totals. */
+/**
+ * What the sub-agent run by the call `toolCallId` (or one below it) used, from its events on their way
+ * up, added to this run's totals.
+ */
 export function countDescendants(
   ctx: AgentMachineContext,
+  toolCallId: string,
   events: readonly AgentEvent[],
 ): AgentMachineContext {
   const ledger = ctx.run?.ledger;
   if (!ledger) return ctx;
-  return { ...ctx, run: { ...ctx.run!, ledger: countDescendantEvents(ledger, events) } };
+  return { ...ctx, run: { ...ctx.run!, ledger: countDescendantEvents(ledger, toolCallId, events) } };
 }
 
 /** Whether the run waits at a budget limit. */

@@ -6,7 +6,7 @@ import type {
   ToolCallOutcome,
 } from "../machines/agent/agent.context.js";
 import type { ResumedCallState } from "../machines/agent/agent.events.js";
-import type { AgentBudget } from "../types/budget.js";
+import type { AgentBudget, ReservationAnswer } from "../types/budget.js";
 import type { AgentEvent } from "../types/events.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../types/messages.js";
 import type { RunOutputState, RunStopReason } from "../types/output.js";
@@ -360,8 +360,14 @@ export function closeTurn(ctx: AgentMachineContext): StepResult {
   return step.result();
 }
 
-/** A command for the machine: spawn a call's actor, or let prepared calls execute. */
-export type ToolBatchCommand = { kind: "spawn"; call: ToolCall } | { kind: "execute"; ids: string[] };
+/**
+ * A command for the machine: spawn a call's actor, let prepared calls execute, or reserve a call with
+ * the ancestors' ledgers (a sub-agent that shares them) before it is spawned.
+ */
+export type ToolBatchCommand =
+  | { kind: "spawn"; call: ToolCall }
+  | { kind: "execute"; ids: string[] }
+  | { kind: "reserve"; call: ToolCall };
 
 /** Moves the batch forward: the next preflight, or the prepared calls that may execute now. */
 export function advanceToolBatch(ctx: AgentMachineContext): StepResult & { command?: ToolBatchCommand } {
@@ -381,6 +387,10 @@ export function advanceToolBatch(ctx: AgentMachineContext): StepResult & { comma
     // The budget reserves the call before it starts; a refused call is answered and the next one checked.
     const admitted = checkToolStart(step, next.call);
     if (admitted === "wait") held = true;
+    if (admitted === "reserve") {
+      step.setRun({ batch: { ...step.run.batch!, reserving: next.call.id } });
+      return { ...step.result(), command: { kind: "reserve", call: next.call } };
+    }
     if (admitted !== "start") continue;
     step.setRun({ batch: withPhase(step.run.batch!, next.call.id, "preparing") });
     startToolCall(step, next.call);
@@ -390,12 +400,15 @@ export function advanceToolBatch(ctx: AgentMachineContext): StepResult & { comma
 
 /**
  * Checks the call the batch is about to start against the ledger (inside `advanceToolBatch`'s step):
- * `start` — reserved, a warning emitted if any; `wait` — the run pauses (`budget_exceeded`); `refused`
- * — a `stop` limit: the call is answered with the stop text and the run ends at its next model call.
+ * `start` — reserved, a warning emitted if any; `reserve` — reserved here, and the ancestors' ledgers
+ * must admit it too (a sub-agent that shares them); `wait` — the run pauses (`budget_exceeded`);
+ * `refused` — a `stop` limit: the call is answered with the stop text and the run ends at its next model
+ * call.
  */
-function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused" {
+function checkToolStart(step: Step, call: ToolCall): "start" | "reserve" | "wait" | "refused" {
+  const admitted = step.context.sharesLedger ? "reserve" : "start";
   const ledger = step.run.ledger;
-  if (!ledger) return "start";
+  if (!ledger) return admitted;
   if (ledger.paused) return "wait";
   if (ledger.stoppedBy) {
     startToolCall(step, call);
@@ -411,7 +424,7 @@ function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused
       const notice = loopNotice(verdict.warning);
       if (notice) step.setRun({ inbox: [...step.run.inbox, { message: notice }] });
     }
-    return "start";
+    return admitted;
   }
   const exceeded = verdict.exceeded;
   step.emit(budgetExceededEvent(exceeded));
@@ -423,6 +436,36 @@ function checkToolStart(step: Step, call: ToolCall): "start" | "wait" | "refused
   startToolCall(step, call);
   endToolCall(step, errorOutcome(call, budgetStopText(exceeded)));
   return "refused";
+}
+
+/**
+ * `RESERVATION` for the call the batch reserves with the ancestors' ledgers (`batch.reserving`): granted,
+ * it starts (its actor is spawned); refused (an ancestor's `stop` limit), it is answered with the stop
+ * text, the run ends at its next model call, and the batch moves on.
+ */
+export function answerToolCallReservation(
+  ctx: AgentMachineContext,
+  answer: ReservationAnswer,
+): StepResult & { command?: ToolBatchCommand } {
+  const batch = ctx.run?.batch;
+  const call = batch?.calls.find((each) => each.id === batch.reserving);
+  if (!call) return { context: ctx, events: [] };
+  const step = new Step(ctx);
+  step.setRun({ batch: { ...batch!, reserving: undefined } });
+  startToolCall(step, call);
+  if (answer.granted) {
+    step.setRun({ batch: withPhase(step.run.batch!, call.id, "preparing") });
+    return { ...step.result(), command: { kind: "spawn", call } };
+  }
+  const ledger = step.run.ledger;
+  step.setRun({
+    stopReason: "budget",
+    ...(ledger ? { ledger: { ...ledger, stoppedBy: answer.exceeded } } : {}),
+  });
+  endToolCall(step, errorOutcome(call, budgetStopText(answer.exceeded)));
+  const refused = step.result();
+  const next = advanceToolBatch(refused.context);
+  return { ...next, events: [...refused.events, ...next.events] };
 }
 
 /** Whether the call has a running child actor (spawned and not yet settled). */

@@ -71,7 +71,7 @@ export function withPhase(batch: ToolBatch, id: string | readonly string[], phas
  * one. `holdPending`: no pending call may start (the run's budget holds them), the prepared ones run.
  */
 export function nextBatchStep(batch: ToolBatch, holdPending = false): BatchStep {
-  if (batch.pollingSteering) return { kind: "wait" };
+  if (batch.pollingSteering || batch.reserving !== undefined) return { kind: "wait" };
   let firstPending: ToolCall | undefined;
   const prepared: string[] = [];
   for (const call of batch.calls) {

@@ -79,6 +79,11 @@ export interface BudgetExceeded {
   toolName?: string;
   /** For `maxTokens` / `maxCostUsd`: what the held model call would have reserved (its request's estimate). */
   estimate?: number;
+  /**
+   * The held call is a sub-agent's, reserved against this run's ledger: the tool call ids from the agent
+   * that reports the limit down to that sub-agent.
+   */
+  subAgentPath?: string[];
 }
 
 /** A run held at a budget limit or a loop breaker (see docs/budgets.md), at any depth of the tree. */
@@ -92,6 +97,23 @@ export interface RequestEstimate {
   tokens: number;
   costUsd: number;
 }
+
+/**
+ * A sub-agent's call asked of its ancestors' ledgers before it starts (see docs/budgets.md,
+ * "Sub-agents"): it climbs from the sub-agent to each ancestor whose run has a budget, and each admits,
+ * holds (`pause`) or refuses (`stop`) it. Plain data.
+ */
+export interface BudgetReservation {
+  /** The tool call ids from the agent it has reached down to the sub-agent whose call it is. */
+  path: string[];
+  /** A model call (with its request's estimate) or a call of the tool `toolName`. */
+  before: "modelCall" | "toolCall";
+  toolName?: string;
+  estimate?: RequestEstimate;
+}
+
+/** An ancestor's answer to a reservation: the call may start, or a `stop` limit refused it. */
+export type ReservationAnswer = { granted: true } | { granted: false; exceeded: BudgetExceeded };
 
 /** A run's ledger: its limits (raised by `RAISE_BUDGET`), what it used, and where it stands. */
 export interface BudgetLedger {
@@ -109,6 +131,13 @@ export interface BudgetLedger {
   clockedAt?: number;
   /** The estimate the model call in flight reserved, until its reply settles it with the reported usage. */
   reserved?: RequestEstimate;
+  /**
+   * The estimates sub-agents' model calls in flight reserved, by the path down to the sub-agent (`/`
+   * joined), until their replies come up and settle them.
+   */
+  reservedBelow?: Record<string, RequestEstimate>;
+  /** Sub-agents' calls held while this run waits at a limit: answered after a raise or a continue-once. */
+  held?: BudgetReservation[];
   /** The loop breakers' memory: per call (a tool and its canonical arguments), times made and failed. */
   calls?: Record<string, { made: number; failed: number }>;
   /** The last reply (its text and calls, canonical), and how many replies in a row repeated it. */

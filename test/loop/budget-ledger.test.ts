@@ -388,18 +388,29 @@ describe("settling replies", () => {
     expect(settleReply(asText, assistant([call("t", { a: 1 })], "toolUse")).replyRepeats).toBe(0);
   });
 
-  it("counts what a descendant used: its replies' tokens, cost and calls, the tool calls it started", () => {
+  it("counts what a descendant used: its replies' tokens and cost, settling the estimate each reserved", () => {
     const events = [
       { type: "message_end", message: replyOf("a", usageOf(10, 0.5)) },
       { type: "message_end", message: user("not a reply") },
       { type: "tool_execution_start", toolCallId: "x", toolName: "t", args: {} },
       { type: "tool_execution_end", toolCallId: "x", toolName: "t", result: { content: [] }, isError: false },
-      { type: "message_end", message: replyOf("b") },
+      { type: "message_end", message: replyOf("b"), agentPath: ["g1"] },
       { type: "turn_end", message: replyOf("b"), toolResults: [] },
     ] as AgentEvent[];
-    const counted = countDescendantEvents(ledgerOf({}, { tokens: 1, modelCalls: 1, toolCalls: 1 }), events);
-    expect(counted.usage).toMatchObject({ tokens: 11, costUsd: 0.5, modelCalls: 3, toolCalls: 2, turns: 0 });
+    const reservedBelow = {
+      c1: { tokens: 40, costUsd: 4 },
+      "c1/g1": { tokens: 7, costUsd: 0.25 },
+      c2: { tokens: 3, costUsd: 1 },
+    };
+    const ledger = { ...ledgerOf({}, { tokens: 1, modelCalls: 1, toolCalls: 1 }), reservedBelow };
+    const counted = countDescendantEvents(ledger, "c1", events);
+    // The reply with usage counts its usage; the grandchild's reply without usage counts its estimate.
+    // Calls are not counted again (their reservations counted them); c2's estimate is still in flight.
+    expect(counted.usage).toMatchObject({ tokens: 18, costUsd: 0.75, modelCalls: 1, toolCalls: 1, turns: 0 });
+    expect(counted.reservedBelow).toEqual({ c2: { tokens: 3, costUsd: 1 } });
     expect(counted.usage.toolCallsByTool).toEqual({});
+    // A reply without usage and without an estimate counts nothing.
+    expect(countDescendantEvents(ledgerOf({}), "c9", [events[4]!]).usage.tokens).toBe(0);
   });
 });
 

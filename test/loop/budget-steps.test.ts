@@ -277,12 +277,12 @@ describe("raising, continuing, descendants, wall time", () => {
         message: { ...assistant([], "stop"), usage: { ...emptyUsage(), totalTokens: 9 } },
       },
     ] as AgentEvent[];
-    expect(countDescendants(withLedger(ledgerOf({})), events).run!.ledger!.usage).toMatchObject({
+    expect(countDescendants(withLedger(ledgerOf({})), "c1", events).run!.ledger!.usage).toMatchObject({
       tokens: 9,
-      modelCalls: 1,
+      modelCalls: 0,
     });
     const none = withLedger(undefined);
-    expect(countDescendants(none, events)).toBe(none);
+    expect(countDescendants(none, "c1", events)).toBe(none);
   });
 
   it("a wall-time timer runs only for a stop action, while the run neither waits nor already stops", () => {
@@ -322,7 +322,7 @@ describe("raising, continuing, descendants, wall time", () => {
     const idle = idleContext();
     expect(raiseBudget(idle, { maxTurns: 2 })).toBe(idle);
     expect(continueOnce(idle)).toBe(idle);
-    expect(countDescendants(idle, [])).toBe(idle);
+    expect(countDescendants(idle, "c1", [])).toBe(idle);
     expect(wallTimerDelay(idle)).toBeUndefined();
     expect(stopAtWallTime(idle, "modelCall")).toEqual({ context: idle, events: [] });
     expect(restartWallClock(idle)).toBe(idle);

@@ -104,6 +104,7 @@ describe("docs/machines: the machines' definitions for the Stately editor (npm r
       ["inputCheckDue", ["#agent.running.preparingTurn.checkingInput"]],
       ["modelCallPausesForBudget", ["#agent.running.preparingTurn.budgetExceeded"]],
       ["modelCallStopsForBudget", ["#agent.idle"]],
+      ["reservesWithAncestors", ["#agent.running.preparingTurn.reserving"]],
       ["inboxEmpty", ["#agent.running.streaming"]],
     ]);
     expect((agentMachine.toJSON() as any).states.running.states.preparingTurn.states.injecting.always).toBe(

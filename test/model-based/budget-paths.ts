@@ -258,6 +258,51 @@ export function describeBudgetPaths(inspect: Inspect) {
       expectFinished(agent);
     });
 
+    it("a grandchild's model call reserved two levels up (RESERVATION passed down by its parent); a stop limit refuses the child's next: reserving —RESERVATION [ownReservation]→ idle", async () => {
+      const made: string[] = [];
+      const counted = (who: string, script: ScriptedTurn[]) => {
+        const stream = scriptedModel(script);
+        return ((...args: Parameters<typeof stream>) => {
+          made.push(who);
+          return stream(...args);
+        }) as typeof stream;
+      };
+      const worker = defineAgentTool({
+        name: "worker",
+        description: "Works",
+        agent: () => ({ streamFn: counted("grandchild", [{ text: "worked" }]) }),
+      });
+      const helper = defineAgentTool({
+        name: "helper",
+        description: "Helps",
+        agent: () => ({
+          streamFn: counted("child", [
+            { toolCalls: [{ id: "w1", name: "worker", arguments: { task: "y" } }] },
+            { text: "child done" },
+          ]),
+          tools: [worker],
+        }),
+      });
+      const { agent, events } = agentOf(
+        inspect,
+        [{ toolCalls: [{ id: "h1", name: "helper", arguments: { task: "x" } }] }, { text: "root done" }],
+        { tools: [helper], budget: { maxModelCalls: 3, onExceeded: "stop" } },
+      );
+      const ended = nextEvent(agent, "agent_end");
+      const result = await agent.prompt("go");
+      // The root's call, the child's and the grandchild's: three; the child's answer would be a fourth.
+      expect(made).toEqual(["child", "grandchild"]);
+      expect(result.stopReason).toBe("budget");
+      expect(await ended).toMatchObject({ budgetUsage: { modelCalls: 3, toolCalls: 2 } });
+      const limit = events.filter((e) => e.type === "budget_exceeded");
+      expect(limit).toEqual([
+        expect.objectContaining({ budget: "maxModelCalls", action: "stop", subAgentPath: ["h1"] }),
+      ]);
+      const childEnd = events.find((e) => e.type === "agent_end" && e.agentPath?.join() === "h1");
+      expect(childEnd).toMatchObject({ stopReason: "budget" });
+      expectFinished(agent);
+    });
+
     it("streaming —WALL_TIME_UP [replyStreaming]→ the stream aborted, the run stopped (budget)", async () => {
       const clock = new SimulatedClock();
       const machine = createAgentMachine({ streamFn: scriptedModel([{ text: "slow", hang: true }]) });

@@ -6,18 +6,23 @@ import * as handoffSteps from "../../loop/handoff-steps.js";
 import { idempotencyKeyOf } from "../../loop/idempotency-key.js";
 import type { OutputVerdict } from "../../loop/output-steps.js";
 import * as outputSteps from "../../loop/output-steps.js";
+import * as reservationSteps from "../../loop/reservation-steps.js";
 import * as steps from "../../loop/run-steps.js";
 import { isSubAgentProgress } from "../../loop/sub-agent-steps.js";
 import { INTERRUPTED_CALL_TEXT, phaseOf, runningCalls } from "../../loop/tool-batch.js";
 import { errorOutcome } from "../../loop/tool-outcome.js";
+import type { ReservationAnswer } from "../../types/budget.js";
 import type { AgentEvent } from "../../types/events.js";
 import type { GuardrailOutcome } from "../../types/guardrail.js";
 import type { AgentMessage } from "../../types/messages.js";
 import type { CallingAgent, SubAgentEnd, ToolCallInput } from "../tool-call/tool-call.context.js";
 import type {
   AgentEventsEvent,
+  ReservationEvent,
+  ReserveEvent,
   SubAgentEndedEvent,
   SubAgentEventsEvent,
+  SubAgentReserveEvent,
   ToolAwaitingEvent,
   ToolUpdateEvent,
 } from "../tool-call/tool-call.events.js";
@@ -53,7 +58,7 @@ export interface Enqueue {
   emit(event: AgentEvent): void;
   // biome-ignore lint/suspicious/noExplicitAny: internal events of the agent machine and its children
   sendTo(target: any, event: any): void;
-  sendParent(event: SubAgentEndedEvent | AgentEventsEvent | AgentParentEvent): void;
+  sendParent(event: SubAgentEndedEvent | AgentEventsEvent | ReserveEvent | AgentParentEvent): void;
   spawnChild(src: "toolCall", options: { id: string; input: ToolCallInput }): void;
   spawnChild(src: "turnCallbacks", options: { id: string; input: { context: AgentMachineContext } }): void;
   stopChild(id: string): void;
@@ -111,7 +116,9 @@ export function emitReplyEvents({ context, enqueue }: ActionArgs, events: AgentE
  */
 export function forwardSubAgentEvents({ context, enqueue }: ActionArgs, from: SubAgentEventsEvent): void {
   // What the descendant used counts in this run's budget totals.
-  const counted = context.run?.ledger ? budgetSteps.countDescendants(context, from.events) : context;
+  const counted = context.run?.ledger
+    ? budgetSteps.countDescendants(context, from.toolCallId, from.events)
+    : context;
   // A sub-agent paused at a limit makes its call wait: this agent shows `awaitingHuman` too.
   const marked = budgetSteps.markDescendantPause(counted, from.toolCallId, from.events);
   if (marked !== context) enqueue.assign(() => marked);
@@ -151,13 +158,21 @@ function callingAgentOf(context: AgentMachineContext): CallingAgent {
     agentId: context.agentId,
     model: context.model,
     path: context.place?.path ?? [],
+    ...(context.run?.ledger || context.sharesLedger ? { sharesLedger: true } : {}),
   };
 }
 
 /** Moves the tool batch forward: spawns the next call's actor or lets prepared calls execute. */
 export function advanceToolBatch({ context, enqueue }: ActionArgs): void {
-  const result = steps.advanceToolBatch(context);
-  apply(enqueue, result);
+  runBatchCommand(enqueue, steps.advanceToolBatch(context));
+}
+
+/** Applies a batch step and carries out its command: execute calls, spawn one, or reserve one above. */
+function runBatchCommand(
+  enqueue: Enqueue,
+  result: steps.StepResult & { command?: steps.ToolBatchCommand },
+): void {
+  const context = apply(enqueue, result);
   const command = result.command;
   if (!command) return;
   if (command.kind === "execute") {
@@ -165,17 +180,62 @@ export function advanceToolBatch({ context, enqueue }: ActionArgs): void {
     return;
   }
   const call = command.call;
-  const batch = result.context.run!.batch!;
+  if (command.kind === "reserve") {
+    enqueue.sendParent({ type: "RESERVE", reservation: reservationSteps.toolCallReservation(call) });
+    return;
+  }
+  const batch = context.run!.batch!;
   enqueue.spawnChild("toolCall", {
     id: call.id,
     input: {
       toolCall: call,
       assistantMessage: batch.message,
       idempotencyKey: idempotencyKeyOf(context.agentId, call.id),
-      agent: callingAgentOf(result.context),
+      agent: callingAgentOf(context),
       ...(batch.approved.includes(call.id) ? { approved: true } : {}),
     },
   });
+}
+
+/** `RESERVATION` for this agent's tool call: it starts, or an ancestor's `stop` limit answers it. */
+export function reservedToolCall({ context, enqueue }: ActionArgs, answer: ReservationAnswer): void {
+  runBatchCommand(enqueue, steps.answerToolCallReservation(context, answer));
+}
+
+/** This sub-agent's model call, reserved here, climbs to its ancestors' ledgers (`RESERVE`). */
+export function requestModelCallReservation({ context, enqueue }: ActionArgs): void {
+  enqueue.sendParent({ type: "RESERVE", reservation: reservationSteps.modelCallReservation(context) });
+}
+
+/** `SUB_AGENT_RESERVE`: a sub-agent's call checked against this run's ledger (see reservation-steps.ts). */
+export function admitSubAgentCall({ context, enqueue }: ActionArgs, from: SubAgentReserveEvent): void {
+  sendAdmission(enqueue, reservationSteps.admitSubAgentCall(context, from.toolCallId, from.reservation));
+}
+
+/** After a raise or a continue-once: the sub-agents' calls held at the pause, checked again. */
+export function admitHeldReservations({ context, enqueue }: ActionArgs): void {
+  sendAdmission(enqueue, reservationSteps.admitHeldReservations(context));
+}
+
+function sendAdmission(enqueue: Enqueue, admission: reservationSteps.Admission): void {
+  apply(enqueue, admission);
+  for (const { path, answer } of admission.answers) passDown(enqueue, { type: "RESERVATION", path, answer });
+  for (const reservation of admission.forward) enqueue.sendParent({ type: "RESERVE", reservation });
+}
+
+/** `RESERVATION` for a sub-agent below this agent: on to the call that runs the next one down. */
+export function passReservationDown({ enqueue }: ActionArgs, answer: ReservationEvent): void {
+  passDown(enqueue, answer);
+}
+
+function passDown(enqueue: Enqueue, { path, answer }: ReservationEvent): void {
+  const [toolCallId, ...below] = path;
+  if (toolCallId !== undefined) enqueue.sendTo(toolCallId, { type: "RESERVATION", path: below, answer });
+}
+
+/** An ancestor refused this agent's model call: the run stops at their limit. */
+export function stopAtAncestorBudget({ context, enqueue }: ActionArgs, answer: ReservationAnswer): void {
+  if (!answer.granted) apply(enqueue, reservationSteps.stopAtAncestorBudget(context, answer.exceeded));
 }
 
 /** A between-tools poll answered: steering that arrived skips the remaining calls; else the batch goes on. */

@@ -43,6 +43,8 @@ export interface ToolBatch {
   approved: string[];
   /** Calls waiting for a person (approval) or the client (a client tool's answer): `awaitingHuman`. */
   waiting?: string[];
+  /** The call whose reservation is on its way to the ancestors' ledgers: no further call starts meanwhile. */
+  reserving?: string;
 }
 
 /** A message drained from a queue (or given as a prompt) that the run has not injected yet. */
@@ -141,6 +143,11 @@ export interface AgentMachineContext {
   activeAgent?: string;
   /** The budget of each run (a prompt may give its own); absent: none. */
   budget?: AgentBudget;
+  /**
+   * A sub-agent whose ancestors keep a budget ledger: each of its model calls and tool calls is reserved
+   * with them (`RESERVE`, answered by `RESERVATION`) before it starts.
+   */
+  sharesLedger?: boolean;
 }
 
 /** The version of the agent's persisted shape (context and states); 5 since issue 27. */
@@ -164,6 +171,7 @@ export interface AgentStart {
   /** The handoff target the agent starts as (its prompt, tools and model already in the fields above). */
   activeAgent?: string;
   budget?: AgentBudget;
+  sharesLedger?: boolean;
 }
 
 /** The context of an idle agent with nothing queued: defaults filled in, the transcript copied. */
@@ -196,6 +204,7 @@ export function initialAgentContext(start: AgentStart): AgentMachineContext {
     ...(start.parentEvents?.length ? { parentEvents: [...start.parentEvents] } : {}),
     ...(start.activeAgent ? { activeAgent: start.activeAgent } : {}),
     ...(start.budget ? { budget: { ...start.budget } } : {}),
+    ...(start.sharesLedger ? { sharesLedger: true } : {}),
   };
 }
 

@@ -7,7 +7,9 @@ import type { Model, ThinkingLevel } from "../../types/model.js";
 import type { RunOutputState } from "../../types/output.js";
 import type { ToolResult } from "../../types/tool.js";
 import type {
+  ReservationEvent,
   SubAgentEventsEvent,
+  SubAgentReserveEvent,
   ToolAwaitingEvent,
   ToolPreparedEvent,
   ToolUpdateEvent,
@@ -130,6 +132,8 @@ export type AgentInternalEvent =
   | ToolAwaitingEvent
   | ToolUpdateEvent
   | SubAgentEventsEvent
+  | SubAgentReserveEvent
+  | ReservationEvent
   | DoneActorEvent<ToolCallOutcome, string>
   | ErrorActorEvent<unknown, string>;
 

@@ -7,6 +7,7 @@ import * as steps from "../../loop/run-steps.js";
 import { isBatchSettled } from "../../loop/tool-batch.js";
 import type { GuardrailOutcome } from "../../types/guardrail.js";
 import type { AssistantMessage } from "../../types/messages.js";
+import type { ReservationEvent } from "../tool-call/tool-call.events.js";
 import type { AgentMachineContext } from "./agent.context.js";
 import type { StreamedReply, TurnDecision } from "./agent.events.js";
 
@@ -77,6 +78,21 @@ export function modelCallPausesForBudget({ context }: GuardArgs): boolean {
 /** Every message is injected and the model call would pass a `stop` limit (or a tool call was stopped). */
 export function modelCallStopsForBudget({ context }: GuardArgs): boolean {
   return (context.run?.inbox.length ?? 0) === 0 && budgetSteps.modelCallStops(context);
+}
+
+/** Every message is injected and the model call must be reserved with the ancestors' ledgers too. */
+export function reservesWithAncestors({ context }: GuardArgs): boolean {
+  return (context.run?.inbox.length ?? 0) === 0 && context.sharesLedger === true;
+}
+
+/** An answer to this agent's own reservation (not one on its way down to a sub-agent). */
+export function ownReservation(_: GuardArgs, answer: ReservationEvent): boolean {
+  return answer.path.length === 0;
+}
+
+/** This agent's own reservation, granted. */
+export function ownReservationGranted(args: GuardArgs, answer: ReservationEvent): boolean {
+  return ownReservation(args, answer) && answer.answer.granted;
 }
 
 /** The run waits at a budget limit. */

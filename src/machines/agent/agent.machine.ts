@@ -60,6 +60,8 @@ export interface AgentMachineInput {
   activeAgent?: string;
   /** The budget of each run (see docs/budgets.md); a `PROMPT` may give its own. */
   budget?: AgentBudget;
+  /** A sub-agent whose ancestors keep a budget ledger: its calls are reserved with them first. */
+  sharesLedger?: boolean;
 }
 
 requireXState(xstate);
@@ -170,6 +172,12 @@ export const agentMachine = setup({
     stopForBudget: enqueueing(actions.stopForBudget),
     raiseBudget: enqueueing(actions.raiseBudget),
     continueOnce: enqueueing(actions.continueOnce),
+    requestModelCallReservation: enqueueing(actions.requestModelCallReservation),
+    admitSubAgentCall: enqueueing(actions.admitSubAgentCall),
+    admitHeldReservations: enqueueing(actions.admitHeldReservations),
+    passReservationDown: enqueueing(actions.passReservationDown),
+    reservedToolCall: enqueueing(actions.reservedToolCall),
+    stopAtAncestorBudget: enqueueing(actions.stopAtAncestorBudget),
     armWallTimer: enqueueing(actions.armWallTimer),
     disarmWallTimer: enqueueing(actions.disarmWallTimer),
     stopAtWallTime: enqueueing(actions.stopAtWallTime),
@@ -231,6 +239,10 @@ export const agentMachine = setup({
     SUB_AGENT_EVENTS: {
       description: "A child agent's events: emitted with their agentPath (and passed up by a sub-agent).",
       actions: { type: "forwardSubAgentEvents", params: ({ event }) => event },
+    },
+    RESERVATION: {
+      description: "An ancestor's answer to a reservation of a sub-agent below: on down its path.",
+      actions: { type: "passReservationDown", params: ({ event }) => event },
     },
   },
   states: {
@@ -396,9 +408,31 @@ export const agentMachine = setup({
                   target: "#agent.idle",
                   actions: ["stopForBudget", "endRun"],
                 },
+                { guard: "reservesWithAncestors", target: "reserving", actions: "reserveModelCall" },
                 { guard: "inboxEmpty", target: "#agent.running.streaming", actions: "reserveModelCall" },
               ],
               on: { INJECT: { target: "injecting", reenter: true } },
+            },
+            reserving: {
+              description:
+                "A sub-agent whose ancestors keep a budget: its model call, reserved in its own ledger, waits for theirs (RESERVATION). An ancestor at a pause limit holds it; one at a stop limit refuses it and the run ends.",
+              entry: "requestModelCallReservation",
+              on: {
+                RESERVATION: [
+                  {
+                    guard: { type: "ownReservationGranted", params: ({ event }) => event },
+                    target: "#agent.running.streaming",
+                  },
+                  {
+                    guard: { type: "ownReservation", params: ({ event }) => event },
+                    target: "#agent.idle",
+                    actions: [
+                      { type: "stopAtAncestorBudget", params: ({ event }) => event.answer },
+                      "endRun",
+                    ],
+                  },
+                ],
+              },
             },
             budgetExceeded: {
               description:
@@ -590,8 +624,8 @@ export const agentMachine = setup({
               exit: "armWallTimer",
               always: { guard: "budgetNotPaused", target: "working" },
               on: {
-                RAISE_BUDGET: { actions: ["raiseBudget", "advanceToolBatch"] },
-                CONTINUE_ONCE: { actions: ["continueOnce", "advanceToolBatch"] },
+                RAISE_BUDGET: { actions: ["raiseBudget", "advanceToolBatch", "admitHeldReservations"] },
+                CONTINUE_ONCE: { actions: ["continueOnce", "advanceToolBatch", "admitHeldReservations"] },
               },
             },
           },
@@ -607,6 +641,16 @@ export const agentMachine = setup({
             },
             TOOL_AWAITING_CLIENT: { actions: { type: "announceWaitingCall", params: ({ event }) => event } },
             TOOL_UPDATE: { actions: { type: "emitToolUpdate", params: ({ event }) => event } },
+            SUB_AGENT_RESERVE: {
+              description:
+                "A sub-agent's call, checked against this run's ledger: admitted (and sent up if this agent shares its ancestors' ledgers), held at a pause limit, or refused at a stop limit.",
+              actions: { type: "admitSubAgentCall", params: ({ event }) => event },
+            },
+            RESERVATION: {
+              guard: { type: "ownReservation", params: ({ event }) => event },
+              description: "The ancestors' answer for this sub-agent's tool call: it starts, or is refused.",
+              actions: { type: "reservedToolCall", params: ({ event }) => event.answer },
+            },
             "xstate.done.actor.*": {
               actions: [
                 { type: "recordToolOutcome", params: ({ event }) => event.output },

@@ -27,6 +27,8 @@ export interface SubAgentStart {
   settings: Partial<AgentSettings>;
   prompt: AgentMessage[];
   output?: RunOutputState;
+  /** Its parent or an ancestor keeps a budget ledger: the child reserves its calls with them. */
+  sharesLedger?: boolean;
 }
 
 /**
@@ -38,6 +40,8 @@ export interface CallingAgent extends AgentView {
   model: Model;
   /** Tool call ids from the root agent down to this call's agent (`[]` for a root agent). */
   path: string[];
+  /** The agent's run keeps a budget ledger, or its ancestors' do: a sub-agent it starts shares them. */
+  sharesLedger?: boolean;
 }
 
 /** Input of a tool call actor: plain data. */

@@ -1,3 +1,4 @@
+import type { BudgetReservation, ReservationAnswer } from "../../types/budget.js";
 import type { AgentEvent } from "../../types/events.js";
 import type { ToolResult } from "../../types/tool.js";
 import type { ToolCallOutcome } from "../agent/agent.context.js";
@@ -44,6 +45,8 @@ export type ToolCallEvent =
   | SubAgentReadyEvent
   | SubAgentEndedEvent
   | AgentEventsEvent
+  | ReserveEvent
+  | ReservationEvent
   | ExecutionEvent
   /** The agent ends the batch (abort, failure): a call running a child agent aborts it first. */
   | { type: "ABORT" };
@@ -90,3 +93,26 @@ export interface SubAgentEventsEvent {
 export type ExecutionEvent =
   | { type: "TOOL_PROGRESS"; partialResult: unknown }
   | { type: "TOOL_EXECUTED"; outcome: ToolCallOutcome };
+
+/** Sent by a child agent to its call: a call of its (or of one below it) to reserve with the ancestors. */
+export interface ReserveEvent {
+  type: "RESERVE";
+  reservation: BudgetReservation;
+}
+
+/**
+ * An ancestor's answer to a reservation, on its way down: to the agent at the end of `path` (the tool
+ * call ids from the receiving agent down; empty: the receiving agent's own).
+ */
+export interface ReservationEvent {
+  type: "RESERVATION";
+  path: string[];
+  answer: ReservationAnswer;
+}
+
+/** Sent to the parent agent: a reservation of the child agent this call runs (`RESERVE`), with the call. */
+export interface SubAgentReserveEvent {
+  type: "SUB_AGENT_RESERVE";
+  toolCallId: string;
+  reservation: BudgetReservation;
+}

@@ -16,6 +16,7 @@ import type { SubAgentStart, ToolCallContext, ToolCallInput } from "./tool-call.
 import type {
   ExecutionEvent,
   SubAgentEventsEvent,
+  SubAgentReserveEvent,
   ToolAwaitingEvent,
   ToolCallEvent,
   ToolPreparedEvent,
@@ -123,6 +124,14 @@ export const toolCallMachine = setup({
         events: event.type === "AGENT_EVENTS" ? event.events : [],
       }),
     ),
+    forwardReservation: sendParent(
+      ({ context, event }): SubAgentReserveEvent => ({
+        type: "SUB_AGENT_RESERVE",
+        toolCallId: context.toolCall.id,
+        reservation: (event as Extract<ToolCallEvent, { type: "RESERVE" }>).reservation,
+      }),
+    ),
+    answerSubAgent: sendTo("agent", ({ event }) => event as Extract<ToolCallEvent, { type: "RESERVATION" }>),
     promptSubAgent: sendTo("agent", ({ context }) => ({
       type: "PROMPT",
       messages: context.delegate!.prompt,
@@ -284,6 +293,14 @@ export const toolCallMachine = setup({
       on: {
         SUB_AGENT_ENDED: { target: "collecting", actions: "recordAgentEnd" },
         ABORT: { actions: "abortSubAgent" },
+        RESERVE: {
+          description: "A call of the child (or below it) climbs to this call's agent to be reserved.",
+          actions: "forwardReservation",
+        },
+        RESERVATION: {
+          description: "The answer to a reservation, on its way down.",
+          actions: "answerSubAgent",
+        },
       },
     },
     collecting: {
