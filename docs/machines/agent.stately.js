@@ -381,6 +381,16 @@ export default createMachine({
                     ],
                   },
                 ],
+                RESUME: {
+                  actions: [
+                    {
+                      type: "announceResume",
+                      params: "preparingTurn",
+                    },
+                  ],
+                  description:
+                    "Restored (Agent.restore resumes every agent of the tree) while an ancestor holds its reservation: it keeps waiting.",
+                },
               },
             },
             budgetExceeded: {

@@ -183,6 +183,8 @@ export class Agent<TOutput = unknown> {
   #controller = new AbortController();
   /** Keys (`callKey`) of calls a command answered that the machine has not taken yet. */
   readonly #answered = new Set<string>();
+  /** A restored agent's `RESUME`s, until they are sent (a microtask after the restore, or before a command). */
+  #pendingResume: (() => void) | undefined;
   /** The tools given (constructor, `setTools`), active or not. */
   #tools: readonly AgentTool[];
   readonly #progress: LiveProgress = { streamingMessage: undefined, pendingToolCalls: new Set() };
@@ -227,16 +229,19 @@ export class Agent<TOutput = unknown> {
     this.actor.start();
     if (restoring?.plan?.from) {
       // After `restore` returns, so that a listener attached right after it sees `agent_resume`;
-      // then each sub-agent of the tree, parents first.
+      // then each sub-agent of the tree, parents first. A command sent before that microtask sends
+      // them first: each agent resumes where it was restored, before anything moves it on.
       this.#beginRun();
       const plan = restoring.plan;
-      queueMicrotask(() => {
+      this.#pendingResume = () => {
+        this.#pendingResume = undefined;
         this.#sendTo(this.actor, resumeEvent(plan));
         for (const sub of plan.subAgents) {
           const agent = agentAt(this.actor, sub.path);
           if (agent) this.#sendTo(agent, resumeEvent(sub.plan));
         }
-      });
+      };
+      queueMicrotask(() => this.#pendingResume?.());
     } else if (this.actor.getSnapshot().hasTag("busy")) this.#beginRun(); // restored by its parent mid-run
   }
 
@@ -676,6 +681,7 @@ export class Agent<TOutput = unknown> {
   }
 
   #sendTo(agent: AnyActorRef, event: Parameters<AgentActor["send"]>[0]): void {
+    this.#pendingResume?.();
     if (this.#recordsInto) {
       const entry = commandEntryOf(agent, event as AgentCommand);
       if (entry) this.#recordsInto.add(entry);

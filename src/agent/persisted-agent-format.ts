@@ -15,6 +15,7 @@ export const AGENT_STATE_VALUES = [
   { running: { preparingTurn: "deciding" } },
   { running: { preparingTurn: "injecting" } },
   { running: { preparingTurn: "checkingInput" } },
+  { running: { preparingTurn: "reserving" } },
   { running: { preparingTurn: "budgetExceeded" } },
   { running: { streaming: "released" } },
   { running: { streaming: "held" } },

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { AgentHarness } from "../../src/harness/agent-harness.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { JsonlSessionRepo } from "../../src/storage/jsonl-session-repo.js";
+import { budgetHelper } from "../support/budget-helper.js";
 import { ProcessDriver, repoRoot, spawnTs } from "../support/cli-process.js";
 import { roles } from "../support/harness-support.js";
 import { echoTool, testModel } from "../support/loop-harness.js";
@@ -44,6 +45,42 @@ describe("kill -9 while paused at a budget limit (JSONL)", () => {
     harness.raiseBudget({ maxModelCalls: 2 });
     await resumed;
     expect(roles(session.buildContext().messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    await session.close();
+  });
+
+  it("a tree whose root holds its sub-agent's model call restores held; raised, the child and the root finish", async () => {
+    const root = join(scratch, "tree-sessions");
+    const file = join(scratch, "tree-harness.json");
+    const driver = new ProcessDriver(
+      spawnTs("test/support/harness-budget-child.ts", [root, file, "tree"], { cwd: repoRoot }),
+    );
+    await driver.waitFor("PAUSED");
+    driver.child.kill("SIGKILL");
+    await driver.exited;
+
+    const saved = JSON.parse(readFileSync(file, "utf8"));
+    const session = await new JsonlSessionRepo({ root }).open("budget-session");
+    const { harness, resumed } = AgentHarness.restore(saved, {
+      session,
+      model: testModel,
+      tools: [budgetHelper(true)],
+      streamFn: scriptedModel([{ text: "Done." }]),
+      budget: { maxModelCalls: 2 },
+    });
+    expect(harness.agent.state.budget?.paused).toMatchObject({
+      budget: "maxModelCalls",
+      limit: 2,
+      used: 2,
+      subAgentPath: ["h1"],
+    });
+    expect(harness.agent.actor.getSnapshot().hasTag("awaitingHuman")).toBe(true);
+    // The child's held call is the third; the root's answer the fourth.
+    harness.raiseBudget({ maxModelCalls: 4 });
+    await resumed;
+    const messages = session.buildContext().messages;
+    expect(roles(messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    expect(messages[2]).toMatchObject({ toolCallId: "h1", content: [{ type: "text", text: "child done" }] });
+    expect(harness.agent.state.messages.length).toBe(4);
     await session.close();
   });
 });

@@ -303,6 +303,66 @@ export function describeBudgetPaths(inspect: Inspect) {
       expectFinished(agent);
     });
 
+    it("reserving —RESUME→ stays: Agent.restore of a tree whose root holds a child's model call; a raise sent right after the restore lets the child call its model once", async () => {
+      const childCalls: number[] = [];
+      const helperOf = (script: ScriptedTurn[]) => {
+        const stream = scriptedModel(script);
+        return defineAgentTool({
+          name: "helper",
+          description: "Helps",
+          agent: () => ({
+            streamFn: ((...args: Parameters<typeof stream>) => {
+              childCalls.push(childCalls.length);
+              return stream(...args);
+            }) as typeof stream,
+            tools: [echoTool()],
+          }),
+        });
+      };
+      const childScript: ScriptedTurn[] = [echo("c1"), { text: "child done" }];
+      const rootScript: ScriptedTurn[] = [
+        { toolCalls: [{ id: "h1", name: "helper", arguments: { task: "x" } }] },
+        { text: "root done" },
+      ];
+      const { agent } = agentOf(inspect, rootScript, {
+        tools: [helperOf(childScript)],
+        budget: { maxModelCalls: 2 },
+      });
+      const paused = nextEvent(agent, "budget_exceeded");
+      void agent.prompt("go");
+      await paused;
+      // The child's first reply asked for c1; its second model call is the one the root holds.
+      await new Promise<void>((resolve) => {
+        const check = () => {
+          if (!agent.actor.getSnapshot().context.run?.ledger?.held?.length) return;
+          subscription.unsubscribe();
+          resolve();
+        };
+        const subscription = agent.actor.subscribe(check);
+        check();
+      });
+      const saved = JSON.stringify(agent.persist());
+      agent.abort();
+      childCalls.length = 0;
+
+      const restored = Agent.restore(saved, {
+        streamFn: scriptedModel(rootScript.slice(1)),
+        tools: [helperOf(childScript.slice(1))],
+        inspect,
+      });
+      const ended = nextEvent(restored, "agent_end");
+      // Sent before the restore's RESUMEs (a microtask later): they go first, so the child is resumed
+      // where it waits (reserving) before the raise lets its call through.
+      restored.raiseBudget({ maxModelCalls: 4 });
+      expect(await ended).toMatchObject({ stopReason: "stop", budgetUsage: { modelCalls: 4 } });
+      expect(childCalls).toEqual([0]);
+      const results = restored.state.messages.filter(
+        (m): m is ToolResultMessage => roleOf(m) === "toolResult",
+      );
+      expect(results.map((r) => r.content)).toEqual([[{ type: "text", text: "child done" }]]);
+      expectFinished(restored);
+    });
+
     it("streaming —WALL_TIME_UP [replyStreaming]→ the stream aborted, the run stopped (budget)", async () => {
       const clock = new SimulatedClock();
       const machine = createAgentMachine({ streamFn: scriptedModel([{ text: "slow", hang: true }]) });

@@ -432,6 +432,11 @@ export const agentMachine = setup({
                     ],
                   },
                 ],
+                RESUME: {
+                  description:
+                    "Restored (Agent.restore resumes every agent of the tree) while an ancestor holds its reservation: it keeps waiting.",
+                  actions: { type: "announceResume", params: "preparingTurn" },
+                },
               },
             },
             budgetExceeded: {
