@@ -51,7 +51,8 @@ export function runUsage(messages: readonly AgentMessage[]): Usage {
 
 /**
  * The default tool result of a sub-agent's run: its typed output as JSON, else its last assistant
- * text; a run that did not end normally is an error result saying how it ended.
+ * text; a run that did not end normally (an error, an abort, a guardrail, a budget's stop) is an error
+ * result saying how it ended (a budget's stop with the limit, from its last reply's error text).
  *
  * Contract: pure; never throws.
  */
@@ -59,20 +60,20 @@ export function defaultSubAgentResult(
   name: string,
   result: RunResult,
 ): { result: ToolResult; isError: boolean } {
-  const failed =
-    result.stopReason === "error" || result.stopReason === "aborted" || result.stopReason === "guardrail";
-  if (failed) {
-    const why = result.error?.message ?? result.guardrail?.reason ?? result.stopReason;
-    return {
-      result: textResult(`Sub-agent "${name}" ended with ${result.stopReason}: ${why}`),
-      isError: true,
-    };
-  }
-  if (result.output !== undefined)
-    return { result: textResult(JSON.stringify(result.output)), isError: false };
   const last = result.messages.findLast(
     (m): m is AssistantMessage => (m as AssistantMessage).role === "assistant",
   );
+  const stop = result.stopReason;
+  if (stop === "error" || stop === "aborted" || stop === "guardrail" || stop === "budget") {
+    const why =
+      result.error?.message ??
+      result.guardrail?.reason ??
+      (stop === "budget" ? last?.errorMessage : undefined) ??
+      stop;
+    return { result: textResult(`Sub-agent "${name}" ended with ${stop}: ${why}`), isError: true };
+  }
+  if (result.output !== undefined)
+    return { result: textResult(JSON.stringify(result.output)), isError: false };
   return { result: textResult(last ? messageText(last) : ""), isError: false };
 }
 

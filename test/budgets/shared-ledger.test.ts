@@ -169,6 +169,11 @@ describe("a sub-agent's calls reserved with its ancestors' ledgers", () => {
     expect(JSON.stringify(refusedPings[0])).toContain("Run stopped: the budget maxToolCalls");
     expect(events.filter((e) => e.type === "budget_exceeded")).toHaveLength(1);
     expect(actor.getSnapshot().matches("idle")).toBe(true);
+    // The root's model is told how each child ended: an error result naming the root's limit.
+    for (const result of childResults) {
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain("ended with budget: Run stopped: the budget");
+    }
   });
 
   it("a model call reserves its request's estimate above: parallel children past maxTokens wait before they stream", async () => {

@@ -144,6 +144,21 @@ describe("sub-agent steps", () => {
         guardrail: { guardrail: "pii", kind: "output", reason: "an address" },
       }),
     ).toEqual({ result: textResult('Sub-agent "child" ended with guardrail: an address'), isError: true });
+    // A budget's stop names the limit, from the text its last reply ended with.
+    const stopped = {
+      ...reply(""),
+      stopReason: "aborted" as const,
+      errorMessage: "Run stopped: the budget maxTurns (2) was reached (used: 2)",
+    };
+    expect(ended({ stopReason: "budget", messages: [reply("partial"), stopped] })).toEqual({
+      result: textResult(
+        'Sub-agent "child" ended with budget: Run stopped: the budget maxTurns (2) was reached (used: 2)',
+      ),
+      isError: true,
+    });
+    expect(ended({ stopReason: "budget" }).result).toEqual(
+      textResult('Sub-agent "child" ended with budget: budget'),
+    );
     // A failed run's output or text is not its answer.
     expect(
       ended({ stopReason: "error", output: { city: "Oslo" }, messages: [reply("partial")] }).result,
