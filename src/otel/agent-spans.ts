@@ -291,6 +291,9 @@ export class AgentSpans {
         [AGENTCHART.budgetLimit]: exceeded.limit,
         [AGENTCHART.budgetUsed]: exceeded.used,
         [AGENTCHART.budgetAction]: exceeded.action,
+        ...(exceeded.subAgentPath
+          ? { [AGENTCHART.budgetSubAgentPath]: exceeded.subAgentPath.join("/") }
+          : {}),
       },
     );
   }

@@ -78,11 +78,15 @@ export const AGENTCHART = {
   /** Events of a run span: a limit reached (`budget_exceeded`) or a loop breaker (`loop_detected`). */
   budgetExceeded: "agentchart.budget_exceeded",
   loopDetected: "agentchart.loop_detected",
-  /** Attributes of those events: the limit's name, its value, what was used, and what happens. */
+  /**
+   * Attributes of those events: the limit's name, its value, what was used, and what happens; for a
+   * sub-agent's call held by this run's ledger, the path down to that sub-agent (`/` joined).
+   */
   budgetName: "agentchart.budget.name",
   budgetLimit: "agentchart.budget.limit",
   budgetUsed: "agentchart.budget.used",
   budgetAction: "agentchart.budget.action",
+  budgetSubAgentPath: "agentchart.budget.sub_agent_path",
 } as const;
 
 /** `error.type` values agentchart sets (besides exception class names from throwing tools). */

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { instrument } from "../../src/otel/instrument.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
 import { echoTool, testModel } from "../support/loop-harness.js";
 import { installAsyncContext, memoryTracing } from "../support/otel-support.js";
 
@@ -52,6 +53,40 @@ describe("budgets in OpenTelemetry", () => {
         "agentchart.budget.limit": 1,
         "agentchart.budget.used": 1,
         "agentchart.budget.action": "pause",
+      },
+    ]);
+  });
+
+  it("names the sub-agent whose call the run's ledger held", async () => {
+    const tracing = memoryTracing();
+    const helper = defineAgentTool({
+      name: "helper",
+      description: "Helps",
+      agent: { streamFn: scriptedModel([{ text: "child done" }]) },
+    });
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([
+        { toolCalls: [{ id: "h1", name: "helper", arguments: { task: "x" } }] },
+        { text: "done" },
+      ]),
+      tools: [helper],
+      budget: { maxModelCalls: 1 },
+    });
+    const handle = instrument(agent, { tracer: tracing.tracer });
+    agent.subscribe((event) => {
+      if (event.type === "budget_exceeded" && !event.agentPath) agent.raiseBudget({ maxModelCalls: 3 });
+    });
+    await agent.prompt("go");
+    handle.dispose();
+    const exceeded = runSpan(tracing.spans()).events.filter((e) => e.name === "agentchart.budget_exceeded");
+    expect(exceeded.map((event) => event.attributes)).toEqual([
+      {
+        "agentchart.budget.name": "maxModelCalls",
+        "agentchart.budget.limit": 1,
+        "agentchart.budget.used": 1,
+        "agentchart.budget.action": "pause",
+        "agentchart.budget.sub_agent_path": "h1",
       },
     ]);
   });
