@@ -225,4 +225,24 @@ describe("a sub-agent's calls reserved with its ancestors' ledgers", () => {
     expect(end.budgetUsage?.modelCalls).toBe(8);
     expect(resultsIn(end.messages).every((r) => !r.isError)).toBe(true);
   });
+
+  it("an abort while the root holds children's calls ends every run: each call answered once, nothing held", async () => {
+    const t = tree(["alpha", "beta"]);
+    const { actor, events } = start(t.build(), { maxModelCalls: 3 });
+    const exceeded = next(actor, "budget_exceeded");
+    actor.send({ type: "PROMPT", messages: [user("go")] });
+    await exceeded;
+    await until(actor, () => actor.getSnapshot().context.run?.ledger?.held?.length === 2);
+    const ended = next(actor, "agent_end");
+    actor.send({ type: "ABORT" });
+    const end = await ended;
+    expect(end.stopReason).toBe("aborted");
+    expect(t.made).toHaveLength(3);
+    expect(resultsIn(end.messages).map((r) => r.toolCallId)).toEqual(["h1", "h2"]);
+    // Each child's run ended too (aborted while it waited in reserving).
+    const childEnds = events.filter((e) => e.type === "agent_end" && e.agentPath);
+    expect(childEnds.map((e) => (e as Emitted<"agent_end">).stopReason)).toEqual(["aborted", "aborted"]);
+    expect(actor.getSnapshot().matches("idle")).toBe(true);
+    expect(Object.keys(actor.getSnapshot().children)).toEqual([]);
+  });
 });
