@@ -232,6 +232,56 @@ describe("moving a batch on", () => {
     expect(again.command).toBeUndefined();
   });
 
+  it("a sub-agent that shares its ancestors' ledgers reserves each call with them before it starts", () => {
+    const ctx = withBatch([a, b], { budget: { maxToolCalls: 5 }, patch: { sharesLedger: true } });
+    const reserving = advance(ctx);
+    expect(reserving.command).toEqual({ kind: "reserve", call: a });
+    expect(reserving.events).toEqual([]);
+    expect(reserving.context.run!.batch!.reserving).toBe("a");
+    expect(phaseOf(reserving.context.run!.batch!, "a")).toBe("pending");
+    // Reserved in its own ledger already; nothing else starts while the answer is on its way.
+    expect(reserving.context.run!.ledger!.usage.toolCalls).toBe(1);
+    expect(steps.advanceToolBatch(reserving.context)).toEqual({ context: reserving.context, events: [] });
+
+    const granted = steps.answerToolCallReservation(reserving.context, { granted: true });
+    expect(granted.command).toEqual({ kind: "spawn", call: a });
+    expect(types(granted.events)).toEqual(["tool_execution_start"]);
+    expect(granted.context.run!.batch!.reserving).toBeUndefined();
+    expect(phaseOf(granted.context.run!.batch!, "a")).toBe("preparing");
+    // Nothing is reserving any more: a stray answer changes nothing.
+    const stray = deepFreeze(granted.context);
+    expect(steps.answerToolCallReservation(stray, { granted: true })).toEqual({ context: stray, events: [] });
+    expect(steps.answerToolCallReservation(idleContext(), { granted: true }).command).toBeUndefined();
+  });
+
+  it("a call an ancestor refuses is answered with its limit; the batch goes on, its later calls refused here", () => {
+    const exceeded = {
+      budget: "maxToolCalls" as const,
+      limit: 1,
+      used: 1,
+      action: "stop" as const,
+      before: "toolCall" as const,
+      toolName: "tool_a",
+      subAgentPath: ["c1"],
+    };
+    const withOwnLedger = advance(withBatch([a, b], { budget: {}, patch: { sharesLedger: true } }));
+    const refused = steps.answerToolCallReservation(withOwnLedger.context, { granted: false, exceeded });
+    expect(ends(refused.events)).toEqual([
+      ["a", budgetStopText(exceeded), true],
+      ["b", budgetStopText(exceeded), true],
+    ]);
+    expect(refused.context.run!.stopReason).toBe("budget");
+    expect(refused.context.run!.ledger!.stoppedBy).toEqual(exceeded);
+    expect(refused.command).toBeUndefined();
+    // Without a ledger of its own, the next call goes up to be reserved (and refused there).
+    const noLedger = advance(withBatch([a, b], { patch: { sharesLedger: true } }));
+    expect(noLedger.command).toEqual({ kind: "reserve", call: a });
+    const next = steps.answerToolCallReservation(noLedger.context, { granted: false, exceeded });
+    expect(ends(next.events)).toEqual([["a", budgetStopText(exceeded), true]]);
+    expect(next.command).toEqual({ kind: "reserve", call: b });
+    expect(next.context.run!.stopReason).toBe("budget");
+  });
+
   it("a call past a stop limit is answered with the stop text; the run ends at its next model call", () => {
     const stopped = advance(
       withBatch([a, call("a2", "tool_a"), b], { budget: { maxToolCallsPerTool: 1, onExceeded: "stop" } }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { budgetStopText, openLedger } from "../../src/loop/budget-ledger.js";
+import { budgetStopText } from "../../src/loop/budget-ledger.js";
 import {
   budgetPaused,
   continueOnce,
@@ -23,31 +23,11 @@ import type { AgentMachineContext, RunState } from "../../src/machines/agent/age
 import type { AgentBudget, BudgetExceeded, BudgetLedger, BudgetUsage } from "../../src/types/budget.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import { type AssistantMessage, emptyUsage, type ToolCall } from "../../src/types/messages.js";
+import { ledgerOf, withLedger } from "../support/budget-ledgers.js";
 import { assistant, deepFreeze, idleContext } from "../support/loop-context.js";
 import { testModel, user } from "../support/loop-harness.js";
 
-// A clock that starts in the far future never runs at a check made now: wall time stays as given.
-const FUTURE = Date.now() + 1e12;
 const types = (events: AgentEvent[]) => events.map((event) => event.type);
-
-function ledgerOf(
-  budget: AgentBudget,
-  used: Partial<BudgetUsage> = {},
-  extra: Partial<BudgetLedger> = {},
-): BudgetLedger {
-  const opened = openLedger(budget, FUTURE);
-  return { ...opened, usage: { ...opened.usage, ...used }, ...extra };
-}
-
-/** A frozen context in a run with `ledger` (none: no budget). */
-function withLedger(
-  ledger: BudgetLedger | undefined,
-  patch: Partial<AgentMachineContext> = {},
-  run: Partial<RunState> = {},
-): AgentMachineContext {
-  const begun = steps.beginRun(idleContext(patch), [], false).context;
-  return deepFreeze({ ...begun, run: { ...begun.run!, ledger, ...run } });
-}
 
 function pausedAt(budget: BudgetExceeded["budget"]): BudgetExceeded {
   return { budget, limit: 1, used: 1, action: "pause", before: "modelCall", toolName: "t" };
