@@ -8,7 +8,7 @@ async function parkedRow(schema: string, sessionId: string) {
   const query = async (sql: string) => (await fixture.server.pool.query(sql, [sessionId])).rows;
   return {
     parked: await query(
-      `SELECT paused->>'budget' AS budget FROM "${schema}".parked_runs WHERE session_id = $1`,
+      `SELECT paused->0->>'budget' AS budget FROM "${schema}".parked_runs WHERE session_id = $1`,
     ),
     leased:
       (await query(`SELECT lease_owner FROM "${schema}".sessions WHERE id = $1`))[0]?.lease_owner !== null,

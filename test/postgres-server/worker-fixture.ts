@@ -115,24 +115,27 @@ export async function messageTexts(repo: PostgresSessionRepo, sessionId: string)
  * Resolves once `request` waits for approval in the session (a parked run's call, or a live run's),
  * checked at each change notice of the session.
  */
-export async function untilAwaiting(
-  client: AgentClient,
-  sessionId: string,
-  request: CallAddress,
-): Promise<void> {
+export function untilAwaiting(client: AgentClient, sessionId: string, request: CallAddress): Promise<void> {
+  return untilTrue(sessionId, async () =>
+    (await client.approvalRequests(sessionId)).some((candidate) => callKey(candidate) === callKey(request)),
+  );
+}
+
+/** Resolves once `check` holds, checked now and at each change notice of the session. */
+export async function untilTrue(sessionId: string, check: () => Promise<boolean>): Promise<void> {
   const listener = new pg.Client({ connectionString: process.env[DATABASE_URL_VARIABLE] });
   await listener.connect();
   try {
     await listener.query(`LISTEN ${CHANGE_CHANNEL}`);
     await new Promise<void>((resolve, reject) => {
-      const check = () =>
-        client.approvalRequests(sessionId).then((waiting) => {
-          if (waiting.some((candidate) => callKey(candidate) === callKey(request))) resolve();
+      const test = () =>
+        check().then((holds) => {
+          if (holds) resolve();
         }, reject);
       listener.on("notification", (notice) => {
-        if (notice.payload?.endsWith(`/${sessionId}`)) void check();
+        if (notice.payload?.endsWith(`/${sessionId}`)) void test();
       });
-      void check();
+      void test();
     });
   } finally {
     await listener.end();
