@@ -74,8 +74,8 @@ export interface AgentClient {
    * recorded in the session as an `agentchart.command_refused` entry that `watch` shows.
    * @throws CommandError("invalid_command") for what is not a command; ("not_waiting") — naming the
    * agent path and call — when the call does not wait for approval, or no run waits at a budget
-   * limit at that path (nothing is stored); SessionError("not_found") for an unknown session, ("invalid_id") for
-   * a malformed id.
+   * limit at that path (nothing is stored); SessionError("not_found") for an unknown session,
+   * ("invalid_id") for a malformed id.
    *
    * ```ts
    * import { createClient } from "agentchart/postgres";

@@ -7,19 +7,6 @@ const CHILD = "test/postgres-server/subagent-worker-child.ts";
 const startWorker = (schema: string) => fixture.startWorker(schema, "child-budget", undefined, {}, CHILD);
 const pause = { budget: "maxModelCalls", limit: 1, used: 1, action: "pause", before: "modelCall" };
 
-/** What the session holds of the worker tables: the parked run's pauses, its lease, its commands. */
-async function parkedRow(schema: string, sessionId: string) {
-  const query = async (sql: string) => (await fixture.server.pool.query(sql, [sessionId])).rows;
-  return {
-    paused: (await query(`SELECT paused FROM "${schema}".parked_runs WHERE session_id = $1`)).map(
-      (row) => row.paused,
-    ),
-    leased:
-      (await query(`SELECT lease_owner FROM "${schema}".sessions WHERE id = $1`))[0]?.lease_owner !== null,
-    commands: await query(`SELECT kind FROM "${schema}".commands WHERE session_id = $1 ORDER BY id`),
-  };
-}
-
 describe("a sub-agent paused at a budget limit on PostgreSQL workers (issue 31)", () => {
   it("is parked like a root's pause (lease released, awaiting_budget, its agentPath); only a command for its path is stored, and it resumes the run on another worker", {
     timeout: 60_000,
@@ -30,7 +17,7 @@ describe("a sub-agent paused at a budget limit on PostgreSQL workers (issue 31)"
     await watchUntil(client, "park", "awaiting_budget");
     expect(await client.budgetPause("park")).toEqual({ ...pause, agentPath: ["s1"] });
     expect(await client.awaitingBudget("park")).toEqual([{ ...pause, agentPath: ["s1"] }]);
-    expect(await parkedRow(schema, "park")).toEqual({
+    expect(await fixture.parkedRow(schema, "park")).toEqual({
       paused: [[{ ...pause, agentPath: ["s1"] }]],
       leased: false,
       commands: [],
@@ -48,7 +35,7 @@ describe("a sub-agent paused at a budget limit on PostgreSQL workers (issue 31)"
         message: expect.stringMatching(/^CONTINUE_ONCE: no run waits at a budget limit/),
         ...(agentPath ? { agentPath } : {}),
       });
-    expect((await parkedRow(schema, "park")).commands).toEqual([]);
+    expect((await fixture.parkedRow(schema, "park")).commands).toEqual([]);
 
     first.child.kill("SIGTERM"); // nothing runs there: the parked run waits in the database
     expect(await first.exited).toBe(0);
@@ -63,7 +50,7 @@ describe("a sub-agent paused at a budget limit on PostgreSQL workers (issue 31)"
     ]);
     // The restored tree went on where the child paused: its `note` call did not run again.
     expect(await fixture.effects(schema)).toEqual([{ key: "park/s1:n1", attempts: 1 }]);
-    expect(await parkedRow(schema, "park")).toEqual({ paused: [], leased: false, commands: [] });
+    expect(await fixture.parkedRow(schema, "park")).toEqual({ paused: [], leased: false, commands: [] });
     expect(await client.awaitingBudget("park")).toEqual([]);
     expect(await client.budgetPause("park")).toBeUndefined();
   });
@@ -79,7 +66,7 @@ describe("a sub-agent paused at a budget limit on PostgreSQL workers (issue 31)"
     await first.exited;
     // No worker runs: the command is stored against the parked run, and waits for one.
     await client.send("killed", { type: "CONTINUE_ONCE", agentPath: ["s1"] });
-    expect((await parkedRow(schema, "killed")).commands).toEqual([{ kind: "CONTINUE_ONCE" }]);
+    expect((await fixture.parkedRow(schema, "killed")).commands).toEqual([{ kind: "CONTINUE_ONCE" }]);
     await startWorker(schema);
     await watchUntil(client, "killed", "idle");
     expect(await messageTexts(repo, "killed")).toEqual([
@@ -112,7 +99,11 @@ describe("a sub-agent paused at a budget limit on PostgreSQL workers (issue 31)"
     // The run went on with s2 and parked again with s1 only (released, nothing left in the rows).
     await untilTrue("pair", () => listed(["s1"]));
     await watchUntil(client, "pair", "awaiting_budget");
-    expect(await parkedRow(schema, "pair")).toMatchObject({ leased: false, commands: [] });
+    expect(await fixture.parkedRow(schema, "pair")).toEqual({
+      paused: [[both[0]]],
+      leased: false,
+      commands: [],
+    });
 
     await client.send("pair", { type: "CONTINUE_ONCE", agentPath: ["s1"] });
     await watchUntil(client, "pair", "idle");
@@ -123,6 +114,6 @@ describe("a sub-agent paused at a budget limit on PostgreSQL workers (issue 31)"
       { key: "pair/s1:n1", attempts: 1 },
       { key: "pair/s2:n1", attempts: 1 },
     ]);
-    expect(await parkedRow(schema, "pair")).toEqual({ paused: [], leased: false, commands: [] });
+    expect(await fixture.parkedRow(schema, "pair")).toEqual({ paused: [], leased: false, commands: [] });
   });
 });

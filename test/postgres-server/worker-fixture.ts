@@ -64,6 +64,21 @@ export function workerFixture(prefix: string) {
       await child.waitFor("READY\n");
       return child;
     },
+    /**
+     * What the session holds of the worker tables: the parked run's `paused` column (the pauses it
+     * waits at; no row: `[]`, approvals only: `[null]`), whether it is leased, its commands' kinds.
+     */
+    async parkedRow(schema: string, sessionId: string) {
+      const query = async (sql: string) => (await server.pool.query(sql, [sessionId])).rows;
+      const lease = await query(`SELECT lease_owner FROM "${schema}".sessions WHERE id = $1`);
+      return {
+        paused: (await query(`SELECT paused FROM "${schema}".parked_runs WHERE session_id = $1`)).map(
+          (row) => row.paused as unknown,
+        ),
+        leased: lease[0]?.lease_owner !== null,
+        commands: await query(`SELECT kind FROM "${schema}".commands WHERE session_id = $1 ORDER BY id`),
+      };
+    },
     /** The effects sink's rows. */
     async effects(schema: string): Promise<{ key: string; attempts: number }[]> {
       const { rows } = await server.pool.query<{ key: string; attempts: number }>(
