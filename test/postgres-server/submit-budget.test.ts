@@ -51,6 +51,17 @@ describe("`agentchart --database-url` at a budget pause", () => {
     expect(out).toContain("root: research: noted topic");
     stopWorkers();
   });
+  it("asks at each of two parallel sub-agents' pauses once; both go on and the run finishes", {
+    timeout: 60_000,
+  }, async () => {
+    await startWorker("test/postgres-server/subagent-worker-child.ts", "child-budget");
+    const { code, out, err } = await submitAnswering("pair topic", "pair-paused", "c");
+    expect(code).toBe(0);
+    for (const path of ["s1", "s2"])
+      expect(err.split(`(sub-agent ${path}): [r]aise to 2 / [c]ontinue once / [s]top? `)).toHaveLength(2);
+    expect(out).toContain("root: research: noted topic + research: noted topic");
+    stopWorkers();
+  });
 });
 
 /** Starts a worker process (`script` in `mode`) on the scratch database and waits until it serves. */
