@@ -1,3 +1,4 @@
+import { addressOf } from "../commands/addressed-command.js";
 import { isCommandError } from "../commands/command-error.js";
 import type { SessionEntry } from "../storage/entries.js";
 import { createSessionId } from "../storage/ids.js";
@@ -30,8 +31,8 @@ export function noWorkerHint(sessionId: string, databaseUrl: string, waitedMs: n
  * Submits `prompt` to a session served by workers (`agentchart worker`) and prints the reply as the
  * session's entries arrive (watching the session), until the run is idle. A call that waits for
  * approval is asked about on stderr and answered from stdin (`y` approves); so is a run parked at a
- * budget limit (`r`aise, `c`ontinue once, `s`top: the client sends `RAISE_BUDGET`, `CONTINUE_ONCE` or
- * `ABORT`, which any worker applies). While no worker has taken
+ * budget limit — the root's or a sub-agent's — (`r`aise, `c`ontinue once, `s`top: the client sends
+ * `RAISE_BUDGET`, `CONTINUE_ONCE` or `ABORT`, which any worker applies). While no worker has taken
  * the session (still `queued` after `noWorkerHintMs`), says so on stderr with the command that starts
  * one, and keeps waiting: the prompt is stored, a worker started later serves it.
  * Contract: async; rejects when the database cannot be reached.
@@ -53,6 +54,10 @@ export async function runSubmitCommand(
   const asker = lineAsker(io.stdin, io.stderr);
   const sessionId = options.session ?? createSessionId();
   const unanswered = new Map<string, string>();
+  /** The pauses asked about (by their JSON): one listed again while its answer is on the way is not asked twice. */
+  const askedPauses = new Set<string>();
+  /** The questions at budget pauses, one after the other. */
+  let budgetAnswers: Promise<void> = Promise.resolve();
   let failed = false;
   const print = (entry: SessionEntry) => {
     if (entry.type !== "message") return;
@@ -96,7 +101,7 @@ export async function runSubmitCommand(
           } else if (update.state === "awaiting_approval") {
             void answerApprovals().catch(reject);
           } else if (update.state === "awaiting_budget") {
-            void answerBudgetPause().catch(reject);
+            budgetAnswers = budgetAnswers.then(answerBudgetPauses).catch(reject);
           }
         },
         error: reject,
@@ -109,25 +114,34 @@ export async function runSubmitCommand(
   }
 
   /**
-   * The run is parked at a budget limit or loop breaker: asks the person — `r` raises that limit (to
-   * twice its value, or to the number after it: `r 50`), `c` lets the held call through once, anything
-   * else stops the run — and sends the command (`RAISE_BUDGET`, `CONTINUE_ONCE`, `ABORT`).
+   * The run is parked at budget limits or loop breakers (the root's, or sub-agents' at any depth): for
+   * each run waiting at one not asked about yet, asks the person — `r` raises that limit (to twice
+   * its value, or to the number after it: `r 50`), `c` lets the held call through once, anything else
+   * stops the whole run — and sends the command (`RAISE_BUDGET`, `CONTINUE_ONCE` with the sub-agent's
+   * `agentPath`, or `ABORT`). A sub-agent is named by its path's call ids.
    */
-  async function answerBudgetPause(): Promise<void> {
-    const paused = await client.budgetPause(sessionId);
-    if (!paused) return; // answered meanwhile
+  async function answerBudgetPauses(): Promise<void> {
     const warn = (line: string) => io.stderr.write(`${terminalStyle(io.stderr).yellow(line)}\n`);
-    let command = pauseAnswer(await asker.ask(pauseQuestion(paused, "")), paused, {});
-    while (typeof command === "string") {
-      warn(command);
-      command = pauseAnswer(await asker.ask(pauseQuestion(paused, "")), paused, {});
-    }
-    try {
-      await client.send(sessionId, command);
-    } catch (error) {
-      // A run that stopped waiting meanwhile: one line, no crash.
-      if (!isCommandError(error)) throw error;
-      warn(error.message);
+    for (const paused of await client.awaitingBudget(sessionId)) {
+      const key = JSON.stringify(paused);
+      if (askedPauses.has(key)) continue;
+      askedPauses.add(key);
+      const where = paused.agentPath ? ` (sub-agent ${paused.agentPath.join(" › ")})` : "";
+      const ask = async () =>
+        pauseAnswer(await asker.ask(pauseQuestion(paused, where)), paused, addressOf(paused));
+      let command = await ask();
+      while (typeof command === "string") {
+        warn(command);
+        command = await ask();
+      }
+      try {
+        await client.send(sessionId, command);
+      } catch (error) {
+        // A run that stopped waiting meanwhile: one line, no crash.
+        if (!isCommandError(error)) throw error;
+        warn(error.message);
+      }
+      if (command.type === "ABORT") return; // the whole run stops: nothing else to ask
     }
   }
 

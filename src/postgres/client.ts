@@ -11,7 +11,7 @@ import { CommandError } from "../commands/command-error.js";
 import { parseAgentCommand } from "../commands/parse-command.js";
 import { userMessage } from "../loop/messages.js";
 import { assertValidSessionId } from "../storage/ids.js";
-import type { BudgetExceeded } from "../types/budget.js";
+import type { BudgetPause } from "../types/budget.js";
 import { SessionError } from "../types/session-error.js";
 import { type ClientRun, ClientRuns } from "./client-runs.js";
 import { NoticeListener } from "./notice-listener.js";
@@ -68,13 +68,14 @@ export interface AgentClient {
    * parked run's, or a live run's), bound to that call's approval request — it can never answer a
    * later call under the same id; of decisions on one request sent before a worker applies them,
    * the last one counts. `RAISE_BUDGET` / `CONTINUE_ONCE` are stored only while the session's run is
-   * parked at a budget limit. Anything else a worker decides when it takes the row; one it cannot
+   * parked with a run at a budget limit at the command's `agentPath` (none: the root's; see
+   * `awaitingBudget`). Anything else a worker decides when it takes the row; one it cannot
    * apply (a client's result for a call that does not wait, a command for a sub-agent's queue) is
    * recorded in the session as an `agentchart.command_refused` entry that `watch` shows.
    * @throws CommandError("invalid_command") for what is not a command; ("not_waiting") — naming the
    * agent path and call — when the call does not wait for approval, or no run waits at a budget
-   * limit (nothing is stored); SessionError("not_found") for an unknown session, ("invalid_id") for
-   * a malformed id.
+   * limit at that path (nothing is stored); SessionError("not_found") for an unknown session,
+   * ("invalid_id") for a malformed id.
    *
    * ```ts
    * import { createClient } from "agentchart/postgres";
@@ -159,10 +160,23 @@ export interface AgentClient {
    */
   approvalRequests(sessionId: string): Promise<CallAddress[]>;
   /**
-   * The budget limit or loop breaker the session's parked run waits at (`RAISE_BUDGET`,
-   * `CONTINUE_ONCE` or `ABORT` go on), or `undefined` when no run is parked at one.
+   * The runs of the session's parked run waiting at a budget limit or loop breaker — the root's
+   * first, each sub-agent's (any depth) with its `agentPath` — as `state.awaitingBudget` listed them
+   * when it was parked; none (`[]`) when no run is parked at a limit. A `RAISE_BUDGET` or
+   * `CONTINUE_ONCE` with that `agentPath` (or `ABORT`) goes on.
+   *
+   * ```ts
+   * const client = await createClient({ connectionString: process.env.DATABASE_URL! });
+   * for (const { budget, limit, agentPath } of await client.awaitingBudget("s1"))
+   *   await client.send("s1", { type: "RAISE_BUDGET", limits: { [budget]: limit * 2 }, ...(agentPath ? { agentPath } : {}) });
+   * ```
    */
-  budgetPause(sessionId: string): Promise<BudgetExceeded | undefined>;
+  awaitingBudget(sessionId: string): Promise<BudgetPause[]>;
+  /**
+   * The first of `awaitingBudget(sessionId)`: the limit the parked run waits at (a sub-agent's with
+   * its `agentPath`), or `undefined` when no run is parked at one.
+   */
+  budgetPause(sessionId: string): Promise<BudgetPause | undefined>;
   /**
    * Ends every `watch()` of this client (their subscribers complete) and closes the client's
    * connections, theirs included, so that nothing keeps the process alive. Later watches error.
@@ -302,7 +316,8 @@ export async function createClient(options: ClientOptions): Promise<AgentClient>
       [...(await store.approvalRequests(sessionId)).keys()].filter((key) => !callOfKey(key).agentPath),
     approvalRequests: async (sessionId) =>
       [...(await store.approvalRequests(sessionId)).keys()].map(callOfKey),
-    budgetPause: async (sessionId) => (await store.parked(sessionId))?.paused,
+    awaitingBudget: async (sessionId) => (await store.parked(sessionId))?.awaitingBudget ?? [],
+    budgetPause: async (sessionId) => (await store.parked(sessionId))?.awaitingBudget[0],
     async close() {
       await watches.endAll();
       await listener.close();

@@ -1,12 +1,14 @@
 import { callKey } from "../commands/addressed-command.js";
 import { CommandError } from "../commands/command-error.js";
+import type { BudgetPause } from "../types/budget.js";
 import type { StoredCommand } from "./run-store.js";
+import { pausedAt } from "./run-wait.js";
 
 /** What a worker's run of a session is, as data: all {@link decideCommand} reads. */
 export interface RunView {
   /**
    * `idle`: no run (the worker takes prompts); `running`: a live run on this worker; `parked`: a run
-   * persisted while it waits for people (approvals, or the budget limit in `paused`).
+   * persisted while it waits for people (approvals, or the budget limits in `awaitingBudget`).
    */
   phase: "idle" | "running" | "parked";
   /** The approval requests on the run row: each request's id by the `callKey` of its call. */
@@ -15,8 +17,11 @@ export interface RunView {
   awaitingApproval: readonly string[];
   /** The calls of client tools waiting for their result in the live run now, by `callKey`. */
   awaitingClient: readonly string[];
-  /** Whether the run waits at a budget limit or loop breaker (`state.budget.paused`, or the parked row's). */
-  paused: boolean;
+  /**
+   * The runs of the tree waiting at a budget limit or loop breaker, the root's and the sub-agents'
+   * (`state.awaitingBudget` of the live run, or the parked row's).
+   */
+  awaitingBudget: readonly BudgetPause[];
 }
 
 /**
@@ -26,7 +31,8 @@ export interface RunView {
  * - `keep`: leaves the row for later (a prompt while a run is on, a decision for a call that has not
  *   asked yet, a command for a parked run that does not resume it by itself);
  * - `resume`: it answers what the parked run waits for (a decision on one of its calls, a budget
- *   command for its limit): the run is restored and the command sent to it;
+ *   command for one of its runs at a limit — the root's or a sub-agent's at the command's
+ *   `agentPath`): the run is restored and the command sent to it;
  * - `abort_parked`: ends the parked run;
  * - `refuse`: the command cannot apply; the worker records the `CommandError` in the session (an
  *   `agentchart.command_refused` entry a watch shows) and deletes the row;
@@ -46,7 +52,7 @@ export type CommandDecision =
  * command, the agent path and the call).
  *
  * ```ts
- * const run: RunView = { phase: "idle", requests: new Map(), awaitingApproval: [], awaitingClient: [], paused: false };
+ * const run: RunView = { phase: "idle", requests: new Map(), awaitingApproval: [], awaitingClient: [], awaitingBudget: [] };
  * decideCommand(run, { id: "1", command: { type: "ABORT" } }); // { action: "stale", reason: "nothing runs" }
  * ```
  */
@@ -99,9 +105,8 @@ export function decideCommand(run: RunView, stored: StoredCommand): CommandDecis
     }
     case "RAISE_BUDGET":
     case "CONTINUE_ONCE":
-      if (path.length > 0)
-        return refuse(command.type, `a worker parks budget pauses of the root agent only, not${at}`, path);
-      if (!run.paused) return { action: "stale", reason: "no run waits at a budget limit" };
+      if (!pausedAt(run.awaitingBudget, command))
+        return { action: "stale", reason: `no run waits at a budget limit${at}` };
       return run.phase === "parked" ? { action: "resume" } : { action: "apply" };
   }
 }

@@ -122,9 +122,10 @@ function migrations(s: string): string[][] {
          FOR EACH ROW EXECUTE FUNCTION ${s}.notify_change('${CHANGE_CHANNEL}')`,
     ],
     [
-      // Version 5: budgets. The limit a parked run waits at (a budget or a loop breaker; NULL: it waits
-      // for approvals only), and the parked harness's exact JSON when jsonb cannot hold it (a budget
-      // ledger's reply signature holds NUL).
+      // Version 5: budgets. The runs of a parked run's tree waiting at a budget limit or loop breaker
+      // (a JSON array of BudgetPause, a sub-agent's with its agentPath; NULL: it waits for approvals
+      // only), and the parked harness's exact JSON when jsonb cannot hold it (a budget ledger's reply
+      // signature holds NUL).
       `ALTER TABLE ${s}.parked_runs ADD COLUMN paused jsonb, ADD COLUMN harness_raw text`,
     ],
   ];

@@ -4,7 +4,7 @@ import type { CommandFromOutside } from "../commands/parse-command.js";
 import { parseAgentCommand } from "../commands/parse-command.js";
 import type { PersistedHarness } from "../harness/snapshot.js";
 import type { SessionRunState } from "../storage/session-stream-update.js";
-import type { BudgetExceeded } from "../types/budget.js";
+import type { BudgetPause } from "../types/budget.js";
 import { type JsonbLines, pushLine } from "./jsonb-lines.js";
 import type { PostgresQueryable } from "./postgres-pool.js";
 import { type StoredJson, storedValue } from "./postgres-session-repo.js";
@@ -29,7 +29,10 @@ export type BudgetCommand = Extract<CommandFromOutside, { type: "RAISE_BUDGET" |
 /** Where a session's run stands (see {@link SessionRunState}). */
 export type RunState = SessionRunState;
 
-/** A run persisted while it waits for people: tool calls waiting for approval, or a budget limit. */
+/**
+ * A run persisted while it waits for people: tool calls waiting for approval, or runs of its tree
+ * (the root's, a sub-agent's) waiting at a budget limit or loop breaker.
+ */
 export interface ParkedRun {
   /**
    * `harness.persist()` of the waiting run; `null` for a run found waiting in the session after its
@@ -38,8 +41,12 @@ export interface ParkedRun {
   harness: PersistedHarness | null;
   /** The calls waiting for a decision, by `callKey` (a sub-agent's call: its path and its id). */
   awaiting: string[];
-  /** The budget limit or loop breaker the run waits at (`RAISE_BUDGET`, `CONTINUE_ONCE` or `ABORT` go on). */
-  paused?: BudgetExceeded;
+  /**
+   * The runs of the tree waiting at a budget limit or loop breaker (`state.awaitingBudget` when it
+   * was parked: the root's first, a sub-agent's with its `agentPath`); `[]` when it waits for
+   * approvals only. A `RAISE_BUDGET` / `CONTINUE_ONCE` addressed to one of them, or `ABORT`, goes on.
+   */
+  awaitingBudget: BudgetPause[];
 }
 
 /** A value as a row stores it: jsonb, and the exact JSON when jsonb cannot hold it (`*_raw`). */
@@ -100,7 +107,7 @@ export class RunStore {
    * too). Resolves with the command's id.
    */
   async addCommand(sessionId: string, command: CommandFromOutside): Promise<string> {
-    const id = await this.#insertCommand(sessionId, command, "");
+    const id = await this.#insertCommand(sessionId, command);
     return id!;
   }
 
@@ -111,46 +118,50 @@ export class RunStore {
    * (nothing is stored).
    */
   addDecision(sessionId: string, decision: DecisionCommand): Promise<string | undefined> {
-    return this.#insertCommand(
-      sessionId,
-      decision,
-      `JOIN ${this.s}.approval_requests r ON r.session_id = $1 AND r.request_key = $5`,
-      callKey(decision),
-    );
+    return this.#insertCommand(sessionId, decision, {
+      join: `JOIN ${this.s}.approval_requests r ON r.session_id = $1 AND r.request_key = $5`,
+      value: callKey(decision),
+      requestId: "r.request_id",
+    });
   }
 
   /**
-   * Stores a `RAISE_BUDGET` or `CONTINUE_ONCE` only while the session's run is parked at a budget
-   * limit, in one statement. Resolves with the command's id, or `undefined` when no run waits at one
+   * Stores a `RAISE_BUDGET` or `CONTINUE_ONCE` only while the session's run is parked with a run of
+   * its tree at a budget limit at the command's `agentPath` (none: the root's run), in one
+   * statement. Resolves with the command's id, or `undefined` when no run waits at one there
    * (nothing is stored).
    */
   addBudgetCommand(sessionId: string, command: BudgetCommand): Promise<string | undefined> {
-    return this.#insertCommand(
-      sessionId,
-      command,
-      `JOIN ${this.s}.parked_runs p ON p.session_id = $1 AND p.paused IS NOT NULL`,
-    );
+    return this.#insertCommand(sessionId, command, {
+      join: `JOIN ${this.s}.parked_runs p ON p.session_id = $1 AND EXISTS (
+               SELECT 1 FROM jsonb_array_elements(p.paused) AS pause
+                WHERE COALESCE(pause -> 'agentPath', '[]'::jsonb) = $5::jsonb)`,
+      value: JSON.stringify(command.agentPath ?? []),
+    });
   }
 
+  /**
+   * Inserts the command row (and marks an idle session `queued`) in one statement; `only` stores it
+   * only where its join finds a row (with `value` as `$5`), taking the request id from there.
+   */
   async #insertCommand(
     sessionId: string,
     command: CommandFromOutside,
-    join: string,
-    requestKey?: string,
+    only?: { join: string; value: string; requestId?: string },
   ): Promise<string | undefined> {
     const payload = jsonbOf(command);
     const { rows } = await this.db.query<{ id: string }>(
       `WITH command AS (
          INSERT INTO ${this.s}.commands (session_id, kind, payload, payload_raw, request_id)
-         SELECT $1, $2, $3::jsonb, $4, ${requestKey === undefined ? "NULL" : "r.request_id"}
-           FROM (VALUES (1)) AS one ${join}
+         SELECT $1, $2, $3::jsonb, $4, ${only?.requestId ?? "NULL"}
+           FROM (VALUES (1)) AS one ${only?.join ?? ""}
          RETURNING id
        ), queued AS (
          INSERT INTO ${this.s}.runs (session_id, state) SELECT $1, 'queued' FROM command
          ON CONFLICT (session_id) DO UPDATE SET state = 'queued', updated_at = now() WHERE runs.state = 'idle'
        )
        SELECT id::text FROM command`,
-      [sessionId, command.type, payload.json, payload.raw, ...(requestKey === undefined ? [] : [requestKey])],
+      [sessionId, command.type, payload.json, payload.raw, ...(only ? [only.value] : [])],
     );
     return rows[0]?.id;
   }
@@ -186,7 +197,10 @@ export class RunStore {
     await this.db.query(`DELETE FROM ${this.s}.commands WHERE id = ANY($1::bigint[])`, [ids]);
   }
 
-  /** Stores (or replaces) the session's parked run. */
+  /**
+   * Stores (or replaces) the session's parked run; its `awaitingBudget` goes into the `paused`
+   * column (a JSON array of the pauses, NULL when it waits for approvals only).
+   */
   async park(sessionId: string, parked: ParkedRun): Promise<void> {
     const harness = jsonbOf(parked.harness);
     await this.db.query(
@@ -199,26 +213,26 @@ export class RunStore {
         harness.json,
         harness.raw,
         parked.awaiting,
-        parked.paused === undefined ? null : JSON.stringify(parked.paused),
+        parked.awaitingBudget.length === 0 ? null : JSON.stringify(parked.awaitingBudget),
       ],
     );
   }
 
   /** The session's parked run, if it has one. */
   async parked(sessionId: string): Promise<ParkedRun | undefined> {
-    const { rows } = await this.db.query<StoredJson & { awaiting: string[]; paused: BudgetExceeded | null }>(
+    const { rows } = await this.db.query<StoredJson & { awaiting: string[]; paused: BudgetPause[] | null }>(
       `SELECT CASE WHEN harness_raw IS NULL THEN harness END AS json, harness_raw AS raw, awaiting, paused
          FROM ${this.s}.parked_runs WHERE session_id = $1`,
       [sessionId],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const parked: ParkedRun = {
+    return {
       harness:
         row.raw === null && row.json === null ? null : (storedValue(row) as unknown as PersistedHarness),
       awaiting: row.awaiting,
+      awaitingBudget: row.paused ?? [],
     };
-    return row.paused === null ? parked : { ...parked, paused: row.paused };
   }
 
   /** Forgets the session's parked run (it was restored and finished). */
@@ -228,8 +242,8 @@ export class RunStore {
 
   /**
    * Whether a worker has something to do for the session: any pending command, or — for a parked
-   * run — an abort, a budget command for a run paused at a limit, or a decision for every call it
-   * waits on (other commands wait until the run goes on). Commands are matched by the `kind` column
+   * run — an abort, a budget command for a run paused at a limit (stored only for a path that
+   * waits: see `addBudgetCommand`), or a decision for every call it waits on (other commands wait until the run goes on). Commands are matched by the `kind` column
    * (the command's `type`; 0.2 wrote its lowercase `kind`).
    */
   async needsWake(sessionId: string): Promise<boolean> {

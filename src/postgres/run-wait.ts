@@ -1,14 +1,17 @@
 import type { PersistedAgentMachine, PersistedChild } from "../agent/agent-snapshot.js";
-import { callKey } from "../commands/addressed-command.js";
+import { type AgentAddress, callKey } from "../commands/addressed-command.js";
 import type { AgentHarness } from "../harness/agent-harness.js";
-import type { BudgetExceeded } from "../types/budget.js";
+import type { BudgetPause } from "../types/budget.js";
 
 /** What a run waits for a person for, read from the harness's state. */
 export interface RunWait {
   /** Calls waiting for approval at every depth, by `callKey`, in source order. */
   approvals: string[];
-  /** The limit the run waits at (a budget or a loop breaker of the root's run), if it waits at one. */
-  paused: BudgetExceeded | undefined;
+  /**
+   * The runs of the tree waiting at a budget limit or loop breaker (`state.awaitingBudget`): the
+   * root's first, each sub-agent's with its `agentPath`.
+   */
+  awaitingBudget: BudgetPause[];
   /**
    * Whether the run waits for a person and for nothing else (no call, reply or sub-agent still
    * working): such a run can be persisted and finished on any worker.
@@ -17,18 +20,35 @@ export interface RunWait {
 }
 
 /**
- * Where a harness's run stands: who waits (`state.awaitingApproval`, `state.budget.paused`) and —
+ * Where a harness's run stands: who waits (`state.awaitingApproval`, `state.awaitingBudget`) and —
  * from its persisted agent, the one place that can say it — whether anything else still works.
  *
  * Contract: reads the harness; never throws.
  */
 export function runWaitOf(harness: AgentHarness): RunWait {
-  const { awaitingApproval, budget } = harness.state;
+  const { awaitingApproval } = harness.state;
   const approvals = awaitingApproval.map((call) => callKey(call));
-  const paused = budget?.paused;
-  const waits = approvals.length > 0 || paused !== undefined;
+  const awaitingBudget = [...harness.state.awaitingBudget];
+  const waits = approvals.length > 0 || awaitingBudget.length > 0;
   const onlyForPeople = waits && !worksBelow(harness.agent.persist().snapshot);
-  return { approvals, paused, onlyForPeople };
+  return { approvals, awaitingBudget, onlyForPeople };
+}
+
+/**
+ * Whether one of `pauses` is the run of the agent at `address` (the root's: no path) — where a
+ * `RAISE_BUDGET` or `CONTINUE_ONCE` addressed there applies.
+ *
+ * Contract: pure; never throws.
+ *
+ * ```ts
+ * const pause = { budget: "maxModelCalls", limit: 1, used: 1, action: "pause", before: "modelCall" } as const;
+ * pausedAt([{ ...pause, agentPath: ["s1"] }], { agentPath: ["s1"] }); // true
+ * pausedAt([{ ...pause, agentPath: ["s1"] }], {}); // false: the root does not wait
+ * ```
+ */
+export function pausedAt(pauses: readonly BudgetPause[], address: AgentAddress): boolean {
+  const path = (address.agentPath ?? []).join("/");
+  return pauses.some((pause) => (pause.agentPath ?? []).join("/") === path);
 }
 
 /**

@@ -12,7 +12,7 @@ import { resolveModel } from "../types/resolve-model.js";
 import { type CommandDecision, decideCommand, type RunView } from "./command-decision.js";
 import type { PostgresSession } from "./postgres-session.js";
 import type { DecisionCommand, ParkedRun, RunState, RunStore, StoredCommand } from "./run-store.js";
-import { runWaitOf } from "./run-wait.js";
+import { pausedAt, runWaitOf } from "./run-wait.js";
 import {
   type BoundDecision,
   callsAwaitingApproval,
@@ -71,7 +71,7 @@ function restingView(parked: ParkedRun | undefined, requests: ReadonlyMap<string
     requests,
     awaitingApproval: [],
     awaitingClient: [],
-    paused: parked?.paused !== undefined,
+    awaitingBudget: parked?.awaitingBudget ?? [],
   };
 }
 
@@ -131,7 +131,7 @@ export class SessionRun {
       harness = this.#build();
       const awaiting = callsAwaitingApproval(session, harness.tools);
       if (awaiting.length > 0) {
-        parked = { harness: null, awaiting };
+        parked = { harness: null, awaiting, awaitingBudget: [] };
         await store.askApproval(session.id, awaiting, "keep"); // the same wait: decisions sent stay bound
       }
     }
@@ -150,7 +150,7 @@ export class SessionRun {
           .map(({ stored }) => stored);
         if (!answersWait(parked, answers)) {
           if (parked.harness === null) await store.park(session.id, parked);
-          return parked.paused ? "awaiting_budget" : "awaiting_approval";
+          return parked.awaitingBudget.length > 0 ? "awaiting_budget" : "awaiting_approval";
         }
         const resent = await this.#recordAnswers(answers);
         await store.answerApproval(session.id, parked.awaiting);
@@ -397,8 +397,11 @@ export class SessionRun {
     return new Promise<DriveOutcome>((resolve, reject) => {
       let settled = false;
       let parking = false;
-      /** Set by an approval request or a pause of the current turn: only then can the run come to wait. */
-      let peopleAsked = false;
+      /**
+       * Set by an approval request or a pause of the current turn: only then can the run come to wait.
+       * A restored run may still wait for people from the start (one of several pauses was answered).
+       */
+      let peopleAsked = harness.state.awaitingApproval.length > 0 || harness.state.awaitingBudget.length > 0;
       const settle = () => {
         if (settled) return false;
         settled = true;
@@ -432,9 +435,9 @@ export class SessionRun {
           await store.park(session.id, {
             harness: { ...persisted, queues },
             awaiting: wait.approvals,
-            ...(wait.paused ? { paused: wait.paused } : {}),
+            awaitingBudget: wait.awaitingBudget,
           });
-          this.#parkedAs = wait.paused ? "awaiting_budget" : "awaiting_approval";
+          this.#parkedAs = wait.awaitingBudget.length > 0 ? "awaiting_budget" : "awaiting_approval";
           finish("parked");
         } finally {
           parking = false;
@@ -492,7 +495,7 @@ export class SessionRun {
           requests,
           awaitingApproval: state.awaitingApproval.map((call) => callKey(call)),
           awaitingClient: state.awaitingClient.map((call) => callKey(call)),
-          paused: state.budget?.paused !== undefined,
+          awaitingBudget: state.awaitingBudget,
         },
         stored,
       );
@@ -539,10 +542,14 @@ export class SessionRun {
   }
 }
 
-/** Whether a parked run's wait is answered by `answers`: its budget limit, or every call it waits on. */
+/**
+ * Whether a parked run's wait is answered by `answers` (each decided `resume`): one of its budget
+ * pauses (the run goes on and parks again if others still wait), or every call it waits on.
+ */
 function answersWait(parked: ParkedRun, answers: readonly StoredCommand[]): boolean {
   const types = answers.map(({ command }) => command?.type);
-  if (parked.paused) return types.includes("RAISE_BUDGET") || types.includes("CONTINUE_ONCE");
+  if (parked.awaitingBudget.length > 0)
+    return types.includes("RAISE_BUDGET") || types.includes("CONTINUE_ONCE");
   const decided = new Set(
     answers
       .filter((answer): answer is StoredDecision => isDecision(answer))
@@ -576,7 +583,7 @@ function sendWhenWaiting(harness: AgentHarness, commands: readonly AddressedComm
   if (pending.length === 0) return;
   const waits = (command: AddressedCommand): boolean => {
     if (command.type === "RAISE_BUDGET" || command.type === "CONTINUE_ONCE")
-      return harness.state.budget?.paused !== undefined;
+      return pausedAt(harness.state.awaitingBudget, command);
     if (command.type !== "APPROVE_TOOL" && command.type !== "DENY_TOOL") return true;
     return harness.state.awaitingApproval.some((call) => callKey(call) === callKey(command));
   };

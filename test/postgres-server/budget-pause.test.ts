@@ -3,19 +3,6 @@ import { messageTexts, watchUntil, workerFixture } from "./worker-fixture.js";
 
 const fixture = workerFixture("budget");
 
-/** What the session holds of the worker tables: the parked run's limit, its lease, its commands. */
-async function parkedRow(schema: string, sessionId: string) {
-  const query = async (sql: string) => (await fixture.server.pool.query(sql, [sessionId])).rows;
-  return {
-    parked: await query(
-      `SELECT paused->>'budget' AS budget FROM "${schema}".parked_runs WHERE session_id = $1`,
-    ),
-    leased:
-      (await query(`SELECT lease_owner FROM "${schema}".sessions WHERE id = $1`))[0]?.lease_owner !== null,
-    commands: await query(`SELECT kind FROM "${schema}".commands WHERE session_id = $1 ORDER BY id`),
-  };
-}
-
 describe("a run paused at a budget limit on PostgreSQL workers (issue 31)", () => {
   it("is parked like an approval (lease released, state awaiting_budget); RAISE_BUDGET resumes it on another worker", {
     timeout: 60_000,
@@ -30,8 +17,8 @@ describe("a run paused at a budget limit on PostgreSQL workers (issue 31)", () =
       used: 1,
       action: "pause",
     });
-    expect(await parkedRow(schema, "raise")).toEqual({
-      parked: [{ budget: "maxModelCalls" }],
+    expect(await fixture.parkedRow(schema, "raise")).toEqual({
+      paused: [[expect.objectContaining({ budget: "maxModelCalls" })]],
       leased: false,
       commands: [],
     });
@@ -49,7 +36,7 @@ describe("a run paused at a budget limit on PostgreSQL workers (issue 31)", () =
       "done: applied",
     ]);
     expect(await fixture.effects(schema)).toEqual([{ key: "raise:call-1", attempts: 1 }]);
-    expect(await parkedRow(schema, "raise")).toEqual({ parked: [], leased: false, commands: [] });
+    expect(await fixture.parkedRow(schema, "raise")).toEqual({ paused: [], leased: false, commands: [] });
     expect(await client.budgetPause("raise")).toBeUndefined();
   });
 
@@ -86,7 +73,7 @@ describe("a run paused at a budget limit on PostgreSQL workers (issue 31)", () =
     const texts = await messageTexts(repo, "stop");
     expect(texts.slice(0, 3)).toEqual(["effect wall", "[toolCall]", "applied"]);
     expect(texts).not.toContain("done: applied");
-    expect(await parkedRow(schema, "stop")).toEqual({ parked: [], leased: false, commands: [] });
+    expect(await fixture.parkedRow(schema, "stop")).toEqual({ paused: [], leased: false, commands: [] });
     await expect(client.send("stop", { type: "CONTINUE_ONCE" })).rejects.toMatchObject({
       name: "CommandError",
       code: "not_waiting",
@@ -104,7 +91,7 @@ describe("a run paused at a budget limit on PostgreSQL workers (issue 31)", () =
     await first.exited;
     // No worker runs: the raise is stored against the parked run, and waits for one.
     await client.send("killed", { type: "RAISE_BUDGET", limits: { maxModelCalls: 5 } });
-    expect((await parkedRow(schema, "killed")).commands).toEqual([{ kind: "RAISE_BUDGET" }]);
+    expect((await fixture.parkedRow(schema, "killed")).commands).toEqual([{ kind: "RAISE_BUDGET" }]);
     await fixture.startWorker(schema, "budget");
     await watchUntil(client, "killed", "idle");
     expect(await messageTexts(repo, "killed")).toEqual([
@@ -133,6 +120,6 @@ describe("a run paused at a budget limit on PostgreSQL workers (issue 31)", () =
     await expect(
       client.send("none", { type: "RAISE_BUDGET", limits: { maxTurns: -1 } }),
     ).rejects.toMatchObject({ name: "CommandError", code: "invalid_command" });
-    expect((await parkedRow(schema, "none")).commands).toEqual([{ kind: "PROMPT" }]);
+    expect((await fixture.parkedRow(schema, "none")).commands).toEqual([{ kind: "PROMPT" }]);
   });
 });

@@ -8,11 +8,14 @@
 //                           approval, before the worker can park the run
 //   gated-child:            the `research` child's final reply streams 40 deltas and stops after 10 of
 //                           them, printing "GATED" (it never goes on: kill the process there)
+//   child-budget:           each `research` child may make one model call (`budget: { maxModelCalls:
+//                           1 }`): after its `note` call it pauses at the limit (and the run is parked)
 //
 // The tree: root → `support` (call `s1`) → `billing` (call `b1`) → `refund` (requires approval, call
 // `r1`); and root → `research` (call `s1`) → `note` (call `n1`, replay "safe") then a streamed reply.
 // A root prompt "support <order>" or "research topic" starts one of them; "both <order>" calls
-// `support` and, in parallel, `await_refund` (call `w1`), which waits until the refund is applied.
+// `support` and, in parallel, `await_refund` (call `w1`), which waits until the refund is applied;
+// "pair topic" calls `research` twice in parallel (calls `s1`, `s2`).
 import pg from "pg";
 import { z } from "zod";
 import { defineAgentTool, defineTool, type StreamFn } from "../../src/index.js";
@@ -128,7 +131,12 @@ const research = defineAgentTool({
   name: "research",
   description: "Researches a topic",
   replay: "safe",
-  agent: { systemPrompt: "You research.", streamFn: gatedResearch, tools: [note] },
+  agent: {
+    systemPrompt: "You research.",
+    streamFn: gatedResearch,
+    tools: [note],
+    ...(mode === "child-budget" ? { budget: { maxModelCalls: 1 } } : {}),
+  },
 });
 
 /** A root tool that waits (polling the sink) until the refund's effect is applied. */
@@ -154,25 +162,30 @@ const rootCalls = levelModel("root", (word) => ({
   name: word === "topic" ? "research" : "support",
   arguments: { task: `please handle ${word}` },
 }));
-const bothCalls = scriptedModel(
-  Array.from({ length: 50 }, () => (context: LlmContext): ScriptedReply => {
-    const last = context.messages.at(-1);
-    if (last?.role === "toolResult") {
-      const results = context.messages.filter((message) => message.role === "toolResult").map(textOf);
-      return { text: `root: ${results.join(" + ")}` };
-    }
-    const order = textOf(last).split(" ").at(-1) ?? "";
-    return {
-      toolCalls: [
-        { id: "s1", name: "support", arguments: { task: `please handle ${order}` } },
-        { id: "w1", name: "await_refund", arguments: {} },
-      ],
-    };
-  }),
-);
+/** A root model making `calls(word)` in one reply, then answering "root: <result> + <result>…". */
+const parallelCalls = (calls: (word: string) => ScriptedReply["toolCalls"]) =>
+  scriptedModel(
+    Array.from({ length: 50 }, () => (context: LlmContext): ScriptedReply => {
+      const last = context.messages.at(-1);
+      if (last?.role === "toolResult") {
+        const results = context.messages.filter((message) => message.role === "toolResult").map(textOf);
+        return { text: `root: ${results.join(" + ")}` };
+      }
+      return { toolCalls: calls(textOf(last).split(" ").at(-1) ?? "") };
+    }),
+  );
+const bothCalls = parallelCalls((order) => [
+  { id: "s1", name: "support", arguments: { task: `please handle ${order}` } },
+  { id: "w1", name: "await_refund", arguments: {} },
+]);
+const pairCalls = parallelCalls((topic) => [
+  { id: "s1", name: "research", arguments: { task: `please handle ${topic}` } },
+  { id: "s2", name: "research", arguments: { task: `please handle ${topic}` } },
+]);
 const rootModel: StreamFn = (model, context, options) => {
   const first = textOf(context.messages.find((message) => message.role === "user"));
-  return (first.startsWith("both ") ? bothCalls : rootCalls)(model, context, options);
+  const replies = first.startsWith("both ") ? bothCalls : first.startsWith("pair ") ? pairCalls : rootCalls;
+  return replies(model, context, options);
 };
 
 const worker = await createWorker({

@@ -64,6 +64,21 @@ export function workerFixture(prefix: string) {
       await child.waitFor("READY\n");
       return child;
     },
+    /**
+     * What the session holds of the worker tables: the parked run's `paused` column (the pauses it
+     * waits at; no row: `[]`, approvals only: `[null]`), whether it is leased, its commands' kinds.
+     */
+    async parkedRow(schema: string, sessionId: string) {
+      const query = async (sql: string) => (await server.pool.query(sql, [sessionId])).rows;
+      const lease = await query(`SELECT lease_owner FROM "${schema}".sessions WHERE id = $1`);
+      return {
+        paused: (await query(`SELECT paused FROM "${schema}".parked_runs WHERE session_id = $1`)).map(
+          (row) => row.paused as unknown,
+        ),
+        leased: lease[0]?.lease_owner !== null,
+        commands: await query(`SELECT kind FROM "${schema}".commands WHERE session_id = $1 ORDER BY id`),
+      };
+    },
     /** The effects sink's rows. */
     async effects(schema: string): Promise<{ key: string; attempts: number }[]> {
       const { rows } = await server.pool.query<{ key: string; attempts: number }>(
@@ -115,24 +130,27 @@ export async function messageTexts(repo: PostgresSessionRepo, sessionId: string)
  * Resolves once `request` waits for approval in the session (a parked run's call, or a live run's),
  * checked at each change notice of the session.
  */
-export async function untilAwaiting(
-  client: AgentClient,
-  sessionId: string,
-  request: CallAddress,
-): Promise<void> {
+export function untilAwaiting(client: AgentClient, sessionId: string, request: CallAddress): Promise<void> {
+  return untilTrue(sessionId, async () =>
+    (await client.approvalRequests(sessionId)).some((candidate) => callKey(candidate) === callKey(request)),
+  );
+}
+
+/** Resolves once `check` holds, checked now and at each change notice of the session. */
+export async function untilTrue(sessionId: string, check: () => Promise<boolean>): Promise<void> {
   const listener = new pg.Client({ connectionString: process.env[DATABASE_URL_VARIABLE] });
   await listener.connect();
   try {
     await listener.query(`LISTEN ${CHANGE_CHANNEL}`);
     await new Promise<void>((resolve, reject) => {
-      const check = () =>
-        client.approvalRequests(sessionId).then((waiting) => {
-          if (waiting.some((candidate) => callKey(candidate) === callKey(request))) resolve();
+      const test = () =>
+        check().then((holds) => {
+          if (holds) resolve();
         }, reject);
       listener.on("notification", (notice) => {
-        if (notice.payload?.endsWith(`/${sessionId}`)) void check();
+        if (notice.payload?.endsWith(`/${sessionId}`)) void test();
       });
-      void check();
+      void test();
     });
   } finally {
     await listener.end();

@@ -9,7 +9,7 @@ const idle: RunView = {
   requests: new Map(),
   awaitingApproval: [],
   awaitingClient: [],
-  paused: false,
+  awaitingBudget: [],
 };
 /** A live run whose root call `call-1` and grandchild call `s1/b1/r1` wait for approval (request ids q1, q2). */
 const running: RunView = {
@@ -21,11 +21,15 @@ const running: RunView = {
   ]),
   awaitingApproval: ["call-1", "s1/b1/r1"],
   awaitingClient: ["pick-1"],
-  paused: false,
+  awaitingBudget: [],
 };
 const parked: RunView = { ...running, phase: "parked", awaitingApproval: [], awaitingClient: [] };
-const pausedRun: RunView = { ...running, requests: new Map(), awaitingApproval: [], paused: true };
+const pause = { budget: "maxModelCalls", limit: 1, used: 1, action: "pause", before: "modelCall" } as const;
+const pausedRun: RunView = { ...running, requests: new Map(), awaitingApproval: [], awaitingBudget: [pause] };
 const parkedAtBudget: RunView = { ...pausedRun, phase: "parked", awaitingClient: [] };
+/** A live run whose sub-agent at s1 (not the root) waits at a limit. */
+const childPaused: RunView = { ...pausedRun, awaitingBudget: [{ ...pause, agentPath: ["s1"] }] };
+const childParked: RunView = { ...childPaused, phase: "parked", awaitingClient: [] };
 
 const row = (command: StoredCommand["command"], requestId?: string): StoredCommand => ({
   id: "7",
@@ -47,6 +51,7 @@ const answerUnknown = row({ type: "ANSWER_TOOL", toolCallId: "nope", result: { c
 const raise = row({ type: "RAISE_BUDGET", limits: { maxModelCalls: 9 } });
 const once = row({ type: "CONTINUE_ONCE" });
 const onceNested = row({ type: "CONTINUE_ONCE", agentPath: ["s1"] });
+const raiseDeeper = row({ type: "RAISE_BUDGET", limits: { maxModelCalls: 9 }, agentPath: ["s1", "b1"] });
 const steerNested = row({ type: "STEER", message: userMessage("psst"), agentPath: ["s1"] });
 const unreadable: StoredCommand = {
   id: "8",
@@ -128,17 +133,34 @@ describe("what a worker does with a stored command (decideCommand)", () => {
       { action: "stale", reason: "no run waits at a budget limit" },
     ],
     [
-      "a budget command for a sub-agent is refused, naming its path",
+      "a sub-agent's continue-once resumes a run parked with it at a limit",
+      childParked,
+      onceNested,
+      { action: "resume" },
+    ],
+    [
+      "a sub-agent's continue-once goes to a live run where it waits",
+      childPaused,
+      onceNested,
+      { action: "apply" },
+    ],
+    [
+      "a root's raise while only a sub-agent waits at a limit is stale",
+      childParked,
+      raise,
+      { action: "stale", reason: "no run waits at a budget limit" },
+    ],
+    [
+      "a budget command for an agent below the paused one is stale, naming its path",
+      childParked,
+      raiseDeeper,
+      { action: "stale", reason: "no run waits at a budget limit at agent path s1/b1" },
+    ],
+    [
+      "a sub-agent's budget command while only the root waits is stale, naming its path",
       parkedAtBudget,
       onceNested,
-      {
-        action: "refuse",
-        code: "refused",
-        command: "CONTINUE_ONCE",
-        agentPath: ["s1"],
-        toolCallId: undefined,
-        message: "CONTINUE_ONCE: a worker parks budget pauses of the root agent only, not at agent path s1",
-      },
+      { action: "stale", reason: "no run waits at a budget limit at agent path s1" },
     ],
     [
       "a steer for a sub-agent is refused, naming its path",
@@ -173,8 +195,20 @@ describe("what a worker does with a stored command (decideCommand)", () => {
   });
 
   it("every command a row may hold, in every phase, gets a decision (never a throw)", () => {
-    const views = [idle, running, parked, pausedRun, parkedAtBudget];
-    const rows = [prompt, steer, followUp, abort, approve, approveNested, answer, raise, once, unreadable];
+    const views = [idle, running, parked, pausedRun, parkedAtBudget, childPaused, childParked];
+    const rows = [
+      prompt,
+      steer,
+      followUp,
+      abort,
+      approve,
+      approveNested,
+      answer,
+      raise,
+      once,
+      onceNested,
+      unreadable,
+    ];
     const actions = new Set<string>();
     for (const view of views) for (const stored of rows) actions.add(decideCommand(view, stored).action);
     expect([...actions].sort()).toEqual([

@@ -63,7 +63,7 @@ describe("the run store (worker and client tables) on PGlite", () => {
     expect(await store.needsWake("s")).toBe(false);
     await store.addCommand("s", prompt("queued"));
     expect(await store.needsWake("s")).toBe(true);
-    await store.park("s", { harness: idleHarness, awaiting: ["call-1", "call-2"] });
+    await store.park("s", { harness: idleHarness, awaiting: ["call-1", "call-2"], awaitingBudget: [] });
     await store.askApproval("s", ["call-1", "call-2"], "keep");
     expect(await store.needsWake("s")).toBe(false);
     await store.addDecision("s", { type: "APPROVE_TOOL", toolCallId: "call-1" });
@@ -92,7 +92,7 @@ describe("the run store (worker and client tables) on PGlite", () => {
     expect((await store.approvalRequests("s")).get("call-1")).toBe(first);
     await store.askApproval("s", ["call-1"], "fresh"); // a new request under the same id
     expect((await store.approvalRequests("s")).get("call-1")).not.toBe(first);
-    await store.park("s", { harness: null, awaiting: ["call-1"] });
+    await store.park("s", { harness: null, awaiting: ["call-1"], awaitingBudget: [] });
     expect(await store.needsWake("s")).toBe(false);
     await store.answerApproval("s", ["call-1"]);
     expect(await store.addDecision("s", { type: "DENY_TOOL", toolCallId: "call-1" })).toBeUndefined();
@@ -110,8 +110,8 @@ describe("the run store (worker and client tables) on PGlite", () => {
 
   it("wakes a parked run for an abort, decided or not; a run found waiting in the session parks without a snapshot", async () => {
     const { store } = await setup();
-    await store.park("s", { harness: null, awaiting: ["call-1"] });
-    expect(await store.parked("s")).toEqual({ harness: null, awaiting: ["call-1"] });
+    await store.park("s", { harness: null, awaiting: ["call-1"], awaitingBudget: [] });
+    expect(await store.parked("s")).toEqual({ harness: null, awaiting: ["call-1"], awaitingBudget: [] });
     await store.addCommand("s", steer("meanwhile"));
     expect(await store.needsWake("s")).toBe(false);
     await store.addCommand("s", { type: "ABORT" });
@@ -161,17 +161,17 @@ describe("the run store (worker and client tables) on PGlite", () => {
       },
     ]);
     // A parked run is woken by an abort row of either spelling.
-    await store.park("s", { harness: null, awaiting: ["other"] });
+    await store.park("s", { harness: null, awaiting: ["other"], awaitingBudget: [] });
     expect(await store.needsWake("s")).toBe(true);
   });
 
   it("stores a budget command only while the run is parked at a budget limit, and wakes that run for it", async () => {
     const { store } = await setup();
     expect(await store.addBudgetCommand("s", { type: "CONTINUE_ONCE" })).toBeUndefined();
-    await store.park("s", { harness: idleHarness, awaiting: ["call-1"] }); // approvals only
+    await store.park("s", { harness: idleHarness, awaiting: ["call-1"], awaitingBudget: [] }); // approvals only
     expect(await store.addBudgetCommand("s", { type: "CONTINUE_ONCE" })).toBeUndefined();
-    await store.park("s", { harness: idleHarness, awaiting: [], paused });
-    expect(await store.parked("s")).toEqual({ harness: idleHarness, awaiting: [], paused });
+    await store.park("s", { harness: idleHarness, awaiting: [], awaitingBudget: [paused] });
+    expect(await store.parked("s")).toEqual({ harness: idleHarness, awaiting: [], awaitingBudget: [paused] });
     expect(await store.needsWake("s")).toBe(false);
     await store.addCommand("s", steer("meanwhile"));
     expect(await store.needsWake("s")).toBe(false);
@@ -182,6 +182,33 @@ describe("the run store (worker and client tables) on PGlite", () => {
       id,
       command: { type: "RAISE_BUDGET", limits: { maxModelCalls: 3 } },
     });
+  });
+
+  it("stores a sub-agent's budget command only while a run at its agent path is parked at a limit", async () => {
+    const { store } = await setup();
+    const pauses = [
+      { ...paused, agentPath: ["s1"] },
+      { ...paused, budget: "maxToolCalls" as const, agentPath: ["s2", "b1"] },
+    ];
+    await store.park("s", { harness: idleHarness, awaiting: [], awaitingBudget: pauses });
+    expect((await store.parked("s"))?.awaitingBudget).toEqual(pauses);
+    // The root does not wait, nor does an agent above, below or beside a paused one.
+    for (const agentPath of [undefined, ["s2"], ["s1", "x"], ["s3"], ["b1"]])
+      expect(
+        await store.addBudgetCommand("s", { type: "CONTINUE_ONCE", ...(agentPath ? { agentPath } : {}) }),
+      ).toBeUndefined();
+    expect(await store.commands("s")).toEqual([]);
+    expect(await store.needsWake("s")).toBe(false);
+    const id = await store.addBudgetCommand("s", {
+      type: "RAISE_BUDGET",
+      limits: { maxToolCalls: 4 },
+      agentPath: ["s2", "b1"],
+    });
+    expect(await store.commands("s")).toEqual([
+      { id, command: { type: "RAISE_BUDGET", limits: { maxToolCalls: 4 }, agentPath: ["s2", "b1"] } },
+    ]);
+    expect(await store.needsWake("s")).toBe(true);
+    expect(await store.addBudgetCommand("s", { type: "CONTINUE_ONCE", agentPath: ["s1"] })).toBeDefined();
   });
 
   it("lists sessions whose lease lapsed without being released, and not released or live ones", async () => {
