@@ -40,7 +40,7 @@ export function toolCallReservation(call: ToolCall): BudgetReservation {
  * the sub-agent, and this run waits like at its own limit), or refused (a `stop` limit: this run ends at
  * its next model call). An agent without a ledger passes it up, or grants it.
  *
- * Contract: pure; never throws.
+ * Contract: pure; `ctx` is in a run (the machine's `executingTools`, where its sub-agents run).
  */
 export function admitSubAgentCall(
   ctx: AgentMachineContext,
@@ -73,7 +73,7 @@ function admitAll(ctx: AgentMachineContext, reservations: readonly BudgetReserva
     else answers.push({ path: reservation.path, answer: GRANTED });
   };
   for (const reservation of reservations) {
-    const ledger = context.run?.ledger;
+    const ledger = context.run!.ledger;
     if (!ledger) {
       admitted(reservation);
       continue;

@@ -390,8 +390,9 @@ describe("settling replies", () => {
 
   it("counts what a descendant used: its replies' tokens and cost, settling the estimate each reserved", () => {
     const events = [
-      { type: "message_end", message: replyOf("a", usageOf(10, 0.5)) },
+      // The child's prompt comes up first: not a reply, it settles nothing.
       { type: "message_end", message: user("not a reply") },
+      { type: "message_end", message: replyOf("a", usageOf(10, 0.5)) },
       { type: "tool_execution_start", toolCallId: "x", toolName: "t", args: {} },
       { type: "tool_execution_end", toolCallId: "x", toolName: "t", result: { content: [] }, isError: false },
       { type: "message_end", message: replyOf("b"), agentPath: ["g1"] },
@@ -411,6 +412,7 @@ describe("settling replies", () => {
     expect(counted.usage.toolCallsByTool).toEqual({});
     // A reply without usage and without an estimate counts nothing.
     expect(countDescendantEvents(ledgerOf({}), "c9", [events[4]!]).usage.tokens).toBe(0);
+    expect(events[4]).toMatchObject({ type: "message_end", agentPath: ["g1"] });
   });
 });
 

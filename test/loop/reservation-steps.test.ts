@@ -70,6 +70,17 @@ describe("a sub-agent's call checked against a ledger (checkSubAgentCall)", () =
     expect(
       held(ledgerOf({ maxTokens: 100 }, { tokens: 50 }, { reservedBelow: inFlight }), modelCall(["c1"], 10)),
     ).toBeUndefined();
+    // Cost in flight counts the same way.
+    const priced = (costUsd: number): BudgetReservation => ({
+      path: ["c1"],
+      before: "modelCall",
+      estimate: { tokens: 0, costUsd },
+    });
+    const costInFlight = { reservedBelow: { c2: { tokens: 0, costUsd: 0.4 } } };
+    expect(held(ledgerOf({ maxCostUsd: 1 }, { costUsd: 0.5 }, costInFlight), priced(0.11))).toMatchObject({
+      budget: "maxCostUsd",
+    });
+    expect(held(ledgerOf({ maxCostUsd: 1 }, { costUsd: 0.5 }, costInFlight), priced(0.1))).toBeUndefined();
     expect(held(ledgerOf({ maxToolCalls: 1 }, { toolCalls: 1 }), toolCall(["c1"], "ping"))).toEqual({
       budget: "maxToolCalls",
       limit: 1,
@@ -170,6 +181,8 @@ describe("reservations at an agent (admitSubAgentCall, admitHeldReservations)", 
     const ledger = paused.context.run!.ledger!;
     expect(ledger.paused).toMatchObject({ budget: "maxModelCalls", subAgentPath: ["c1"] });
     expect(ledger.held).toEqual([modelCall(["c1"])]);
+    // A held call's estimate is not in flight until it is admitted.
+    expect(ledger.reservedBelow).toBeUndefined();
     expect(ledger.clockedAt).toBeUndefined();
     const second = admitSubAgentCall(deepFreeze(paused.context), "c2", toolCall());
     expect(second.events).toEqual([]);
