@@ -77,8 +77,10 @@ describe("parseSessionText: lines", () => {
   it.each([
     ["missing entry type", { ...message("x", null), type: undefined }],
     ["missing entry type", { ...message("x", null), type: "" }],
+    ["missing entry type", { ...message("x", null), type: 5 }],
     ["missing entry id", { ...message("x", null), id: undefined }],
     ["missing entry id", { ...message("x", null), id: "" }],
+    ["missing entry id", { ...message("x", null), id: 5 }],
     ["parentId must be a string or null", { ...message("x", null), parentId: 5 }],
     ["parentId must be a string or null", { ...message("x", null), parentId: undefined }],
     ["missing timestamp", { ...message("x", null), timestamp: 1 }],
@@ -228,5 +230,14 @@ describe("serializeLine: what counts as a secret", () => {
       content: "x",
       timestamp: 1,
     });
+    const custom = {
+      type: "custom",
+      id: "c",
+      parentId: null,
+      timestamp: "t",
+      customType: "x",
+      message: null,
+    };
+    expect(serializeLine(custom as never)).toBe(`${JSON.stringify(custom)}\n`);
   });
 });
