@@ -175,6 +175,7 @@ describe("decodeEventStream: errors in the stream", () => {
     });
     expect(await failure("error: plain words\n")).toMatchObject({ message: "plain words" });
     expect(await failure("error:\n")).toMatchObject({ message: "the server reported an error" });
+    expect(await failure("error: null\n")).toMatchObject({ message: "null", code: "server_error" });
     expect(await failure('error: {"message":"at the end"}')).toMatchObject({ message: "at the end" });
   });
 });
