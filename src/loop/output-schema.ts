@@ -32,12 +32,18 @@ export function outputStateOf(schema: z.ZodType, maxRepairs = DEFAULT_MAX_OUTPUT
 /** Keywords OpenAI's strict mode rejects (the `openai` SDK's own schema check lists them). */
 const NOT_STRICT = ["allOf", "not", "if", "patternProperties", "propertyNames", "prefixItems", "uniqueItems"];
 
+/** Keywords whose value names schemas: the names are the user's (a property may be called `not`). */
+const SCHEMA_MAPS = ["properties", "$defs"];
+
+/** Keywords whose value is a schema or a list of schemas (others, like `enum` or `default`, hold data). */
+const SCHEMA_LISTS = ["items", "anyOf", "oneOf"];
+
 /**
  * OpenAI's strict mode: an object root; every object lists all its properties as required and allows
- * no others; none of the keywords it rejects.
+ * no others; none of the keywords it rejects. Only schemas are walked, never names or data.
  */
 function isStrict(schema: unknown): boolean {
-  if (typeof schema !== "object" || schema === null) return true;
+  if (typeof schema !== "object" || schema === null) return true; // a boolean schema (`items: true`)
   const node = schema as Record<string, unknown>;
   if (NOT_STRICT.some((keyword) => keyword in node)) return false;
   if (node.type === "object") {
@@ -46,6 +52,12 @@ function isStrict(schema: unknown): boolean {
     if (node.additionalProperties !== false) return false;
     if (Object.keys(properties).some((key) => !required.has(key))) return false;
   }
-  // Arrays (`anyOf` branches, `enum` values) are walked like objects; other values are leaves.
-  return Object.values(node).every(isStrict);
+  return subschemasOf(node).every(isStrict);
+}
+
+/** The schemas directly inside a schema node, by the keywords zod's JSON Schema puts them under. */
+function subschemasOf(node: Record<string, unknown>): unknown[] {
+  const named = SCHEMA_MAPS.flatMap((keyword) => Object.values((node[keyword] ?? {}) as object));
+  const listed = SCHEMA_LISTS.flatMap((keyword) => node[keyword] ?? []);
+  return [...named, ...listed];
 }

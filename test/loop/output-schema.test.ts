@@ -82,4 +82,35 @@ describe("the output state of a schema", () => {
     expect(JSON.stringify(state.request.schema)).toContain(`"${keyword}"`);
     expect(state.request.strict).toBe(false);
   });
+
+  it("a property named like a keyword strict mode rejects is a name, not that keyword", () => {
+    expect(strict(z.object({ not: z.string(), if: z.number(), allOf: z.boolean() }))).toBe(true);
+    expect(strict(z.object({ uniqueItems: z.object({ prefixItems: z.string() }) }))).toBe(true);
+    expect(strict(z.object({ not: z.string().optional() }))).toBe(false);
+    const either = z.discriminatedUnion("k", [
+      z.object({ k: z.literal("a") }),
+      z.object({ k: z.literal("b"), x: z.string().optional() }),
+    ]);
+    expect(JSON.stringify(outputStateOf(z.object({ either })).request.schema)).toContain('"oneOf"');
+    expect(strict(z.object({ either }))).toBe(false);
+  });
+
+  it("values that are data, not schemas (a default, examples), are not read as keywords", () => {
+    expect(strict(z.object({ a: z.object({ not: z.string() }).default({ not: "x" }) }))).toBe(true);
+    expect(strict(z.object({ a: z.string().meta({ examples: [{ uniqueItems: true }] }) }))).toBe(true);
+    expect(strict(z.object({ a: z.array(z.any()).meta({ items: true }) }))).toBe(true);
+  });
+
+  it("definitions are walked by their schemas, whatever their names", () => {
+    const Tree: z.ZodType = z.lazy(() => z.object({ name: z.string(), children: z.array(Tree) }));
+    expect(strict(z.object({ tree: Tree }))).toBe(true);
+    const Loose: z.ZodType = z.lazy(() =>
+      z.object({ name: z.string().optional(), children: z.array(Loose) }),
+    );
+    expect(strict(z.object({ tree: Loose }))).toBe(false);
+    const named = z.object({ a: z.string() }).meta({ id: "not" });
+    const state = outputStateOf(z.object({ first: named, second: named }));
+    expect(JSON.stringify(state.request.schema)).toContain('"$defs":{"not"');
+    expect(state.request.strict).toBe(true);
+  });
 });
