@@ -113,8 +113,10 @@ describe("the agent machine's guards", () => {
         { pauses: false, stops: false },
       ],
     ];
-    for (const [name, run, expected] of rows) {
-      const context = inRun(run);
+    for (const [name, context, expected] of [
+      ...rows.map(([name, run, expected]) => [name, inRun(run), expected] as const),
+      ["idle", idleContext(), { pauses: false, stops: false }] as const,
+    ]) {
       expect(
         {
           pauses: guards.modelCallPausesForBudget({ context }),
@@ -208,6 +210,7 @@ describe("the agent machine's guards", () => {
     ];
     for (const [name, run, verdict, fails] of rows)
       expect(guards.outputFailsForGood({ context: inRun(run) }, verdict), name).toBe(fails);
+    expect(guards.outputFailsForGood({ context: idleContext() }, failedVerdict)).toBe(false);
   });
 
   it("holdsReplies and isSubAgent: read from the agent's setup", () => {
