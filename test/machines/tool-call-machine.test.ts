@@ -148,6 +148,19 @@ function startCall(options: CallOptions = {}) {
 const stepInput = { ...callInput, args: ARGS };
 
 describe("toolCallMachine", () => {
+  it("without its implementations, the call fails at once with an error that says how to build it", () => {
+    const errors: unknown[] = [];
+    const call = createActor(toolCallMachine, { input: callInput });
+    call.subscribe({ error: (error) => errors.push(error) });
+    call.start();
+    expect(call.getSnapshot().status).toBe("error");
+    expect(errors).toEqual([
+      new Error(
+        'agentchart: the tool call action "validate" is not provided: build the agent with createAgentMachine(options)',
+      ),
+    ]);
+  });
+
   it("starts validating with nothing decided yet: no arguments, no approval, no client, no after hook", () => {
     const { call, seen, state } = startCall();
     expect(state()).toEqual({ preparing: "validating" });
