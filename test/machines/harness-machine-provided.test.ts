@@ -379,9 +379,10 @@ describe("promptOperationOf", () => {
   const image: ImageContent = { type: "image", data: "aGk=", mimeType: "image/png" };
 
   it("the last message is the prompt: its text, and its images", () => {
-    expect(promptOperationOf([user("first"), user("second")])).toEqual({
+    const texts = [user("first"), user("second")];
+    expect(promptOperationOf(texts)).toEqual({
       kind: "prompt",
-      messages: [user("first"), user("second")],
+      messages: texts,
       prompt: "second",
       images: [],
     });
