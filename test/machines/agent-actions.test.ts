@@ -287,6 +287,151 @@ describe("the agent machine's actions", () => {
     ).toHaveLength(1);
   });
 
+  it("advanceToolBatch spawns the next call with its input (key, calling agent, approval), or lets prepared calls execute", () => {
+    const context = inRun(
+      { batch: batchOf("pending", "pending") },
+      { agentId: "a1", systemPrompt: "Be brief.", place: { path: ["p1"], args: {}, toolName: "helper" } },
+    );
+    const effects = effectsOf(actions.advanceToolBatch, context);
+    const advanced = steps.advanceToolBatch(context);
+    expect(effects[0]).toEqual({ assign: advanced.context });
+    expect(effects.at(-1)).toEqual({
+      spawn: "toolCall",
+      options: {
+        id: "a",
+        input: {
+          toolCall: call("a"),
+          assistantMessage: reply,
+          idempotencyKey: "a1:a",
+          agent: {
+            systemPrompt: "Be brief.",
+            messages: advanced.context.messages,
+            toolNames: [],
+            agentId: "a1",
+            model: testModel,
+            path: ["p1"],
+          },
+        },
+      },
+    });
+    const approved = inRun({ batch: { ...batchOf("pending", "pending"), approved: ["a"] } });
+    const spawned = effectsOf(actions.advanceToolBatch, approved).at(-1) as { options: { input: unknown } };
+    expect(spawned.options.input).toMatchObject({ approved: true, agent: { path: [] } });
+    const prepared = inRun({ batch: withPhase(batchOf("pending", "pending"), ["a", "b"], "prepared") });
+    expect(effectsOf(actions.advanceToolBatch, prepared).filter((effect) => "sendTo" in effect)).toEqual([
+      { sendTo: "a", event: { type: "EXECUTE" } },
+      { sendTo: "b", event: { type: "EXECUTE" } },
+    ]);
+    expect(effectsOf(actions.advanceToolBatch, inRun({ batch: batchOf("executing", "executing") }))).toEqual([
+      { assign: inRun({ batch: batchOf("executing", "executing") }) },
+    ]);
+  });
+
+  it("forwardSubAgentEvents emits a child's events with its path; its own replies and tool runs also as the call's progress", () => {
+    const start: AgentEvent = { type: "tool_execution_start", toolCallId: "x", toolName: "read", args: {} };
+    const deeper: AgentEvent = { ...start, agentPath: ["c2"] };
+    const from = {
+      type: "SUB_AGENT_EVENTS" as const,
+      toolCallId: "c1",
+      toolName: "helper",
+      args: { q: 1 },
+      events: [start, deeper, { type: "turn_start" } as AgentEvent],
+    };
+    expect(effectsOf(actions.forwardSubAgentEvents, inRun(), undefined, from)).toEqual([
+      { emit: { ...start, agentPath: ["c1"] } },
+      {
+        emit: {
+          type: "tool_execution_update",
+          toolCallId: "c1",
+          toolName: "helper",
+          args: { q: 1 },
+          partialResult: { agentEvent: { ...start, agentPath: ["c1"] } },
+        },
+      },
+      { emit: { ...start, agentPath: ["c1", "c2"] } },
+      { emit: { type: "turn_start", agentPath: ["c1"] } },
+    ]);
+  });
+
+  it("resumeToolCalls: interrupted calls are answered, others re-enter their state or ask again", () => {
+    const batch = withPhase(
+      withPhase(
+        createToolBatch(assistant([call("a"), call("b"), call("c"), call("d")], "toolUse"), false),
+        ["a", "b", "c"],
+        "executing",
+      ),
+      "d",
+      "settled",
+    );
+    const context = inRun({ batch });
+    const plan = { type: "RESUME" as const, interrupted: ["a", "d"], reenter: ["b"], waiting: ["c"] };
+    const effects = effectsOf(actions.resumeToolCalls, context, plan);
+    expect(effects[0]).toEqual({ stop: "a" });
+    expect(effects.filter((effect) => "sendTo" in effect || "stop" in effect)).toEqual([
+      { stop: "a" },
+      { sendTo: "b", event: { type: "RESUME" } },
+      { sendTo: "c", event: { type: "REANNOUNCE" } },
+    ]);
+    expect(effects.some((effect) => "assign" in effect)).toBe(true);
+    expect(effectsOf(actions.resumeToolCalls, context, { type: "ABORT" })).toEqual([]);
+    expect(effectsOf(actions.resumeToolCalls, inRun(), plan)).toEqual([]);
+  });
+
+  it("endRun: a sub-agent tells its call how its run ended before the run's own events", () => {
+    const context = inRun({}, { parentToolCallId: "c1" });
+    const ended = steps.endRun(context);
+    const effects = effectsOf(actions.endRun, context);
+    expect(effects[0]).toEqual({
+      sendParent: {
+        type: "SUB_AGENT_ENDED",
+        end: ended.events.at(-1),
+        errorMessage: ended.context.errorMessage,
+      },
+    });
+    expect(effects[1]).toEqual({ assign: ended.context });
+    expect(effectsOf(actions.endRun, inRun()).some((effect) => "sendParent" in effect)).toBe(false);
+  });
+
+  it("recordToolOutcome stops the call's actor, and with steering between tools polls it while calls remain", () => {
+    const outcome = { toolCall: call("a"), result: { content: [] }, isError: false };
+    const between = inRun(
+      { batch: batchOf("executing", "executing") },
+      { settings: { ...idleContext().settings, steering: "betweenTools" } },
+    );
+    const effects = effectsOf(actions.recordToolOutcome, between, undefined, outcome);
+    expect(effects[0]).toEqual({ stop: "a" });
+    // The result message's timestamp is the clock's: the poll's assignment is checked by its flag.
+    expect(effects.at(-1)).toEqual({ provided: { type: "pollSteering" } });
+    const polling = (effects.at(-2) as { assign: AgentMachineContext }).assign;
+    expect(polling.run!.batch).toMatchObject({
+      pollingSteering: true,
+      phases: { a: "settled", b: "executing" },
+    });
+    const after = inRun({ batch: batchOf("executing", "executing") });
+    expect(
+      effectsOf(actions.recordToolOutcome, after, undefined, outcome).some((effect) => "provided" in effect),
+    ).toBe(false);
+  });
+
+  it("steeringPolled: no steering lets the batch go on; steering skips the remaining calls", () => {
+    const context = inRun({ batch: { ...batchOf("settled", "pending"), pollingSteering: true } });
+    expect(effectsOf(actions.steeringPolled, context, undefined, [])).toEqual([
+      { assign: steps.setSteeringPoll(context, false) },
+    ]);
+    const effects = effectsOf(actions.steeringPolled, context, undefined, [user("stop that")]);
+    const skipping = (effects[0] as { assign: AgentMachineContext }).assign;
+    expect(skipping.run!.batch!.phases).toEqual({ a: "settled", b: "settled" });
+    expect(skipping.run!.inbox).toEqual([
+      { message: expect.objectContaining({ content: "stop that" }), from: "steering", external: true },
+    ]);
+    const [mine, later] = [user("mine"), user("later")];
+    const own = inRun({ batch: batchOf("settled", "pending") }, { steering: [mine, later] });
+    const fromOwn = effectsOf(actions.steeringPolled, own, undefined, []);
+    const assigned = (fromOwn[0] as { assign: AgentMachineContext }).assign;
+    expect(assigned.steering).toEqual([later]);
+    expect(assigned.run!.inbox).toEqual([{ message: mine, from: "steering" }]);
+  });
+
   it("the queue and setting commands assign only for their own event", () => {
     const context = idleContext({ steering: [user("s")], followUp: [user("f")] });
     expect(effectsOf(actions.clearQueues, context, { type: "CLEAR_QUEUES", queue: "steering" })).toEqual([
