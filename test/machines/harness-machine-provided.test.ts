@@ -232,6 +232,17 @@ describe("harnessMachine, provided", () => {
     expect(seen.compactions).toEqual([]);
   });
 
+  it("a failed turn past the threshold does not compact: only a turn that is done does", () => {
+    const { seen, send, phase } = startHarness({ maxRetries: 0, overflowRecovery: false });
+    send(prompt("hi"));
+    seen.turns[0]!.sendBack(turnDone("retryable", true));
+    expect(phase()).toBe("idle");
+    send(prompt("again"));
+    seen.turns[1]!.sendBack(turnDone("overflow", true));
+    expect(phase()).toBe("idle");
+    expect(seen.compactions).toEqual([]);
+  });
+
   it("a turn that leaves the context past the threshold compacts, then the operation ends with the turn's reply", async () => {
     const { actor, seen, send, phase, settleStep } = startHarness();
     send(prompt("hi"));
@@ -372,6 +383,55 @@ describe("harnessMachine, provided", () => {
     for (const event of events)
       send({ type: `agent.${event.type}`, agentId: "a1", event } as HarnessMachineEvent);
     expect(seen.toSession).toEqual(events.map((event) => ({ type: "session.record", event })));
+  });
+});
+
+describe("harnessMachine without its implementations", () => {
+  /** The harness machine with only `provided`; the error it failed with, if it did. */
+  function startWith(provided: Parameters<typeof harnessMachine.provide>[0]) {
+    const errors: unknown[] = [];
+    const settled: (HarnessOperation | undefined)[] = [];
+    const actor = createActor(
+      harnessMachine.provide({
+        ...provided,
+        actions: { settle: (_, { operation }) => void settled.push(operation) },
+      }),
+    );
+    actor.subscribe({ error: (error) => errors.push(error) });
+    actor.start();
+    return { actor, errors, settled };
+  }
+  const quietAgent = fromCallback(() => {}) as never;
+
+  it("fails at once without its session actor, naming it", () => {
+    const { actor, errors } = startWith({ actors: { agent: quietAgent } });
+    expect(actor.getSnapshot().status).toBe("error");
+    expect(errors).toEqual([new Error('harnessMachine: actor "session" not provided')]);
+  });
+
+  it("fails at the first prompt without its turn actor, naming it", () => {
+    const { actor, errors } = startWith({ actors: { agent: quietAgent, session: fromCallback(() => {}) } });
+    expect(actor.getSnapshot().status).toBe("active");
+    actor.send(prompt("hi"));
+    expect(actor.getSnapshot().status).toBe("error");
+    expect(errors).toEqual([new Error('harnessMachine: actor "turn" not provided')]);
+  });
+
+  it("a compaction or a navigation without its actor settles with an error naming the actor", async () => {
+    const { actor, settled } = startWith({ actors: { agent: quietAgent, session: fromCallback(() => {}) } });
+    actor.send({ type: "COMPACT", operation: { kind: "compact" } });
+    await waitFor(actor, (snapshot) => snapshot.value === "idle");
+    expect(settled.at(-1)).toEqual({
+      kind: "compact",
+      error: new Error('harnessMachine: actor "compact" not provided'),
+    });
+    const operation = { kind: "navigate" as const, targetId: "e1", options: {} };
+    actor.send({ type: "NAVIGATE", operation });
+    await waitFor(actor, (snapshot) => snapshot.value === "idle");
+    expect(settled.at(-1)).toEqual({
+      ...operation,
+      error: new Error('harnessMachine: actor "navigate" not provided'),
+    });
   });
 });
 
