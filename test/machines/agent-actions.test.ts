@@ -354,17 +354,16 @@ describe("the agent machine's actions", () => {
   });
 
   it("resumeToolCalls: interrupted calls are answered, others re-enter their state or ask again", () => {
+    const ids = ["a", "b", "c", "d", "e", "f"];
+    const all = createToolBatch(assistant(ids.map(call), "toolUse"), false);
     const batch = withPhase(
-      withPhase(
-        createToolBatch(assistant([call("a"), call("b"), call("c"), call("d")], "toolUse"), false),
-        ["a", "b", "c"],
-        "executing",
-      ),
-      "d",
-      "settled",
+      withPhase(withPhase(all, ["a", "b", "c", "f"], "executing"), "d", "settled"),
+      "e",
+      "pending",
     );
     const context = inRun({ batch });
-    const plan = { type: "RESUME" as const, interrupted: ["a", "d"], reenter: ["b"], waiting: ["c"] };
+    // d has its result and e never started: neither has an actor, whatever the plan names them.
+    const plan = { type: "RESUME" as const, interrupted: ["a", "d", "e"], reenter: ["b"], waiting: ["c"] };
     const effects = effectsOf(actions.resumeToolCalls, context, plan);
     expect(effects[0]).toEqual({ stop: "a" });
     expect(effects.filter((effect) => "sendTo" in effect || "stop" in effect)).toEqual([
@@ -372,9 +371,16 @@ describe("the agent machine's actions", () => {
       { sendTo: "b", event: { type: "RESUME" } },
       { sendTo: "c", event: { type: "REANNOUNCE" } },
     ]);
-    expect(effects.some((effect) => "assign" in effect)).toBe(true);
+    const answered = (effects[1] as { assign: AgentMachineContext }).assign;
+    expect(answered.run!.batch!.phases).toMatchObject({
+      a: "settled",
+      b: "executing",
+      e: "pending",
+      f: "executing",
+    });
     expect(effectsOf(actions.resumeToolCalls, context, { type: "ABORT" })).toEqual([]);
     expect(effectsOf(actions.resumeToolCalls, inRun(), plan)).toEqual([]);
+    expect(effectsOf(actions.resumeToolCalls, idleContext(), plan)).toEqual([]);
   });
 
   it("endRun: a sub-agent tells its call how its run ended before the run's own events", () => {
@@ -430,6 +436,72 @@ describe("the agent machine's actions", () => {
     const assigned = (fromOwn[0] as { assign: AgentMachineContext }).assign;
     expect(assigned.steering).toEqual([later]);
     expect(assigned.run!.inbox).toEqual([{ message: mine, from: "steering" }]);
+  });
+
+  it("beginRun: a prompt, a resume of calls or a continuation starts the run with its output and budget", () => {
+    const output = {
+      request: { name: "answer", schema: { type: "object" }, strict: false },
+      wrapped: false,
+      maxRepairs: 1,
+      repairs: 0,
+      accepted: false,
+    };
+    const budget = { maxTurns: 4 };
+    const context = idleContext({ messages: [user("hi")] });
+    for (const event of [
+      { type: "CONTINUE", output, budget },
+      { type: "PROMPT", messages: [user("more")], output, budget },
+    ] satisfies AgentMachineEvent[]) {
+      const begun = (effectsOf(actions.beginRun, context, event)[0] as { assign: AgentMachineContext })
+        .assign;
+      expect(begun.run!.output, event.type).toEqual(output);
+      expect(begun.run!.ledger!.budget, event.type).toEqual(budget);
+    }
+    const plain = (
+      effectsOf(actions.beginRun, context, { type: "CONTINUE" })[0] as { assign: AgentMachineContext }
+    ).assign;
+    expect(plain.run).toMatchObject({ turns: 0, inbox: [] });
+    expect(plain.run).not.toHaveProperty("output");
+    expect(plain.run!.ledger).toBeUndefined();
+    expect(effectsOf(actions.beginRun, context, { type: "RESET" })).toEqual([]);
+  });
+
+  it("applyPlan assigns the decision's plan, on DECIDED only", () => {
+    const context = inRun();
+    const decision = { stop: true, external: { steering: [], followUp: [] } };
+    expect(effectsOf(actions.applyPlan, context, { type: "DECIDED", decision })).toEqual([
+      { assign: context },
+    ]);
+    expect(effectsOf(actions.applyPlan, context, { type: "INJECT" })).toEqual([]);
+  });
+
+  it("markFailure records the failure text in the run; applyHandoff enqueues nothing without a handoff", () => {
+    const context = inRun();
+    expect(effectsOf(actions.markFailure, context, undefined, "hook threw")).toEqual([
+      { assign: { ...context, run: { ...context.run, failure: "hook threw" } } },
+    ]);
+    expect(effectsOf(actions.applyHandoff, inRun({ batch: batchOf("settled", "settled") }))).toEqual([]);
+  });
+
+  it("an agent without a run: a child's late events are still emitted; nothing held, reserved or resumed", () => {
+    const idle = idleContext();
+    const start: AgentEvent = { type: "agent_start" };
+    const late = {
+      type: "SUB_AGENT_EVENTS" as const,
+      toolCallId: "c1",
+      toolName: "helper",
+      args: {},
+      events: [start],
+    };
+    expect(effectsOf(actions.forwardSubAgentEvents, idle, undefined, late)).toEqual([
+      { emit: { ...start, agentPath: ["c1"] } },
+    ]);
+    expect(effectsOf(actions.releaseHeldEvents, idle)).toEqual([]);
+    expect(effectsOf(actions.dropHeldReply, idle)).toEqual([]);
+    expect(effectsOf(actions.reserveModelCall, idle)).toEqual([]);
+    expect(effectsOf(actions.announceResume, idle, undefined, "preparingTurn")).toEqual([
+      { emit: { type: "agent_resume", from: "preparingTurn" } },
+    ]);
   });
 
   it("the queue and setting commands assign only for their own event", () => {
