@@ -327,6 +327,104 @@ describe("the agent machine's actions", () => {
     ]);
   });
 
+  it("a run with a budget (or a sub-agent sharing its ancestors' ledgers) spawns calls whose agent shares it", () => {
+    const budgeted = inRun({ batch: batchOf("pending", "pending"), ledger: openLedger({}, Date.now()) });
+    const spawned = effectsOf(actions.advanceToolBatch, budgeted).at(-1) as { options: { input: unknown } };
+    expect(spawned.options.input).toMatchObject({ agent: { sharesLedger: true } });
+    const plain = effectsOf(actions.advanceToolBatch, inRun({ batch: batchOf("pending", "pending") })).at(
+      -1,
+    ) as { options: { input: { agent: object } } };
+    expect(plain.options.input.agent).not.toHaveProperty("sharesLedger");
+  });
+
+  it("the reservations: a sharing sub-agent's call climbs as RESERVE; answers go down by path", () => {
+    // A tool call of a sub-agent that shares its ancestors' ledgers: reserved above before its actor.
+    const sharing = inRun({ batch: batchOf("pending", "pending") }, { sharesLedger: true });
+    const reserving = effectsOf(actions.advanceToolBatch, sharing);
+    expect(reserving.at(-1)).toEqual({
+      sendParent: { type: "RESERVE", reservation: { path: [], before: "toolCall", toolName: "work" } },
+    });
+    expect(reserving.some((effect) => "spawn" in effect)).toBe(false);
+    const waiting = (reserving[0] as { assign: AgentMachineContext }).assign;
+    expect(waiting.run!.batch!.reserving).toBe("a");
+    // Granted: the call's actor is spawned.
+    const granted = effectsOf(actions.reservedToolCall, deepFreeze(waiting), undefined, { granted: true });
+    expect(granted.at(-1)).toMatchObject({ spawn: "toolCall", options: { id: "a" } });
+    // This sub-agent's model call, with its request's estimate.
+    const asked = effectsOf(actions.requestModelCallReservation, sharing);
+    expect(asked).toEqual([
+      {
+        sendParent: {
+          type: "RESERVE",
+          reservation: { path: [], before: "modelCall", estimate: expect.objectContaining({ costUsd: 0 }) },
+        },
+      },
+    ]);
+    // A sub-agent's call at an agent without a budget: granted down the path it came from…
+    const top = effectsOf(actions.admitSubAgentCall, inRun(), undefined, {
+      type: "SUB_AGENT_RESERVE",
+      toolCallId: "c1",
+      reservation: { path: ["g1"], before: "toolCall", toolName: "work" },
+    });
+    expect(top).toEqual([
+      { assign: inRun() },
+      { sendTo: "c1", event: { type: "RESERVATION", path: ["g1"], answer: { granted: true } } },
+    ]);
+    // …or, at an agent that shares its own ancestors' ledgers, sent on up with its path.
+    const middle = inRun({}, { sharesLedger: true });
+    expect(
+      effectsOf(actions.admitSubAgentCall, middle, undefined, {
+        type: "SUB_AGENT_RESERVE",
+        toolCallId: "c1",
+        reservation: { path: [], before: "modelCall" },
+      }),
+    ).toEqual([
+      { assign: middle },
+      { sendParent: { type: "RESERVE", reservation: { path: ["c1"], before: "modelCall" } } },
+    ]);
+    // An answer for an agent below goes to the call that runs the next one down; one for this agent stays.
+    const answer = { granted: true } as const;
+    expect(
+      effectsOf(actions.passReservationDown, inRun(), undefined, {
+        type: "RESERVATION",
+        path: ["c1", "g1"],
+        answer,
+      }),
+    ).toEqual([{ sendTo: "c1", event: { type: "RESERVATION", path: ["g1"], answer } }]);
+    expect(
+      effectsOf(actions.passReservationDown, inRun(), undefined, { type: "RESERVATION", path: [], answer }),
+    ).toEqual([]);
+  });
+
+  it("after a raise the held reservations are answered; an ancestor's refusal stops this agent's run", () => {
+    const ledger = {
+      ...openLedger({ maxModelCalls: 5 }, Date.now() + 1e12),
+      held: [{ path: ["c1"], before: "modelCall" as const }],
+    };
+    const raised = effectsOf(actions.admitHeldReservations, inRun({ ledger }));
+    expect(raised.at(-1)).toEqual({
+      sendTo: "c1",
+      event: { type: "RESERVATION", path: [], answer: { granted: true } },
+    });
+    expect(effectsOf(actions.admitHeldReservations, inRun())).toEqual([{ assign: inRun() }]);
+    const exceeded = {
+      budget: "maxModelCalls" as const,
+      limit: 1,
+      used: 1,
+      action: "stop" as const,
+      before: "modelCall" as const,
+    };
+    const open = inRun({ turnOpen: true });
+    const stopped = effectsOf(actions.stopAtAncestorBudget, open, undefined, { granted: false, exceeded });
+    expect((stopped[0] as { assign: AgentMachineContext }).assign.run!.stopReason).toBe("budget");
+    expect(
+      stopped
+        .filter((effect) => "emit" in effect)
+        .map((effect) => (effect as { emit: AgentEvent }).emit.type),
+    ).toEqual(["message_start", "message_end", "turn_end"]);
+    expect(effectsOf(actions.stopAtAncestorBudget, open, undefined, { granted: true })).toEqual([]);
+  });
+
   it("forwardSubAgentEvents emits a child's events with its path; its own replies and tool runs also as the call's progress", () => {
     const start: AgentEvent = { type: "tool_execution_start", toolCallId: "x", toolName: "read", args: {} };
     const deeper: AgentEvent = { ...start, agentPath: ["c2"] };

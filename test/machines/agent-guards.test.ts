@@ -16,6 +16,7 @@ import type {
 } from "../../src/machines/agent/agent.context.js";
 import type { StreamedReply, TurnDecision } from "../../src/machines/agent/agent.events.js";
 import * as guards from "../../src/machines/agent/agent.guards.js";
+import type { ReservationEvent } from "../../src/machines/tool-call/tool-call.events.js";
 import type { AgentBudget, BudgetExceeded, BudgetLedger, BudgetUsage } from "../../src/types/budget.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../../src/types/messages.js";
 import type { RunOutputState } from "../../src/types/output.js";
@@ -124,6 +125,32 @@ describe("the agent machine's guards", () => {
         },
         name,
       ).toEqual(expected);
+    }
+  });
+
+  it("reservesWithAncestors: the inbox is injected and the agent shares its ancestors' ledgers", () => {
+    const rows: [string, AgentMachineContext, boolean][] = [
+      ["a sub-agent that shares them", inRun({}, { sharesLedger: true }), true],
+      ["a message still to inject", inRun({ inbox: waiting("x") }, { sharesLedger: true }), false],
+      ["an agent that does not share them", inRun(), false],
+      ["idle, sharing", idleContext({ sharesLedger: true }), true],
+    ];
+    for (const [name, context, reserves] of rows)
+      expect(guards.reservesWithAncestors({ context }), name).toBe(reserves);
+  });
+
+  it("ownReservation and ownReservationGranted: an answer for this agent (an empty path), and granted", () => {
+    const context = inRun();
+    const exceeded = { ...pausedAtTurns, action: "stop" as const };
+    const rows: [ReservationEvent, boolean, boolean][] = [
+      [{ type: "RESERVATION", path: [], answer: { granted: true } }, true, true],
+      [{ type: "RESERVATION", path: [], answer: { granted: false, exceeded } }, true, false],
+      [{ type: "RESERVATION", path: ["c1"], answer: { granted: true } }, false, false],
+      [{ type: "RESERVATION", path: ["c1", "g1"], answer: { granted: false, exceeded } }, false, false],
+    ];
+    for (const [event, own, granted] of rows) {
+      expect(guards.ownReservation({ context }, event), JSON.stringify(event)).toBe(own);
+      expect(guards.ownReservationGranted({ context }, event), JSON.stringify(event)).toBe(granted);
     }
   });
 
