@@ -316,6 +316,13 @@ describe("toolCallMachine", () => {
     expect(sent("SUB_AGENT_EVENTS")).toEqual([
       { type: "SUB_AGENT_EVENTS", toolCallId: "t1", toolName: "work", args: ARGS, events },
     ]);
+    // A reservation of the child (or below it) climbs to the agent with this call's id; an answer goes down.
+    const reservation = { path: ["g1"], before: "toolCall" as const, toolName: "ping" };
+    call.send({ type: "RESERVE", reservation });
+    expect(sent("SUB_AGENT_RESERVE")).toEqual([{ type: "SUB_AGENT_RESERVE", toolCallId: "t1", reservation }]);
+    const answer = { type: "RESERVATION" as const, path: ["g1"], answer: { granted: true as const } };
+    call.send(answer);
+    expect(seen.toChild.at(-1)).toEqual(answer);
     call.send({ type: "ABORT" });
     expect(seen.toChild.at(-1)).toEqual({ type: "ABORT" });
     call.send({ type: "SUB_AGENT_ENDED", end: childEnd, errorMessage: "child failed" });
