@@ -53,58 +53,53 @@ const delegate = core.defineAgentTool({
   agent: { streamFn: ourFauxStreamFn(script) as any, tools: ourTools, toolExecution: "parallel" },
 });
 
-/** Microseconds per delegation (root call → child's round-trip → root's answer), over fresh roots. */
-async function perDelegation(variant: TreeVariant): Promise<number> {
-  const roots = Array.from(
-    { length: AGENTS },
-    () =>
-      new core.Agent({
-        model: FAUX_MODEL as any,
-        streamFn: ourFauxStreamFn({ tools: 1, deltas: script.deltas }) as any,
-        tools: [delegate],
-        ...(variant === "tree, budget on the root" ? { budget: BUDGET } : {}),
-      }),
-  );
-  const start = performance.now();
-  for (const root of roots)
-    for (let index = 0; index < PROMPTS; index++) {
-      const result = await root.prompt("go");
-      if (result.stopReason !== "stop")
-        throw new Error(`${variant}: the run ended with ${result.stopReason}`);
-    }
-  const elapsed = performance.now() - start;
-  for (const root of roots)
-    if (root.state.messages.length !== PROMPTS * 4)
-      throw new Error(`${variant}: ${root.state.messages.length} messages, expected ${PROMPTS * 4}`);
-  return (elapsed * 1e3) / (AGENTS * PROMPTS);
-}
-
-/** Microseconds per round-trip (a prompt, its tool calls, the final answer), over fresh agents. */
-async function perRoundTrip(variant: Variant): Promise<number> {
-  const agents = Array.from(
-    { length: AGENTS },
-    () =>
-      new core.Agent({
-        model: FAUX_MODEL as any,
-        streamFn: ourFauxStreamFn(script) as any,
-        tools: ourTools,
-        toolExecution: "parallel",
-        ...(variant === "budget" ? { budget: BUDGET } : {}),
-      }),
-  );
+/**
+ * Microseconds per prompt of `AGENTS` fresh agents made by `make`, `PROMPTS` prompts each, every run
+ * ending normally with `messagesPerPrompt` new messages.
+ */
+async function perPrompt(
+  name: string,
+  make: () => InstanceType<typeof core.Agent>,
+  messagesPerPrompt: number,
+): Promise<number> {
+  const agents = Array.from({ length: AGENTS }, make);
   const start = performance.now();
   for (const agent of agents)
     for (let index = 0; index < PROMPTS; index++) {
       const result = await agent.prompt("go");
-      if (result.stopReason !== "stop")
-        throw new Error(`${variant}: the run ended with ${result.stopReason}`);
+      if (result.stopReason !== "stop") throw new Error(`${name}: the run ended with ${result.stopReason}`);
     }
   const elapsed = performance.now() - start;
-  // Every prompt adds user, assistant (4 calls), 4 results, assistant.
+  const expected = PROMPTS * messagesPerPrompt;
   for (const agent of agents)
-    if (agent.state.messages.length !== PROMPTS * 7)
-      throw new Error(`${variant}: ${agent.state.messages.length} messages, expected ${PROMPTS * 7}`);
+    if (agent.state.messages.length !== expected)
+      throw new Error(`${name}: ${agent.state.messages.length} messages, expected ${expected}`);
   return (elapsed * 1e3) / (AGENTS * PROMPTS);
+}
+
+/** Per round-trip (a prompt, its 4 tool calls, the final answer): user, assistant, 4 results, assistant. */
+function perRoundTrip(variant: Variant): Promise<number> {
+  const make = () =>
+    new core.Agent({
+      model: FAUX_MODEL as any,
+      streamFn: ourFauxStreamFn(script) as any,
+      tools: ourTools,
+      toolExecution: "parallel",
+      ...(variant === "budget" ? { budget: BUDGET } : {}),
+    });
+  return perPrompt(variant, make, 7);
+}
+
+/** Per delegation (the root's call → the child's round-trip → the root's answer): 4 root messages. */
+function perDelegation(variant: TreeVariant): Promise<number> {
+  const make = () =>
+    new core.Agent({
+      model: FAUX_MODEL as any,
+      streamFn: ourFauxStreamFn({ tools: 1, deltas: script.deltas }) as any,
+      tools: [delegate],
+      ...(variant === "tree, budget on the root" ? { budget: BUDGET } : {}),
+    });
+  return perPrompt(variant, make, 4);
 }
 
 /**

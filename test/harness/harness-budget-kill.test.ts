@@ -20,19 +20,26 @@ vi.setConfig({ testTimeout: 90_000 });
 const scratch = mkdtempSync(join(tmpdir(), "agentchart-budget-kill-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/**
+ * Runs harness-budget-child.ts (`shape` "tree": a root holding its sub-agent's call) until it is paused,
+ * kills it with SIGKILL, and returns the harness it persisted and its session, reopened.
+ */
+async function killWhilePaused(shape: "flat" | "tree") {
+  const root = join(scratch, `${shape}-sessions`);
+  const file = join(scratch, `${shape}-harness.json`);
+  const args = shape === "tree" ? [root, file, "tree"] : [root, file];
+  const driver = new ProcessDriver(spawnTs("test/support/harness-budget-child.ts", args, { cwd: repoRoot }));
+  await driver.waitFor("PAUSED");
+  driver.child.kill("SIGKILL");
+  await driver.exited;
+  const saved = JSON.parse(readFileSync(file, "utf8"));
+  const session = await new JsonlSessionRepo({ root }).open("budget-session");
+  return { saved, session };
+}
+
 describe("kill -9 while paused at a budget limit (JSONL)", () => {
   it("restores paused at the limit; raised, the run finishes", async () => {
-    const root = join(scratch, "sessions");
-    const file = join(scratch, "harness.json");
-    const driver = new ProcessDriver(
-      spawnTs("test/support/harness-budget-child.ts", [root, file], { cwd: repoRoot }),
-    );
-    await driver.waitFor("PAUSED");
-    driver.child.kill("SIGKILL");
-    await driver.exited;
-
-    const saved = JSON.parse(readFileSync(file, "utf8"));
-    const session = await new JsonlSessionRepo({ root }).open("budget-session");
+    const { saved, session } = await killWhilePaused("flat");
     const { harness, resumed } = AgentHarness.restore(saved, {
       session,
       model: testModel,
@@ -49,17 +56,7 @@ describe("kill -9 while paused at a budget limit (JSONL)", () => {
   });
 
   it("a tree whose root holds its sub-agent's model call restores held; raised, the child and the root finish", async () => {
-    const root = join(scratch, "tree-sessions");
-    const file = join(scratch, "tree-harness.json");
-    const driver = new ProcessDriver(
-      spawnTs("test/support/harness-budget-child.ts", [root, file, "tree"], { cwd: repoRoot }),
-    );
-    await driver.waitFor("PAUSED");
-    driver.child.kill("SIGKILL");
-    await driver.exited;
-
-    const saved = JSON.parse(readFileSync(file, "utf8"));
-    const session = await new JsonlSessionRepo({ root }).open("budget-session");
+    const { saved, session } = await killWhilePaused("tree");
     const { harness, resumed } = AgentHarness.restore(saved, {
       session,
       model: testModel,
