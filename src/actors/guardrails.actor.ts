@@ -27,7 +27,7 @@ export function runGuardrails(
   if (guardrails.length === 0) return Promise.resolve({});
   const local = new AbortController();
   const onAbort = () => local.abort();
-  signal.addEventListener("abort", onAbort, { once: true });
+  signal.addEventListener("abort", onAbort);
   return new Promise<GuardrailOutcome>((resolve) => {
     let open = guardrails.length;
     let done = false;
@@ -39,7 +39,7 @@ export function runGuardrails(
       resolve(outcome);
     };
     if (signal.aborted) return finish({});
-    local.signal.addEventListener("abort", () => finish({}), { once: true });
+    local.signal.addEventListener("abort", () => finish({}));
     for (const guardrail of guardrails) {
       const trip = (reason: string, threw: boolean, replacement?: string) =>
         finish({
