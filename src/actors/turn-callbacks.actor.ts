@@ -23,9 +23,9 @@ export function turnCallbacksActor(implementations: AgentImplementations) {
  * The body of the `turnCallbacks` actor (invoked in `preparingTurn.deciding`): runs the between-turn
  * callbacks for the context as of the end of the last turn and sends back `DECIDED` (the decision as
  * data; tools of a replaced context are added to the implementations) or `DECISION_FAILED`.
- * Returns the actor's cleanup: stopped before it answered (an
- * abort, a `FAIL`, the agent stopped), it aborts the callbacks' signal, and messages they drain after
- * that go back to their source.
+ * Returns the actor's cleanup, which aborts the callbacks' signal: stopped before it answered (an
+ * abort, a `FAIL`, the agent stopped), no further callback runs and messages they drain after that go
+ * back to their source.
  */
 function runDecision(
   implementations: AgentImplementations,
@@ -35,9 +35,7 @@ function runDecision(
   const run = context.run!;
   const controller = new AbortController();
   const signal = controller.signal;
-  let answered = false;
-  const decided = (answer: Parameters<typeof toTurnDecision>[0]) => {
-    answered = true;
+  const decided = (answer: Parameters<typeof toTurnDecision>[0]) =>
     sendBack({
       type: "DECIDED",
       decision: toTurnDecision(answer, (tools) =>
@@ -47,11 +45,8 @@ function runDecision(
         }),
       ),
     });
-  };
-  const failed = (error: unknown) => {
-    answered = true;
-    sendBack({ type: "DECISION_FAILED", error: errorText(error) });
-  };
+  // A stopped actor's answer is dropped by XState (`sendBack` of a stopped callback actor does nothing).
+  const failed = (error: unknown) => sendBack({ type: "DECISION_FAILED", error: errorText(error) });
   // The callbacks run one microtask after the actor starts: the listeners of the last turn's events
   // have run by then, and an ABORT one of them sent has stopped this actor (its send is processed
   // once the macrostep that spawned it ends), so an abort requested there acts before any callback.
@@ -78,24 +73,18 @@ function runDecision(
       else
         answer.then(
           (settled) => {
-            if (!answered && !signal.aborted) return decided(settled);
+            if (!signal.aborted) return decided(settled);
             for (const queue of ["steering", "followUp"] as const)
               if (settled.external[queue].length > 0)
                 implementations.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
           },
-          (error: unknown) => {
-            if (!answered) failed(error);
-          },
+          failed,
         );
     } catch (error) {
       failed(error);
     }
   });
-  return () => {
-    if (answered) return;
-    answered = true;
-    controller.abort();
-  };
+  return () => controller.abort();
 }
 
 /** What the user's between-turn callbacks answered. */
