@@ -110,9 +110,9 @@ export interface TurnCallbacksInput {
 /**
  * Runs the user's callbacks between turns, in pi's order: `prepareNextTurn` → `shouldStopAfterTurn` →
  * `maxTurns` → external steering poll → (only when the loop would otherwise stop) external follow-up
- * poll. Synchronous when every callback answers synchronously, else a promise. An abort seen after any
- * callback stops the decision; what it drained is handed back through `restoreQueuedMessages`. Throws
- * (or rejects) when a callback throws.
+ * poll. Synchronous when every callback answers synchronously, else a promise. An abort seen after a
+ * callback calls no further one (the actor answers nothing once aborted); what a poll drained is handed
+ * back through `restoreQueuedMessages`. Throws (or rejects) when a callback throws.
  */
 function runTurnCallbacks(input: TurnCallbacksInput): TurnCallbacksAnswer | Promise<TurnCallbacksAnswer> {
   return runMaybeAsync(turnCallbackSteps(input));
@@ -128,15 +128,13 @@ function* turnCallbackSteps(input: TurnCallbacksInput): MaybeAsyncSteps<TurnCall
     if (signal.aborted) return stop();
     const after = update?.context ? { ...turnEnd, context: update.context } : turnEnd;
     if (yield callbacks.shouldStopAfterTurn?.(after)) return stop();
-    if (signal.aborted) return stop();
-    if (input.maxTurns !== undefined && input.turnsDone >= input.maxTurns) return stop();
+    if (input.turnsDone >= (input.maxTurns ?? Number.POSITIVE_INFINITY)) return stop();
   }
   if (signal.aborted) return stop();
   external.steering = checkedDrain(callbacks, "steering", signal, yield callbacks.getSteeringMessages?.());
   if (signal.aborted) return stop();
   if (!input.willStream && external.steering.length === 0) {
     external.followUp = checkedDrain(callbacks, "followUp", signal, yield callbacks.getFollowUpMessages?.());
-    if (signal.aborted) return stop();
   }
   return { stop: false, update, external };
 }
