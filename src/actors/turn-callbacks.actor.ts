@@ -71,15 +71,12 @@ function runDecision(
       });
       if (!(answer instanceof Promise)) decided(answer);
       else
-        answer.then(
-          (settled) => {
-            if (!signal.aborted) return decided(settled);
-            for (const queue of ["steering", "followUp"] as const)
-              if (settled.external[queue].length > 0)
-                implementations.callbacks.restoreQueuedMessages?.(queue, settled.external[queue]);
-          },
-          failed,
-        );
+        answer.then((settled) => {
+          if (!signal.aborted) return decided(settled);
+          // Stopped after the last poll answered: what the polls drained goes back to its source.
+          for (const queue of ["steering", "followUp"] as const)
+            checkedDrain(implementations.callbacks, queue, signal, settled.external[queue]);
+        }, failed);
     } catch (error) {
       failed(error);
     }

@@ -405,6 +405,28 @@ describe("the turnCallbacks actor", () => {
     expect(parent.received()).toStrictEqual([]);
   });
 
+  it("without a source to hand them back to, drained messages of a stopped decision are dropped quietly", async () => {
+    const steering = deferred<AgentMessage[]>();
+    const unhandled = vi.fn();
+    process.on("unhandledRejection", unhandled);
+    try {
+      const { parent } = decide(
+        { getSteeringMessages: () => steering.promise },
+        afterTurn({ toolsWantReply: true }),
+      );
+      await flush();
+      void steering.promise.then(() => parent.stopChild());
+      steering.resolve([steer]);
+      await flush();
+      // Node reports a promise rejected without a handler once the pending jobs have run.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).not.toHaveBeenCalled();
+      expect(parent.received()).toStrictEqual([]);
+    } finally {
+      process.off("unhandledRejection", unhandled);
+    }
+  });
+
   it("stopped before a failing callback rejects, it sends nothing", async () => {
     const prepared = deferred<undefined>();
     const { parent } = decide({ prepareNextTurn: () => prepared.promise }, afterTurn());
