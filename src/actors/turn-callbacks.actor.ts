@@ -189,9 +189,7 @@ export function pollSteering(
   try {
     polled = poll?.();
   } catch {
-    // A throwing queue callback is reported by the poll after the turn, which ends the run.
-    answer([]);
-    return;
+    // No messages: a throwing queue callback is reported by the poll after the turn, which ends the run.
   }
   if (!isPromiseLike(polled)) {
     answer((polled as AgentMessage[] | undefined) ?? []);
