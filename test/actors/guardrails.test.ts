@@ -16,7 +16,7 @@ import {
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { Guardrail, GuardrailContext, GuardrailVerdict } from "../../src/types/guardrail.js";
 import type { AssistantMessage } from "../../src/types/messages.js";
-import { implementationsOf } from "../support/actor-harness-a.js";
+import { flushJobs, implementationsOf, isPending, settledValue } from "../support/actor-harness-a.js";
 import { assistant } from "../support/loop-context.js";
 import { user } from "../support/loop-harness.js";
 
@@ -56,19 +56,12 @@ const answering = (name: string, verdict: unknown): Guardrail => ({
   check: () => verdict as GuardrailVerdict,
 });
 
-/** Whether `promise` has settled once the pending jobs ran. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  void promise.then(() => {
-    done = true;
-  });
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-  return done;
-}
+/** `runGuardrails`, its outcome read once the pending jobs ran. */
+const guard = (...args: Parameters<typeof runGuardrails>) => settledValue(runGuardrails(...args));
 
 describe("runGuardrails", () => {
   it("answers no trip at once when there are no guardrails", async () => {
-    await expect(runGuardrails([], context, new AbortController().signal)).resolves.toStrictEqual({});
+    expect(await settledValue(runGuardrails([], context, new AbortController().signal))).toStrictEqual({});
   });
 
   it("answers no trip only once every guardrail passed", async () => {
@@ -78,9 +71,9 @@ describe("runGuardrails", () => {
       context,
       new AbortController().signal,
     );
-    expect(await settled(outcome)).toBe(false);
+    expect(await isPending(outcome)).toBe(true);
     slow.answer({ tripwire: false });
-    await expect(outcome).resolves.toStrictEqual({});
+    expect(await settledValue(outcome)).toStrictEqual({});
   });
 
   it("a trip after other guardrails passed is the outcome", async () => {
@@ -90,16 +83,16 @@ describe("runGuardrails", () => {
       context,
       new AbortController().signal,
     );
-    expect(await settled(outcome)).toBe(false);
+    expect(await isPending(outcome)).toBe(true);
     late.answer({ tripwire: true, reason: "rude" });
-    await expect(outcome).resolves.toStrictEqual({
+    expect(await settledValue(outcome)).toStrictEqual({
       trip: { guardrail: "late", kind: "output", reason: "rude" },
     });
   });
 
   it("resolves with the first trip, its replacement, and tells the others to stop", async () => {
     const other = pendingGuardrail("other");
-    const outcome = await runGuardrails(
+    const outcome = await guard(
       [other.guardrail, answering("tone", { tripwire: true, reason: "rude", replacement: "[removed]" })],
       { ...context, kind: "input" },
       new AbortController().signal,
@@ -112,7 +105,7 @@ describe("runGuardrails", () => {
   });
 
   it("keeps the first of two trips", async () => {
-    const outcome = await runGuardrails(
+    const outcome = await guard(
       [
         answering("first", { tripwire: true, reason: "one" }),
         answering("second", { tripwire: true, reason: "two" }),
@@ -124,7 +117,7 @@ describe("runGuardrails", () => {
   });
 
   it("a trip without a reason says it tripped", async () => {
-    const outcome = await runGuardrails(
+    const outcome = await guard(
       [answering("bare", { tripwire: true })],
       context,
       new AbortController().signal,
@@ -136,13 +129,13 @@ describe("runGuardrails", () => {
     const first = pendingGuardrail("first");
     const second = pendingGuardrail("second");
     const outcome = runGuardrails([first.guardrail, second.guardrail], context, new AbortController().signal);
-    await settled(outcome);
+    await flushJobs();
     expect(first.seen.context).toBe(context);
     expect(second.seen.context).toBe(context);
     expect(first.seen.signal?.aborted).toBe(false);
     first.answer({ tripwire: false });
     second.answer({ tripwire: false });
-    await outcome;
+    await settledValue(outcome);
     expect(first.seen.signal?.aborted).toBe(true);
   });
 
@@ -158,7 +151,7 @@ describe("runGuardrails", () => {
     ],
     ["rejects", { name: "boom", check: () => Promise.reject(new Error("no network")) } as Guardrail],
   ])("a guardrail that %s trips with the error as its reason (fail closed)", async (_, guardrail) => {
-    const outcome = await runGuardrails(
+    const outcome = await guard(
       [answering("fine", { tripwire: false }), guardrail],
       context,
       new AbortController().signal,
@@ -174,7 +167,7 @@ describe("runGuardrails", () => {
     ["a string", "fine"],
     ["a verdict whose tripwire is not a boolean", { tripwire: "false" }],
   ])("an answer that is %s trips as a failure", async (_, answer) => {
-    const outcome = await runGuardrails([answering("odd", answer)], context, new AbortController().signal);
+    const outcome = await guard([answering("odd", answer)], context, new AbortController().signal);
     expect(outcome).toStrictEqual({
       trip: {
         guardrail: "odd",
@@ -189,9 +182,9 @@ describe("runGuardrails", () => {
     const check = vi.fn(() => ({ tripwire: true }));
     const controller = new AbortController();
     controller.abort();
-    await expect(runGuardrails([{ name: "g", check }], context, controller.signal)).resolves.toStrictEqual(
-      {},
-    );
+    expect(
+      await settledValue(runGuardrails([{ name: "g", check }], context, controller.signal)),
+    ).toStrictEqual({});
     expect(check).not.toHaveBeenCalled();
   });
 
@@ -199,18 +192,18 @@ describe("runGuardrails", () => {
     const pending = pendingGuardrail("slow");
     const controller = new AbortController();
     const outcome = runGuardrails([pending.guardrail], context, controller.signal);
-    expect(await settled(outcome)).toBe(false);
+    expect(await isPending(outcome)).toBe(true);
     controller.abort();
-    await expect(outcome).resolves.toStrictEqual({});
+    expect(await settledValue(outcome)).toStrictEqual({});
     expect(pending.seen.signal?.aborted).toBe(true);
     pending.answer({ tripwire: true });
-    await expect(outcome).resolves.toStrictEqual({});
+    expect(await settledValue(outcome)).toStrictEqual({});
   });
 
   it("lets go of the run's signal once it answered", async () => {
     const controller = new AbortController();
     const removed = vi.spyOn(controller.signal, "removeEventListener");
-    await runGuardrails([answering("g", { tripwire: false })], context, controller.signal);
+    await guard([answering("g", { tripwire: false })], context, controller.signal);
     expect(removed).toHaveBeenCalledWith("abort", expect.any(Function));
   });
 });
@@ -247,10 +240,10 @@ describe("the guardrails actor", () => {
     });
     const messages = [user("first"), user("second")];
     const outcome = runActor(implementations, { kind: "input", messages, agent });
-    await settled(outcome);
+    await flushJobs();
     blocking.answer({ tripwire: false });
     byDefault.answer({ tripwire: false });
-    expect(await outcome).toStrictEqual({});
+    expect(await settledValue(outcome)).toStrictEqual({});
     expect(parallel).not.toHaveBeenCalled();
     expect(blocking.seen.context).toStrictEqual({
       kind: "input",
@@ -265,7 +258,9 @@ describe("the guardrails actor", () => {
     const implementations = implementationsOf({
       guardrails: { input: [answering("pii", { tripwire: true, reason: "an address" })] },
     });
-    expect(await runActor(implementations, { kind: "input", messages: [user("hi")], agent })).toStrictEqual({
+    expect(
+      await settledValue(runActor(implementations, { kind: "input", messages: [user("hi")], agent })),
+    ).toStrictEqual({
       trip: { guardrail: "pii", kind: "input", reason: "an address" },
     });
   });
@@ -277,9 +272,11 @@ describe("the guardrails actor", () => {
       guardrails: { input: [answering("input", { tripwire: true })], output: [tone.guardrail] },
     });
     const outcome = runActor(implementations, { kind: "output", reply, agent });
-    await settled(outcome);
+    await flushJobs();
     tone.answer({ tripwire: true, reason: "rude" });
-    expect(await outcome).toStrictEqual({ trip: { guardrail: "tone", kind: "output", reason: "rude" } });
+    expect(await settledValue(outcome)).toStrictEqual({
+      trip: { guardrail: "tone", kind: "output", reason: "rude" },
+    });
     expect(tone.seen.context).toStrictEqual({
       kind: "output",
       messages: [reply],
@@ -293,9 +290,9 @@ describe("the guardrails actor", () => {
     const tone = pendingGuardrail("tone");
     const implementations = implementationsOf({ guardrails: { output: [tone.guardrail] } });
     const outcome = runActor(implementations, { kind: "output", reply, output: { answer: 42 }, agent });
-    await settled(outcome);
+    await flushJobs();
     tone.answer({ tripwire: false });
-    expect(await outcome).toStrictEqual({});
+    expect(await settledValue(outcome)).toStrictEqual({});
     expect(tone.seen.context?.output).toStrictEqual({ answer: 42 });
   });
 
@@ -305,7 +302,7 @@ describe("the guardrails actor", () => {
     const actor = createActor(guardrailsActor(implementations), {
       input: { kind: "output", reply, agent },
     }).start();
-    await settled(Promise.resolve());
+    await flushJobs();
     expect(slow.seen.signal?.aborted).toBe(false);
     actor.stop();
     expect(slow.seen.signal?.aborted).toBe(true);

@@ -19,7 +19,7 @@ import { defineTool } from "../../src/tools/define-tool.js";
 import type { TurnEndContext } from "../../src/types/loop.js";
 import type { AgentMessage, ToolResultMessage } from "../../src/types/messages.js";
 import type { Model } from "../../src/types/model.js";
-import { implementationsOf, recordingParent } from "../support/actor-harness-a.js";
+import { flushJobs, implementationsOf, recordingParent } from "../support/actor-harness-a.js";
 import { assistant, deepFreeze, idleContext } from "../support/loop-context.js";
 import { testModel, user } from "../support/loop-harness.js";
 
@@ -87,11 +87,6 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-/** Lets every pending promise job run. */
-async function flush(): Promise<void> {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-}
-
 const noExternal = { steering: [], followUp: [] };
 
 describe("the turnCallbacks actor", () => {
@@ -103,7 +98,7 @@ describe("the turnCallbacks actor", () => {
       { prepareNextTurn, shouldStopAfterTurn, getSteeringMessages: () => [steer], getFollowUpMessages },
       atRunStart(),
     );
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop: false, external: { steering: [steer], followUp: [] } },
     });
@@ -116,7 +111,7 @@ describe("the turnCallbacks actor", () => {
     const getSteeringMessages = vi.fn(() => [steer]);
     const { parent } = decide({ getSteeringMessages }, atRunStart());
     expect(getSteeringMessages).not.toHaveBeenCalled();
-    await flush();
+    await flushJobs();
     expect(getSteeringMessages).toHaveBeenCalledOnce();
     expect(parent.received()).toHaveLength(1);
   });
@@ -125,7 +120,7 @@ describe("the turnCallbacks actor", () => {
     const prepareNextTurn = vi.fn(() => undefined);
     const shouldStopAfterTurn = vi.fn(() => false);
     const { parent } = decide({ prepareNextTurn, shouldStopAfterTurn }, afterTurn());
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop: false, external: noExternal },
     });
@@ -144,7 +139,7 @@ describe("the turnCallbacks actor", () => {
       { prepareNextTurn: () => ({ model: otherModel, thinkingLevel: "high" }) },
       afterTurn({ toolsWantReply: true }),
     );
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop: false, model: otherModel, thinkingLevel: "high", external: noExternal },
     });
@@ -164,7 +159,7 @@ describe("the turnCallbacks actor", () => {
       },
       afterTurn({ toolsWantReply: true }),
     );
-    const event = await parent.nextEvent();
+    const event = await parent.answer();
     expect(event).toStrictEqual({
       type: "DECIDED",
       decision: {
@@ -193,7 +188,7 @@ describe("the turnCallbacks actor", () => {
       },
       afterTurn(),
     );
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop: true, model: otherModel, external: noExternal },
     });
@@ -211,7 +206,7 @@ describe("the turnCallbacks actor", () => {
       { getSteeringMessages },
       afterTurn({ turns, toolsWantReply: true }, { settings: { ...idleContext().settings, maxTurns } }),
     );
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop, external: noExternal },
     });
@@ -223,7 +218,7 @@ describe("the turnCallbacks actor", () => {
       { getSteeringMessages: () => [], getFollowUpMessages: () => [followUp] },
       afterTurn(),
     );
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop: false, external: { steering: [], followUp: [followUp] } },
     });
@@ -236,7 +231,7 @@ describe("the turnCallbacks actor", () => {
   ])("does not poll the follow-up source when %s", async (_, context, steering) => {
     const getFollowUpMessages = vi.fn(() => [followUp]);
     const { parent } = decide({ getSteeringMessages: () => steering, getFollowUpMessages }, context);
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop: false, external: { steering, followUp: [] } },
     });
@@ -251,7 +246,7 @@ describe("the turnCallbacks actor", () => {
       },
       afterTurn(),
     );
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop: false, external: noExternal },
     });
@@ -267,7 +262,7 @@ describe("the turnCallbacks actor", () => {
       },
       afterTurn(),
     );
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECIDED",
       decision: { stop: false, thinkingLevel: "low", external: { steering: [], followUp: [followUp] } },
     });
@@ -278,7 +273,7 @@ describe("the turnCallbacks actor", () => {
     ["followUp", { getFollowUpMessages: () => ({}) as unknown as AgentMessage[] }],
   ])("a %s source that answers something other than an array fails the decision", async (queue, options) => {
     const { parent } = decide(options, afterTurn());
-    expect(await parent.nextEvent()).toStrictEqual({
+    expect(await parent.answer()).toStrictEqual({
       type: "DECISION_FAILED",
       error: `The ${queue} queue callback must return an array of messages`,
     });
@@ -293,7 +288,7 @@ describe("the turnCallbacks actor", () => {
       },
       afterTurn(),
     );
-    expect(await parent.nextEvent()).toStrictEqual({ type: "DECISION_FAILED", error: "no model left" });
+    expect(await parent.answer()).toStrictEqual({ type: "DECISION_FAILED", error: "no model left" });
   });
 
   it("a callback that rejects fails the decision with its error", async () => {
@@ -301,7 +296,7 @@ describe("the turnCallbacks actor", () => {
       { shouldStopAfterTurn: () => Promise.reject(new Error("store down")) },
       afterTurn(),
     );
-    expect(await parent.nextEvent()).toStrictEqual({ type: "DECISION_FAILED", error: "store down" });
+    expect(await parent.answer()).toStrictEqual({ type: "DECISION_FAILED", error: "store down" });
   });
 
   it("stopped before it ran, it runs no callback and sends nothing", async () => {
@@ -309,7 +304,7 @@ describe("the turnCallbacks actor", () => {
     const getSteeringMessages = vi.fn(() => [steer]);
     const { parent } = decide({ prepareNextTurn, getSteeringMessages }, afterTurn());
     parent.stopChild();
-    await flush();
+    await flushJobs();
     expect(prepareNextTurn).not.toHaveBeenCalled();
     expect(getSteeringMessages).not.toHaveBeenCalled();
     expect(parent.received()).toStrictEqual([]);
@@ -323,10 +318,10 @@ describe("the turnCallbacks actor", () => {
       { prepareNextTurn: () => prepared.promise, shouldStopAfterTurn, getSteeringMessages },
       afterTurn(),
     );
-    await flush();
+    await flushJobs();
     parent.stopChild();
     prepared.resolve(undefined);
-    await flush();
+    await flushJobs();
     expect(shouldStopAfterTurn).not.toHaveBeenCalled();
     expect(getSteeringMessages).not.toHaveBeenCalled();
     expect(parent.received()).toStrictEqual([]);
@@ -336,10 +331,10 @@ describe("the turnCallbacks actor", () => {
     const asked = deferred<boolean>();
     const getSteeringMessages = vi.fn(() => [steer]);
     const { parent } = decide({ shouldStopAfterTurn: () => asked.promise, getSteeringMessages }, afterTurn());
-    await flush();
+    await flushJobs();
     parent.stopChild();
     asked.resolve(false);
-    await flush();
+    await flushJobs();
     expect(getSteeringMessages).not.toHaveBeenCalled();
   });
 
@@ -351,10 +346,10 @@ describe("the turnCallbacks actor", () => {
       { getSteeringMessages: () => polled.promise, getFollowUpMessages, restoreQueuedMessages },
       afterTurn(),
     );
-    await flush();
+    await flushJobs();
     parent.stopChild();
     polled.resolve([steer]);
-    await flush();
+    await flushJobs();
     expect(restoreQueuedMessages.mock.calls).toStrictEqual([["steering", [steer]]]);
     expect(getFollowUpMessages).not.toHaveBeenCalled();
     expect(parent.received()).toStrictEqual([]);
@@ -367,10 +362,10 @@ describe("the turnCallbacks actor", () => {
       { getSteeringMessages: () => [], getFollowUpMessages: () => polled.promise, restoreQueuedMessages },
       afterTurn(),
     );
-    await flush();
+    await flushJobs();
     parent.stopChild();
     polled.resolve([followUp]);
-    await flush();
+    await flushJobs();
     expect(restoreQueuedMessages.mock.calls).toStrictEqual([["followUp", [followUp]]]);
     expect(parent.received()).toStrictEqual([]);
   });
@@ -382,10 +377,10 @@ describe("the turnCallbacks actor", () => {
       { getSteeringMessages: () => polled.promise, restoreQueuedMessages },
       afterTurn(),
     );
-    await flush();
+    await flushJobs();
     parent.stopChild();
     polled.resolve([]);
-    await flush();
+    await flushJobs();
     expect(restoreQueuedMessages).not.toHaveBeenCalled();
   });
 
@@ -396,11 +391,11 @@ describe("the turnCallbacks actor", () => {
       { getSteeringMessages: () => steering.promise, restoreQueuedMessages },
       afterTurn({ toolsWantReply: true }),
     );
-    await flush();
+    await flushJobs();
     // This reaction runs after the callbacks' steps resumed and finished, before the actor's answer.
     void steering.promise.then(() => parent.stopChild());
     steering.resolve([steer]);
-    await flush();
+    await flushJobs();
     expect(restoreQueuedMessages.mock.calls).toStrictEqual([["steering", [steer]]]);
     expect(parent.received()).toStrictEqual([]);
   });
@@ -414,12 +409,12 @@ describe("the turnCallbacks actor", () => {
         { getSteeringMessages: () => steering.promise },
         afterTurn({ toolsWantReply: true }),
       );
-      await flush();
+      await flushJobs();
       void steering.promise.then(() => parent.stopChild());
       steering.resolve([steer]);
-      await flush();
+      await flushJobs();
       // Node reports a promise rejected without a handler once the pending jobs have run.
-      await new Promise((resolve) => setImmediate(resolve));
+      await flushJobs();
       expect(unhandled).not.toHaveBeenCalled();
       expect(parent.received()).toStrictEqual([]);
     } finally {
@@ -430,10 +425,10 @@ describe("the turnCallbacks actor", () => {
   it("stopped before a failing callback rejects, it sends nothing", async () => {
     const prepared = deferred<undefined>();
     const { parent } = decide({ prepareNextTurn: () => prepared.promise }, afterTurn());
-    await flush();
+    await flushJobs();
     parent.stopChild();
     prepared.reject(new Error("late"));
-    await flush();
+    await flushJobs();
     expect(parent.received()).toStrictEqual([]);
   });
 });
@@ -472,14 +467,14 @@ describe("pollSteering", () => {
     const sent = poll({ getSteeringMessages: () => polled.promise });
     expect(sent).toStrictEqual([]);
     polled.resolve([steer]);
-    await flush();
+    await flushJobs();
     expect(sent).toStrictEqual([polledWith([steer])]);
   });
 
   it("answers with no messages when an asynchronous source rejects or answers nothing", async () => {
     const rejected = poll({ getSteeringMessages: () => Promise.reject(new Error("queue gone")) });
     const empty = poll({ getSteeringMessages: async () => undefined as unknown as AgentMessage[] });
-    await flush();
+    await flushJobs();
     expect(rejected).toStrictEqual([polledWith([])]);
     expect(empty).toStrictEqual([polledWith([])]);
   });
@@ -488,7 +483,7 @@ describe("pollSteering", () => {
     // biome-ignore lint/suspicious/noThenProperty: a thenable source is what this case is about
     const thenable = { then: (resolve: (messages: AgentMessage[]) => void) => resolve([steer]) };
     const sent = poll({ getSteeringMessages: () => thenable as unknown as Promise<AgentMessage[]> });
-    await flush();
+    await flushJobs();
     expect(sent).toStrictEqual([polledWith([steer])]);
   });
 });

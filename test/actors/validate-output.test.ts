@@ -9,7 +9,7 @@ import { z } from "zod";
 import { type OutputValidation, validateOutputActor } from "../../src/actors/validate-output.actor.js";
 import { notJsonIssue, type OutputCandidate } from "../../src/loop/output-steps.js";
 import type { ToolCall } from "../../src/types/messages.js";
-import { implementationsOf } from "../support/actor-harness-a.js";
+import { implementationsOf, settledValue } from "../support/actor-harness-a.js";
 
 const answerSchema = z.object({ answer: z.number() });
 /** A run's output request for `schema` (its JSON Schema object is what the context holds). */
@@ -23,7 +23,9 @@ const call: ToolCall = { type: "toolCall", id: "c1", name: "final_answer", argum
 
 /** The verdict of the actor built from `implementations` for `validation`. */
 function validate(implementations: ReturnType<typeof implementationsOf>, validation: OutputValidation) {
-  return toPromise(createActor(validateOutputActor(implementations), { input: validation }).start());
+  return settledValue(
+    toPromise(createActor(validateOutputActor(implementations), { input: validation }).start()),
+  );
 }
 
 describe("the validateOutput actor", () => {
@@ -132,7 +134,7 @@ describe("the validateOutput actor", () => {
     const actor = createActor(validateOutputActor(implementationsOf({ output: schema })), {
       input: { candidate: textCandidate("x"), request: requestOf(z.string()) },
     }).start();
-    expect(await toPromise(actor)).toStrictEqual({
+    expect(await settledValue(toPromise(actor))).toStrictEqual({
       ok: false,
       issues: [{ path: [], message: "the schema check threw: lookup service down" }],
     });

@@ -23,8 +23,11 @@ export function implementationsOf(options: Partial<AgentMachineOptions> = {}): A
 export interface RecordingParent {
   /** The events the child sent back, in order. */
   received(): EventObject[];
-  /** The first event the child sends back (already sent: at once). */
-  nextEvent(): Promise<EventObject>;
+  /**
+   * The one event the child sent back once the pending jobs ran; fails at once (instead of waiting)
+   * when it sent none or more than one.
+   */
+  answer(): Promise<EventObject>;
   /** Leaves the state that invokes the child: XState stops it (its cleanup runs). */
   stopChild(): void;
 }
@@ -54,18 +57,44 @@ export function recordingParent<TLogic extends AnyActorLogic>(
   const actor = createActor(parent).start();
   return {
     received: () => actor.getSnapshot().context.received,
-    nextEvent: () =>
-      new Promise((resolve) => {
-        const first = () => actor.getSnapshot().context.received[0];
-        const already = first();
-        if (already) return resolve(already);
-        const subscription = actor.subscribe(() => {
-          const event = first();
-          if (!event) return;
-          subscription.unsubscribe();
-          resolve(event);
-        });
-      }),
+    answer: async () => {
+      await flushJobs();
+      const received = actor.getSnapshot().context.received;
+      if (received.length !== 1) throw new Error(`the child sent ${received.length} events, not one`);
+      return received[0]!;
+    },
     stopChild: () => actor.send({ type: "STOP_CHILD" }),
   };
+}
+
+/** Lets every pending promise job run: one turn of the event loop (nothing here waits on a timer). */
+export function flushJobs(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Whether `promise` is still pending once the pending jobs ran. */
+export async function isPending(promise: Promise<unknown>): Promise<boolean> {
+  let pending = true;
+  promise.then(
+    () => (pending = false),
+    () => (pending = false),
+  );
+  await flushJobs();
+  return pending;
+}
+
+/**
+ * What `promise` settled with once the pending jobs ran: its value, or its rejection thrown. Fails at
+ * once, instead of waiting, when it is still pending (so a mutant that never answers fails fast).
+ */
+export async function settledValue<T>(promise: Promise<T>): Promise<T> {
+  let settled: { value: T } | { error: unknown } | undefined;
+  promise.then(
+    (value) => (settled = { value }),
+    (error: unknown) => (settled = { error }),
+  );
+  await flushJobs();
+  if (!settled) throw new Error("still pending once the pending jobs ran");
+  if ("error" in settled) throw settled.error;
+  return settled.value;
 }
