@@ -19,8 +19,7 @@ import {
 import { userMessage } from "../../src/loop/messages.js";
 import * as steps from "../../src/loop/run-steps.js";
 import { estimateContextTokens, estimateTokens } from "../../src/loop/token-estimate.js";
-import type { AgentMachineContext, RunState } from "../../src/machines/agent/agent.context.js";
-import type { AgentBudget, BudgetExceeded, BudgetLedger, BudgetUsage } from "../../src/types/budget.js";
+import type { BudgetExceeded } from "../../src/types/budget.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import { type AssistantMessage, emptyUsage, type ToolCall } from "../../src/types/messages.js";
 import { ledgerOf, withLedger } from "../support/budget-ledgers.js";

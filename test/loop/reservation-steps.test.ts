@@ -8,15 +8,7 @@ import {
   stopAtAncestorBudget,
   toolCallReservation,
 } from "../../src/loop/reservation-steps.js";
-import * as steps from "../../src/loop/run-steps.js";
-import type { AgentMachineContext, RunState } from "../../src/machines/agent/agent.context.js";
-import type {
-  AgentBudget,
-  BudgetExceeded,
-  BudgetLedger,
-  BudgetReservation,
-  BudgetUsage,
-} from "../../src/types/budget.js";
+import type { BudgetExceeded, BudgetLedger, BudgetReservation } from "../../src/types/budget.js";
 import type { ToolCall } from "../../src/types/messages.js";
 import { FUTURE, ledgerOf, withLedger } from "../support/budget-ledgers.js";
 import { type assistant, deepFreeze, idleContext } from "../support/loop-context.js";
