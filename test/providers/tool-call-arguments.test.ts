@@ -1,4 +1,3 @@
-import * as partialJson from "partial-json";
 import { describe, expect, it, vi } from "vitest";
 import { parseToolCallArguments, StreamingArguments } from "../../src/providers/tool-call-arguments.js";
 import type { ToolCall } from "../../src/types/messages.js";
@@ -11,11 +10,15 @@ vi.mock("partial-json", async (importOriginal) => {
 const newCall = (): ToolCall => ({ type: "toolCall", id: "c1", name: "write", arguments: {} });
 
 describe("StreamingArguments", () => {
-  it("parses only when read, once per change of the text", () => {
-    const parse = vi.mocked(partialJson.parse);
+  it("parses only when read, once per change of the text", async () => {
+    // A fresh copy of the module, so it imports the mocked parser even when other test files of the
+    // same module graph (the mutation-testing configuration) imported the real one first.
+    vi.resetModules();
+    const fresh = await import("../../src/providers/tool-call-arguments.js");
+    const parse = vi.mocked((await import("partial-json")).parse);
     parse.mockClear();
     const call = newCall();
-    const args = new StreamingArguments(call);
+    const args = new fresh.StreamingArguments(call);
     for (const delta of ['{"path":"a.txt",', '"content":"', "lorem", " ipsum"]) args.append(delta);
     expect(parse).not.toHaveBeenCalled();
     expect(call.arguments).toEqual({ path: "a.txt", content: "lorem ipsum" });
