@@ -102,6 +102,16 @@ describe("sendWithRetries", () => {
     expect(send).toHaveBeenCalledTimes(3);
   });
 
+  it("retries an HTTP error that came without headers after the backoff", async () => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, "random").mockReturnValue(0);
+    const send = attempts(new APIError(503, undefined, "unavailable", undefined));
+    const result = sendWithRetries(send, 1, URL, new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(500);
+    await expect(result).resolves.toBe("ok");
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
   it("retries a server nobody answers at once, after 250 ms, then names its address", async () => {
     vi.useFakeTimers();
     const send = attempts(refused(), refused(), refused());
