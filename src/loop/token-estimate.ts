@@ -162,11 +162,8 @@ export function createContextEstimator(): (messages: readonly AgentMessage[]) =>
   let tail: AgentMessage | undefined;
 
   return (messages) => {
-    const grew =
-      counted !== undefined &&
-      grewFrom(messages, counted) &&
-      messages.length >= length &&
-      (length === 0 || messages[length - 1] === tail);
+    // A shorter transcript has no message at `length - 1`; an empty one left `tail` undefined.
+    const grew = counted !== undefined && grewFrom(messages, counted) && messages[length - 1] === tail;
     if (!grew) {
       counted = messages;
       length = 0;

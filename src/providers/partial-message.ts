@@ -1,4 +1,10 @@
-import type { AssistantMessage, StopReason, ThinkingContent, ToolCall } from "../types/messages.js";
+import type {
+  AssistantMessage,
+  StopReason,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+} from "../types/messages.js";
 import { emptyUsage } from "../types/messages.js";
 import type { Model } from "../types/model.js";
 import type { AssistantMessageEvent } from "../types/stream.js";
@@ -106,9 +112,9 @@ export class PartialMessageBuilder {
    * `thinkingSignature`, which the next request sends back.
    */
   sign(kind: "text" | "thinking", key: string, signature: string): void {
-    const block = this.message.content[this.openSequential(kind, key)];
-    if (block?.type === "text") block.textSignature = signature;
-    else if (block?.type === "thinking") block.thinkingSignature = signature;
+    const block = this.message.content[this.openSequential(kind, key)] as TextContent | ThinkingContent;
+    if (block.type === "text") block.textSignature = signature;
+    else block.thinkingSignature = signature;
   }
 
   /**
@@ -139,15 +145,15 @@ export class PartialMessageBuilder {
     const open = this.sequential;
     if (open === undefined) return;
     this.sequential = undefined;
-    const block = this.message.content[open.contentIndex];
-    if (block?.type === "text") {
+    const block = this.message.content[open.contentIndex] as TextContent | ThinkingContent;
+    if (block.type === "text") {
       this.events.push({
         type: "text_end",
         contentIndex: open.contentIndex,
         content: block.text,
         partial: this.message,
       });
-    } else if (block?.type === "thinking") {
+    } else {
       this.events.push({
         type: "thinking_end",
         contentIndex: open.contentIndex,

@@ -1,7 +1,13 @@
 /** Server codes that mean "too many requests right now" (429-like): worth retrying later. */
 const THROTTLING_CODE = /^429$|throttl|rate.?limit|too.?many.?requests|overloaded/i;
 /** System error codes of "nobody listens there": connection refused, unknown or unreachable host. */
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+const UNREACHABLE_CODES = new Set<unknown>([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
 
 /**
  * An error the server sent inside a stream (`server_error`, with the server's own message and
@@ -108,8 +114,7 @@ export function causeMessage(error: Error): string | undefined {
 export function hasUnreachableCause(error: unknown): boolean {
   let cause: unknown = (error as { cause?: unknown } | undefined)?.cause;
   for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;
+    if (UNREACHABLE_CODES.has((cause as { code?: unknown }).code)) return true;
     cause = cause.cause;
   }
   return false;

@@ -129,6 +129,95 @@ describe("transcriptForModel", () => {
   });
 });
 
+describe("transcriptForModel: the rules one by one", () => {
+  const OTHER = { api: "openai-chat", provider: "openai", model: "gpt-4.1" };
+  const call = (id: string) => ({ type: "toolCall" as const, id, name: "get_weather", arguments: {} });
+
+  it("counts a reply as the target's own only when api, provider and model all match", () => {
+    const signed = (from: typeof ANTHROPIC) =>
+      reply(from, [{ type: "thinking", thinking: "hmm", thinkingSignature: "sig" }], "stop");
+    const variants = [
+      { ...ANTHROPIC, api: "anthropic.other" },
+      { ...ANTHROPIC, provider: "bedrock" },
+      { ...ANTHROPIC, model: "claude-opus-4" },
+    ];
+    for (const from of variants) {
+      expect(transcriptForModel([signed(from)], ANTHROPIC)[0]).toMatchObject({
+        content: [{ type: "text", text: "hmm" }],
+      });
+    }
+    const own = signed(ANTHROPIC);
+    expect(transcriptForModel([own], ANTHROPIC)[0]).toBe(own);
+  });
+
+  it("drops another model's blank, whitespace-only and redacted thinking and its empty text, and a reply left empty", () => {
+    const noisy = reply(
+      OTHER,
+      [
+        { type: "thinking", thinking: "" },
+        { type: "thinking", thinking: "  \n" },
+        { type: "thinking", thinking: "secret", thinkingSignature: "data", redacted: true },
+        { type: "text", text: "" },
+        { type: "text", text: "kept", textSignature: "msg_1" },
+      ],
+      "stop",
+    );
+    expect(transcriptForModel([noisy], ANTHROPIC)).toEqual([
+      { ...noisy, content: [{ type: "text", text: "kept" }] },
+    ]);
+    const empty = reply(
+      OTHER,
+      [{ type: "thinking", thinking: "", thinkingSignature: "x", redacted: true }],
+      "stop",
+    );
+    expect(
+      transcriptForModel([user("a"), empty, user("b")], ANTHROPIC).map((message) => message.role),
+    ).toEqual(["user", "user"]);
+  });
+
+  it("leaves out aborted replies with their calls' results, and answers only tool calls left open", () => {
+    const aborted = reply(ANTHROPIC, [call("toolu_cut")], "aborted");
+    const textAndCall = reply(ANTHROPIC, [{ type: "text", text: "Checking." }, call("toolu_open")]);
+    const adapted = transcriptForModel(
+      [user("a"), aborted, result("toolu_cut"), textAndCall, user("b")],
+      ANTHROPIC,
+    );
+    expect(adapted.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "user"]);
+    expect(adapted[2]).toMatchObject({ toolCallId: "toolu_open", content: [{ text: NO_TOOL_RESULT }] });
+  });
+
+  it("returns a result whose id needs no change as it is", () => {
+    const own = result("toolu_same");
+    const adapted = transcriptForModel([reply(OTHER, [call("toolu_same")]), own], ANTHROPIC);
+    expect(adapted[1]).toBe(own);
+  });
+
+  it("makes ids portable: the same id the same way every time, an empty id 'call', clashes numbered in turn", () => {
+    const adapted = transcriptForModel(
+      [
+        reply(OTHER, [call("a|b"), call("a_b"), call("a.b"), call("")]),
+        result("a|b"),
+        result("a_b"),
+        result("a.b"),
+        result(""),
+        reply(OTHER, [call("a|b")]),
+      ],
+      ANTHROPIC,
+    );
+    const ids = (adapted[0] as AssistantMessage).content.map((block) => (block as { id: string }).id);
+    expect(ids).toEqual(["a_b", "a_b_2", "a_b_3", "call"]);
+    expect(adapted.slice(1, 5).map((message) => (message as ToolResultMessage).toolCallId)).toEqual(ids);
+    expect((adapted[5] as AssistantMessage).content[0]).toMatchObject({ id: "a_b" });
+  });
+
+  it("keeps a renamed id within 64 characters when a clash adds a number", () => {
+    const long = `call_${"x".repeat(70)}`;
+    const adapted = transcriptForModel([reply(OTHER, [call(`${long}|1`), call(`${long}|2`)])], ANTHROPIC);
+    const ids = (adapted[0] as AssistantMessage).content.map((block) => (block as { id: string }).id);
+    expect(ids).toEqual([long.slice(0, 64), `${long.slice(0, 62)}_2`]);
+  });
+});
+
 describe("a transcript continued on another provider, through the real provider packages", () => {
   let server: OpenAITestServer;
   beforeAll(async () => {
