@@ -169,9 +169,8 @@ function restoreLevel(
   };
   for (const name of context.toolNames) requireTool(implementations, name);
   for (const [id, child] of Object.entries(snapshot.children)) {
-    const callContext = child.snapshot.context as ToolCallContext | undefined;
-    if (child.src !== "toolCall" || !callContext?.toolCall)
-      throw invalid(`child actor "${id}" is not a tool call`);
+    // The schema admits tool call actors only, each with its call.
+    const callContext = child.snapshot.context as ToolCallContext;
     const tool = requireTool(implementations, callContext.toolCall.name);
     const value = child.snapshot.value;
     const agent = child.snapshot.children?.agent as PersistedChild | undefined;
