@@ -221,8 +221,9 @@ function parse(input: string | PersistedAgent): PersistedAgent {
       );
     }
   }
+  // Anything but an object (`null`, a number, a string) has no `format` either.
   const candidate = data as Partial<PersistedAgent> | null;
-  if (typeof candidate !== "object" || candidate === null || candidate.format !== AGENT_SNAPSHOT_FORMAT)
+  if (candidate?.format !== AGENT_SNAPSHOT_FORMAT)
     throw new AgentRestoreError(
       "format",
       `Not a persisted agent (expected format "${AGENT_SNAPSHOT_FORMAT}")`,
