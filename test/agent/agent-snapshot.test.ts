@@ -27,6 +27,7 @@ import { defineClientTool } from "../../src/tools/define-client-tool.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
 import type { AgentTool } from "../../src/types/tool.js";
+import { supportTree } from "../subagents/support.js";
 import { repoRoot } from "../support/cli-process.js";
 import { deferred, echoTool, testModel } from "../support/loop-harness.js";
 
@@ -130,6 +131,21 @@ async function persistedWhileChildStreams(): Promise<{ persisted: PersistedAgent
   const persisted = agent.persist();
   agent.actor.stop();
   return { persisted, live };
+}
+
+/** The three-level support tree (root → s1 → b1 → refund r1) persisted while r1 waits for approval. */
+async function persistedTree() {
+  const tree = supportTree({ count: 0, keys: [] });
+  const asked = deferred();
+  const agent = new Agent({ model: testModel, streamFn: scriptedModel(tree.rootScript), tools: tree.tools });
+  agent.subscribe((event) => {
+    if (event.type === "tool_approval_request") asked.resolve();
+  });
+  void agent.prompt("help");
+  await asked.promise;
+  const persisted = agent.persist();
+  agent.actor.stop();
+  return { persisted, tree };
 }
 
 const implementationsOf = (tools: AgentTool[] = [], streamFn = scriptedModel([])) =>
@@ -296,21 +312,7 @@ describe("the restore plan", () => {
   });
 
   it("lists the sub-agents of a tree parents first, each plan holding only its own calls", async () => {
-    const { supportTree } = await import("../subagents/support.js");
-    const tree = supportTree({ count: 0, keys: [] });
-    const asked = deferred();
-    const agent = new Agent({
-      model: testModel,
-      streamFn: scriptedModel(tree.rootScript),
-      tools: tree.tools,
-    });
-    agent.subscribe((event) => {
-      if (event.type === "tool_approval_request") asked.resolve();
-    });
-    void agent.prompt("help");
-    await asked.promise;
-    const persisted = agent.persist();
-    agent.actor.stop();
+    const { persisted, tree } = await persistedTree();
     const idle = { interrupted: [], reenter: [], subAgents: [] };
     expect(planOf(persisted, tree.tools)).toEqual({
       from: "executingTools",
@@ -575,6 +577,17 @@ describe("a persisted agent that cannot be restored", () => {
     const error = restoreError(persisted, [broken]);
     expect(error.code).toBe("tool");
     expect(error.message).toBe('The agent tool "helper" could not rebuild its sub-agent: no spec today');
+  });
+
+  it("names a grandchild agent whose own snapshot is inconsistent by its path", async () => {
+    const { persisted, tree } = await persistedTree();
+    const edited: Json = copy(persisted);
+    const child = edited.snapshot.children.s1.snapshot.children.agent.snapshot;
+    const grandchild = child.children.b1.snapshot.children.agent.snapshot;
+    grandchild.context.run.batch = undefined;
+    expect(restoreError(edited, tree.tools).message).toBe(
+      "Malformed persisted agent: sub-agent s1/b1: the agent is executing tools but its run has no tool batch",
+    );
   });
 
   it("names the sub-agent whose own snapshot is inconsistent", async () => {
