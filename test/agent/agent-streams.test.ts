@@ -3,8 +3,10 @@
  * an app that runs the machine without the `Agent` facade): every event in order, the state as data
  * now and after each change, completion when the actor stops, and a listener removed on unsubscribe.
  */
+
+import type { Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { createActor, fromPromise, setup } from "xstate";
+import { type AnyActorRef, createActor, fromPromise, setup } from "xstate";
 import { z } from "zod";
 import type { AgentMachineState } from "../../src/agent/agent-state.js";
 import { agentEvents$, agentMachineStateOf, agentState$ } from "../../src/agent/agent-streams.js";
@@ -46,6 +48,46 @@ function nextEvent(actor: ReturnType<typeof agentActor>, type: AgentEvent["type"
   });
   return seen.promise;
 }
+
+/** Counts the listeners and observers `actor` has now (its `on` and `subscribe` wrapped, still real). */
+function countingListeners(actor: {
+  on: (...args: never[]) => unknown;
+  subscribe: (...args: never[]) => unknown;
+}) {
+  const count = { on: 0, subscribe: 0 };
+  for (const method of ["on", "subscribe"] as const) {
+    const real = (actor[method] as (...args: unknown[]) => { unsubscribe(): void }).bind(actor);
+    (actor as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const subscription = real(...args);
+      count[method]++;
+      return {
+        unsubscribe: () => {
+          count[method]--;
+          subscription.unsubscribe();
+        },
+      };
+    };
+  }
+  return count;
+}
+
+describe("agentEvents$ and agentState$", () => {
+  it.each([
+    ["agentEvents$", (actor: AnyActorRef) => agentEvents$(actor) as Observable<unknown>],
+    ["agentState$", (actor: AnyActorRef) => agentState$(actor) as Observable<unknown>],
+  ])("%s adds one listener and one observer per subscription and removes them on unsubscribe", (_, of) => {
+    const actor = agentActor([]);
+    const count = countingListeners(actor as never);
+    const first = of(actor).subscribe();
+    const second = of(actor).subscribe();
+    expect(count).toEqual({ on: 2, subscribe: 2 });
+    first.unsubscribe();
+    expect(count).toEqual({ on: 1, subscribe: 1 });
+    second.unsubscribe();
+    expect(count).toEqual({ on: 0, subscribe: 0 });
+    actor.stop();
+  });
+});
 
 describe("agentEvents$", () => {
   it("emits every event of a run in order and completes when the actor stops", async () => {
