@@ -4,10 +4,11 @@
  * sends and refuses, the run's lifetime (signal, listeners, settling), and `asTool`'s definition.
  */
 import { describe, expect, it, vi } from "vitest";
-import type { InspectionEvent } from "xstate";
+import { createActor, type InspectionEvent } from "xstate";
 import { z } from "zod";
-import { Agent, agentInputOf } from "../../src/agent/agent.js";
+import { Agent, agentInputOf, agentOver } from "../../src/agent/agent.js";
 import { agentImplementations } from "../../src/machines/agent/agent.implementations.js";
+import { agentMachineOf } from "../../src/machines/agent/agent.provided.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { Recording } from "../../src/replay/recording.js";
 import { defineHandoff } from "../../src/tools/define-handoff.js";
@@ -176,7 +177,11 @@ describe("the constructor", () => {
     ).toThrow("maxOutputRepairs must be a whole number ≥ 0, got -1");
     expect(
       () => new Agent({ model: testModel, streamFn: scriptedModel([]), budget: { maxModelCalls: -1 } }),
-    ).toThrow(/maxModelCalls/);
+    ).toThrow(/^Agent budget: maxModelCalls/);
+  });
+
+  it("has no tools unless given some", () => {
+    expect(new Agent({ model: testModel, streamFn: scriptedModel([]) }).tools).toEqual([]);
   });
 
   it("passes the inspector on to its actor", () => {
@@ -193,6 +198,7 @@ describe("the constructor", () => {
   it("records the commands it sends and each step, with record", async () => {
     const agent = new Agent({ model: testModel, streamFn: scriptedModel([{ text: "Hi" }]), record: true });
     expect(agent.recording).toBeInstanceOf(Recording);
+    expect(agent.recording!.source).toBe("agent");
     expect(agent.history).toEqual([]);
     await agent.prompt("hello");
     expect(agent.history.length).toBeGreaterThan(0);
@@ -251,6 +257,7 @@ describe("Agent.restore", () => {
     expect(restored.isRunning).toBe(false);
     expect(restored.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
     expect(restored.history.length).toBeGreaterThan(0);
+    expect(restored.recording!.source).toBe("agent");
   });
 
   it("sends the resume before a command sent right after the restore", async () => {
@@ -314,6 +321,14 @@ describe("asTool", () => {
     await editor.prompt("go");
     expect(childModel.calls[0]!.context.systemPrompt).toBe("You write well.");
     expect(writer.state.messages).toEqual([]);
+  });
+
+  it("takes maxTurns from the agent's state, also when its options have none (a restored agent)", () => {
+    const saved = new Agent({ model: testModel, streamFn: scriptedModel([]), maxTurns: 7 }).persist();
+    const restored = Agent.restore(saved, { streamFn: scriptedModel([]) });
+    expect(restored.asTool({ name: "a", description: "A" }).subAgent!.agent({})).toMatchObject({
+      maxTurns: 7,
+    });
   });
 
   it("leaves maxTurns out when the agent has none", () => {
@@ -793,8 +808,89 @@ describe("send", () => {
     expect(roles(agent.state.messages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
   });
 
+  it("takes an answer for a call of a later run with the same id as one answered before", async () => {
+    const refund = defineTool({
+      name: "refund",
+      description: "Refunds",
+      parameters: z.object({}),
+      requiresApproval: true,
+      execute: async () => ({ content: [{ type: "text", text: "refunded" }] }),
+    });
+    const ask = { toolCalls: [{ id: "r1", name: "refund", arguments: {} }] };
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([ask, { text: "one" }, ask, { text: "two" }]),
+      tools: [refund],
+    });
+    agent.subscribe((event) => {
+      if (event.type === "tool_approval_request") queueMicrotask(() => agent.approveToolCall("r1"));
+    });
+    expect((await agent.prompt("first")).stopReason).toBe("stop");
+    expect((await agent.prompt("second")).stopReason).toBe("stop");
+    expect(roles(agent.state.messages).filter((role) => role === "toolResult")).toHaveLength(2);
+  });
+
   it("checks RAISE_BUDGET's limits before sending", () => {
     const agent = new Agent({ model: testModel, streamFn: scriptedModel([]) });
     expect(() => agent.raiseBudget({ maxModelCalls: -1 })).toThrow(/RAISE_BUDGET/);
+  });
+});
+
+describe("agentOver", () => {
+  /** An agent machine actor of its own, started, over `implementations` (as a harness runs its child). */
+  function hostedActor(implementations: ReturnType<typeof agentImplementations>) {
+    const actor = createActor(agentMachineOf(implementations), {
+      input: agentInputOf(
+        { model: testModel, streamFn: scriptedModel([]), tools: [echoTool()] },
+        implementations,
+      ),
+    });
+    actor.start();
+    return actor;
+  }
+
+  it("records nothing itself into the implementations' recording (its host records the actor)", () => {
+    const recording = new Recording();
+    const implementations = agentImplementations({ streamFn: scriptedModel([]), record: recording as never });
+    const agent = agentOver(hostedActor(implementations), implementations, {
+      model: testModel,
+      streamFn: scriptedModel([]),
+    });
+    expect(agent.recording).toBe(recording);
+    agent.setSystemPrompt("changed");
+    expect(agent.state.systemPrompt).toBe("changed");
+    expect(recording.commands).toEqual([]);
+  });
+
+  it("is running when the actor it takes over is in a run, until that run ends", async () => {
+    const gate = deferred();
+    const running = deferred();
+    const implementations = agentImplementations({
+      streamFn: scriptedModel([
+        { toolCalls: [{ id: "c1", name: "echo", arguments: { text: "x" } }] },
+        { text: "done" },
+      ]),
+      tools: [
+        echoTool("echo", () => {
+          running.resolve();
+          return gate.promise;
+        }),
+      ],
+    });
+    const actor = hostedActor(implementations);
+    actor.send({ type: "PROMPT", messages: [user("go")] });
+    await running.promise;
+    const agent = agentOver(actor, implementations, { model: testModel, streamFn: scriptedModel([]) });
+    expect(agent.isRunning).toBe(true);
+    gate.resolve();
+    await agent.waitForIdle();
+    expect(agent.isRunning).toBe(false);
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+    expect(
+      agentOver(hostedActor(implementations), implementations, {
+        model: testModel,
+        streamFn: scriptedModel([]),
+      }).isRunning,
+    ).toBe(false);
   });
 });
