@@ -11,6 +11,7 @@ import { agentImplementations } from "../../src/machines/agent/agent.implementat
 import { agentMachineOf } from "../../src/machines/agent/agent.provided.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
 import { Recording } from "../../src/replay/recording.js";
+import { defineClientTool } from "../../src/tools/define-client-tool.js";
 import { defineHandoff } from "../../src/tools/define-handoff.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { AgentEvent } from "../../src/types/events.js";
@@ -892,5 +893,98 @@ describe("agentOver", () => {
         streamFn: scriptedModel([]),
       }).isRunning,
     ).toBe(false);
+  });
+});
+
+describe("the answering shorthands", () => {
+  const needsApproval = defineTool({
+    name: "refund",
+    description: "Refunds",
+    parameters: z.object({}),
+    requiresApproval: true,
+    execute: async () => ({ content: [{ type: "text", text: "refunded" }] }),
+  });
+  const resultText = (agent: Agent) => {
+    const result = agent.state.messages.find((m) => m.role === "toolResult") as
+      | { content: { text?: string }[]; isError: boolean }
+      | undefined;
+    return { text: result!.content.map((c) => c.text ?? "").join(""), isError: result!.isError };
+  };
+
+  it.each([
+    ["no reason", undefined, "Tool call denied"],
+    ["a reason", "too much", "Tool call denied: too much"],
+  ])("denyToolCall with %s", async (_, reason, text) => {
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([{ toolCalls: [{ id: "r1", name: "refund", arguments: {} }] }, { text: "ok" }]),
+      tools: [needsApproval],
+    });
+    agent.subscribe((event) => {
+      if (event.type === "tool_approval_request") queueMicrotask(() => agent.denyToolCall("r1", reason));
+    });
+    await agent.prompt("go");
+    expect(resultText(agent)).toEqual({ text, isError: true });
+  });
+
+  it.each([
+    [undefined, false],
+    [true, true],
+  ])("answerToolCall with isError %j", async (isError, expected) => {
+    const ask = defineClientTool({ name: "ask", description: "Asks", parameters: z.object({}) });
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([{ toolCalls: [{ id: "a1", name: "ask", arguments: {} }] }, { text: "ok" }]),
+      tools: [ask],
+    });
+    agent.subscribe((event) => {
+      if (event.type === "tool_client_request")
+        queueMicrotask(() =>
+          agent.answerToolCall(
+            "a1",
+            { content: [{ type: "text", text: "answer" }] },
+            isError === undefined ? {} : { isError },
+          ),
+        );
+    });
+    await agent.prompt("go");
+    expect(resultText(agent)).toEqual({ text: "answer", isError: expected });
+  });
+
+  it("continuePastBudget lets the held call go once", async () => {
+    const agent = new Agent({
+      model: testModel,
+      streamFn: scriptedModel([
+        { toolCalls: [{ id: "c1", name: "echo", arguments: { text: "a" } }] },
+        { text: "done" },
+      ]),
+      tools: [echoTool()],
+      budget: { maxModelCalls: 1, onExceeded: "pause" },
+    });
+    agent.subscribe((event) => {
+      if (event.type === "budget_exceeded") queueMicrotask(() => agent.continuePastBudget());
+    });
+    const result = await agent.prompt("go");
+    expect(result.stopReason).toBe("stop");
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+  });
+
+  it("refuses RAISE_BUDGET with a bad limit as an invalid budget, before the pause check", () => {
+    const agent = new Agent({ model: testModel, streamFn: scriptedModel([]) });
+    expect(() => agent.raiseBudget({ maxModelCalls: -1 })).toThrow(
+      expect.objectContaining({
+        name: "BudgetError",
+        code: "invalid_budget",
+        message: expect.stringMatching(/^RAISE_BUDGET: /),
+      }),
+    );
+  });
+
+  it("a PROMPT sent as a command starts a run the facade follows", async () => {
+    const agent = new Agent({ model: testModel, streamFn: scriptedModel([{ text: "hi" }]) });
+    agent.send({ type: "PROMPT", messages: [user("hello")] });
+    expect(agent.isRunning).toBe(true);
+    await agent.waitForIdle();
+    expect(roles(agent.state.messages)).toEqual(["user", "assistant"]);
   });
 });
