@@ -89,8 +89,8 @@ function withoutStepActors(persisted: PersistedAgentMachine): PersistedAgentMach
   return { ...persisted, children };
 }
 
-const RUN_STATES = ["preparingTurn", "streaming", "validatingOutput", "executingTools"] as const;
-export type RunStateName = (typeof RUN_STATES)[number];
+/** The states of a run (`running`'s children) a restore resumes from. */
+export type RunStateName = "preparingTurn" | "streaming" | "validatingOutput" | "executingTools";
 
 /** What a restored actor must do once started: nothing (idle), or `RESUME` from a run state. */
 export interface RestorePlan {
@@ -169,9 +169,8 @@ function restoreLevel(
   };
   for (const name of context.toolNames) requireTool(implementations, name);
   for (const [id, child] of Object.entries(snapshot.children)) {
-    const callContext = child.snapshot.context as ToolCallContext | undefined;
-    if (child.src !== "toolCall" || !callContext?.toolCall)
-      throw invalid(`child actor "${id}" is not a tool call`);
+    // The schema admits tool call actors only, each with its call.
+    const callContext = child.snapshot.context as ToolCallContext;
     const tool = requireTool(implementations, callContext.toolCall.name);
     const value = child.snapshot.value;
     const agent = child.snapshot.children?.agent as PersistedChild | undefined;
@@ -222,8 +221,9 @@ function parse(input: string | PersistedAgent): PersistedAgent {
       );
     }
   }
+  // Anything but an object (`null`, a number, a string) has no `format` either.
   const candidate = data as Partial<PersistedAgent> | null;
-  if (typeof candidate !== "object" || candidate === null || candidate.format !== AGENT_SNAPSHOT_FORMAT)
+  if (candidate?.format !== AGENT_SNAPSHOT_FORMAT)
     throw new AgentRestoreError(
       "format",
       `Not a persisted agent (expected format "${AGENT_SNAPSHOT_FORMAT}")`,
@@ -249,18 +249,19 @@ function parse(input: string | PersistedAgent): PersistedAgent {
 /** What the schema cannot see: the run, its batch and the call actors must agree. */
 function checkConsistency(snapshot: PersistedAgentMachine, where = ""): void {
   const fail = (detail: string) => invalid(where + detail);
+  const stray = (id: string) => fail(`child actor "${id}" belongs to no call of the current tool batch`);
   const context = snapshot.context;
-  const inRun = snapshot.value !== "idle";
-  const executing = runStateOf(snapshot.value) === "executingTools";
-  if (inRun && !context.run) throw fail(`the agent is in ${JSON.stringify(snapshot.value)} but has no run`);
-  if (executing && !context.run?.batch)
-    throw fail("the agent is executing tools but its run has no tool batch");
+  if (snapshot.value !== "idle" && !context.run)
+    throw fail(`the agent is in ${JSON.stringify(snapshot.value)} but has no run`);
+  if (runStateOf(snapshot.value) !== "executingTools") {
+    const [id] = Object.keys(snapshot.children);
+    if (id !== undefined) throw stray(id);
+    return;
+  }
   const batch = context.run?.batch;
-  const calls = new Set(batch?.calls.map((call) => call.id) ?? []);
-  for (const id of Object.keys(snapshot.children))
-    if (!executing || !calls.has(id))
-      throw fail(`child actor "${id}" belongs to no call of the current tool batch`);
-  if (!executing || !batch) return;
+  if (!batch) throw fail("the agent is executing tools but its run has no tool batch");
+  const calls = new Set(batch.calls.map((call) => call.id));
+  for (const id of Object.keys(snapshot.children)) if (!calls.has(id)) throw stray(id);
   for (const call of batch.calls) {
     const phase = batch.phases[call.id] ?? "pending";
     if (phase !== "pending" && phase !== "settled" && !snapshot.children[call.id])
@@ -271,12 +272,9 @@ function checkConsistency(snapshot: PersistedAgentMachine, where = ""): void {
 /** The state of the run a snapshot's value is in (`{ running: … }`), or `undefined` when idle. */
 function runStateOf(value: unknown): RunStateName | undefined {
   if (value === "idle") return undefined;
-  const inner = typeof value === "object" && value ? (value as { running?: unknown }).running : undefined;
-  const name =
-    typeof inner === "string" ? inner : typeof inner === "object" && inner ? Object.keys(inner)[0] : "";
-  const state = RUN_STATES.find((candidate) => candidate === name);
-  if (!state) throw invalid(`unknown state ${JSON.stringify(value)}`);
-  return state;
+  // The schema admits "idle" and `{ running: <state> }` values only, each a `RunStateName`.
+  const inner = (value as { running: string | Record<string, unknown> }).running;
+  return (typeof inner === "string" ? inner : Object.keys(inner)[0]) as RunStateName;
 }
 
 function requireTool(implementations: AgentImplementations, name: string) {

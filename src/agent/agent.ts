@@ -190,10 +190,8 @@ export class Agent<TOutput = unknown> {
   readonly #progress: LiveProgress = { streamingMessage: undefined, pendingToolCalls: new Set() };
   #listenerWork: Promise<void>[] = [];
   #run: Run | undefined;
-  #queued: { context: AgentMachineContext | undefined; value: Agent["queued"] } = {
-    context: undefined,
-    value: { steering: [], followUp: [] },
-  };
+  /** `queued`'s last answer and the context it was read from (none before the first read). */
+  #queued: { context: AgentMachineContext; value: Agent["queued"] } | undefined;
 
   constructor(options: AgentOptions<TOutput>) {
     this.#options = options;
@@ -423,12 +421,9 @@ export class Agent<TOutput = unknown> {
   get queued(): { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] } {
     const context = this.#context;
     const cached = this.#queued;
-    if (
-      cached.context === undefined ||
-      cached.context.steering !== context.steering ||
-      cached.context.followUp !== context.followUp
-    )
-      this.#queued = { context, value: { steering: context.steering, followUp: context.followUp } };
+    if (cached?.context.steering === context.steering && cached.context.followUp === context.followUp)
+      return cached.value;
+    this.#queued = { context, value: { steering: context.steering, followUp: context.followUp } };
     return this.#queued.value;
   }
 
