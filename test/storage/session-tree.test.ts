@@ -66,6 +66,7 @@ describe("SessionTree", () => {
   it("refuses a duplicate id and an unknown parent with invalid_entry, keeping the tree as it was", () => {
     const tree = sample();
     expect(codeOf(() => tree.insert(entry("a", "r")))).toBe("invalid_entry");
+    expect(() => tree.insert(entry("a", "r"))).toThrow('Duplicate entry id "a".');
     expect(codeOf(() => tree.insert(entry("e", "nope")))).toBe("invalid_entry");
     expect(() => tree.insert(entry("e", "nope"))).toThrow(/"e" refers to parent "nope"/);
     expect(tree.size).toBe(5);

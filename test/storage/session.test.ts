@@ -75,16 +75,20 @@ describe("Session", () => {
 
   it("writes a custom entry's data only when given", async () => {
     const { session, written } = openSession();
-    await session.appendCustom("bare");
+    const returned = await session.appendCustom("bare");
     await session.appendCustom("full", { n: 1 });
     const [bare, full] = written();
+    expect(bare).toMatchObject({ type: "custom", customType: "bare" });
     expect(Object.keys(bare!)).not.toContain("data");
+    expect(Object.keys(returned)).not.toContain("data");
+    expect(session.getEntry(returned.id)).toBe(returned);
     expect(full).toMatchObject({ type: "custom", customType: "full", data: { n: 1 } });
   });
 
   it("shows a custom message by default and writes its details only when given", async () => {
     const { session, written } = openSession();
-    await session.appendCustomMessage({ customType: "a", content: "x" });
+    const returned = await session.appendCustomMessage({ customType: "a", content: "x" });
+    expect(Object.keys(returned)).not.toContain("details");
     await session.appendCustomMessage({ customType: "b", content: "y", display: false, details: { n: 2 } });
     const [a, b] = written();
     expect(a).toMatchObject({ type: "custom_message", customType: "a", content: "x", display: true });
