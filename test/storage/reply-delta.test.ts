@@ -46,7 +46,7 @@ describe("reply deltas", () => {
           const event = applyReplyDelta(rebuilding, delta);
           expect(event.type).toBe(delta.type);
           expect("partial" in event && event.partial).toBe(rebuilding);
-          expect(replyDeltaOf(event)).toEqual(delta);
+          expect(replyDeltaOf(event)).toStrictEqual(delta);
         }
         expect(rebuilding.content).toEqual(content.map(rebuilt));
       }),
@@ -117,6 +117,12 @@ describe("reply deltas", () => {
     expect(applyReplyDelta(target, { type: "toolcall_end", contentIndex: 0 })).toMatchObject({
       toolCall: { type: "toolCall", id: "", name: "", arguments: {} },
     });
+    applyReplyDelta(target, { type: "text_delta", contentIndex: 7, delta: "x" });
+    expect(applyReplyDelta(target, { type: "text_end", contentIndex: 7 })).toMatchObject({ content: "" });
+    expect(applyReplyDelta(target, { type: "toolcall_end", contentIndex: 7 })).toMatchObject({
+      toolCall: { type: "toolCall", id: "", name: "", arguments: {} },
+    });
+    expect(target.content).toHaveLength(1);
     applyReplyDelta(target, { type: "text_start", contentIndex: 0 });
     applyReplyDelta(target, { type: "thinking_delta", contentIndex: 0, delta: "z" });
     expect(target.content).toEqual([{ type: "text", text: "" }]);
