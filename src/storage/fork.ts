@@ -10,7 +10,6 @@ import type { SessionTree } from "./session-tree.js";
  * (`"before"`). Entries keep their ids and parents, so the fork is a prefix of the source's tree.
  */
 export function selectForkEntries(tree: SessionTree, options: ForkSessionOptions = {}): SessionEntry[] {
-  const position = options.position ?? "at";
   let target: string | null = tree.leafId;
   if (options.entryId !== undefined) {
     const entry = tree.getEntry(options.entryId);
@@ -23,7 +22,7 @@ export function selectForkEntries(tree: SessionTree, options: ForkSessionOptions
     target = entry.id;
   }
   if (target === null) return [];
-  if (position === "before") target = tree.require(target).parentId;
+  if (options.position === "before") target = tree.require(target).parentId;
   return tree.getBranch(target);
 }
 
