@@ -51,8 +51,8 @@ export interface InvokedActor {
   child: AnyActorRef;
   /** Every event the actor sent its parent, in order. */
   received(): AnyEventObject[];
-  /** Waits until the actor sent an event of `type`; resolves with the events so far. */
-  until(type: string): Promise<AnyEventObject[]>;
+  /** Waits until the actor sent an event of type `match` (or one `match` accepts); resolves with the events so far. */
+  until(match: string | ((event: AnyEventObject) => boolean)): Promise<AnyEventObject[]>;
   /** Stops the parent, and so the invoked actor. */
   stop(): void;
 }
@@ -76,8 +76,9 @@ export function invokeActor<TLogic extends AnyActorLogic>(
   return {
     child: parent.getSnapshot().children.step as AnyActorRef,
     received,
-    until: async (type) => {
-      await waitFor(parent, (snapshot) => snapshot.context.received.some((event) => event.type === type));
+    until: async (match) => {
+      const matches = typeof match === "string" ? (event: AnyEventObject) => event.type === match : match;
+      await waitFor(parent, (snapshot) => snapshot.context.received.some(matches));
       return received();
     },
     stop: () => parent.stop(),
