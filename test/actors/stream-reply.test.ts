@@ -41,16 +41,23 @@ const sending =
   () =>
     of(...events);
 
-/** A StreamFn that sends `events` and then never ends, ignoring its signal; `signal` is the one it got. */
+/**
+ * A StreamFn that sends `events` and then never ends, ignoring its signal; `signal` is the one it got,
+ * `unsubscribed()` whether its reader let go of the stream.
+ */
 function sendingThenHanging(...events: AssistantMessageEvent[]) {
   const called = deferred<AbortSignal>();
+  let unsubscribed = false;
   const streamFn: StreamFn = (_, __, options) => {
     called.resolve(options.signal!);
     return new Observable<AssistantMessageEvent>((subscriber) => {
       for (const event of events) subscriber.next(event);
+      return () => {
+        unsubscribed = true;
+      };
     });
   };
-  return { streamFn, signal: called.promise };
+  return { streamFn, signal: called.promise, unsubscribed: () => unsubscribed };
 }
 
 const start = (text = ""): AssistantMessageEvent => ({ type: "start", partial: partialOf(text) });
@@ -265,6 +272,31 @@ describe("streamReply: the events", () => {
     ]);
   });
 
+  it("ignores what a provider sends at once after its final event, and lets go of a stream left open", async () => {
+    const late = textDelta("late", "late");
+    const { events } = await streamed({ streamFn: sending(start(), done("Done."), late) });
+    expect(types(events)).toEqual(["message_start"]);
+    const open = sendingThenHanging(start(), done("Done."), late);
+    const { message } = await streamed({ streamFn: open.streamFn });
+    expect(message).toEqual(reply("Done."));
+    expect(open.unsubscribed()).toBe(true);
+  });
+
+  it("carries the last partial message on a delta that comes without one", async () => {
+    const bare = { type: "text_delta", contentIndex: 0, delta: "Hi" } as AssistantMessageEvent;
+    const { events } = await streamed({ streamFn: sending(start("Hi"), bare, done("Hi")) });
+    expect(events[1]).toEqual({
+      type: "message_update",
+      message: partialOf("Hi"),
+      assistantMessageEvent: bare,
+    });
+    const alone = await streamed({ streamFn: sending(bare, done("Hi")) });
+    expect(alone.events[0]).toMatchObject({
+      type: "message_start",
+      message: { role: "assistant", content: [] },
+    });
+  });
+
   it("resolves a provider's error event with its message, marked as failed", async () => {
     const failed = { ...reply("partial"), stopReason: "error" as const, errorMessage: "rate limited" };
     expect(
@@ -372,7 +404,7 @@ describe("streamReply: an abort", () => {
 
   it("ends the reply with its partial content when the signal fires, even if the StreamFn ignores it", async () => {
     const controller = new AbortController();
-    const { streamFn, signal } = sendingThenHanging(start("Par"), textDelta("Par", "Par"));
+    const { streamFn, signal, unsubscribed } = sendingThenHanging(start("Par"), textDelta("Par", "Par"));
     const reply = streamed({ streamFn }, { signal: controller.signal });
     expect((await signal).aborted).toBe(false);
     controller.abort();
@@ -380,6 +412,7 @@ describe("streamReply: an abort", () => {
     expect(message.stopReason).toBe("aborted");
     expect(message.content).toEqual([{ type: "text", text: "Par" }]);
     expect(started).toBe(true);
+    expect(unsubscribed()).toBe(true);
   });
 
   it("never calls the model when the signal fires while transformContext runs", async () => {
@@ -491,6 +524,7 @@ describe("streamReply: the typed output as it streams", () => {
     );
     const shown = outputs(events);
     expect(shown.at(-1)).toEqual(["Oslo", "Bergen"]);
+    expect(shown).not.toContain(undefined);
     expect(shown).not.toContainEqual({ text: "not the answer" });
     expect(shown).not.toContainEqual("not the answer");
   });
@@ -713,6 +747,38 @@ describe("streamReplyActor: parallel input guardrails", () => {
     expect(streamedReply.held).toBe(false);
     expect(streamedReply.inputTrip).toBeUndefined();
     expect(streamedReply.heldEvents).toBeUndefined();
+  });
+
+  it("releases the events once the check passes after the model call ended", async () => {
+    // The check answers in a later macrotask, after every microtask of the synchronous stream below.
+    const late: Guardrail = {
+      name: "slow",
+      mode: "parallel",
+      check: () => new Promise((resolve) => setImmediate(() => resolve({ tripwire: false }))),
+    };
+    const run = invokeStream(
+      { streamFn: sending(start(), textDelta("Hi", "Hi"), done("Hi")), guardrails: { input: [late] } },
+      { inputCheck: [user("hi")] },
+    );
+    const received = await run.until("REPLY_STREAMED");
+    expect(received.map((event) => event.type)).toEqual(["REPLY_EVENTS", "REPLY_STREAMED"]);
+    expect(types(delivered(received))).toEqual(["message_start", "message_update"]);
+    expect(replyOf(received).held).toBe(false);
+  });
+
+  it("ends the reply on ABORT while the check runs", async () => {
+    const hanging = sendingThenHanging(start("Sure"));
+    const pending: Guardrail = { name: "slow", mode: "parallel", check: () => new Promise(() => {}) };
+    const run = invokeStream(
+      { streamFn: hanging.streamFn, guardrails: { input: [pending] } },
+      { inputCheck: [user("hi")] },
+    );
+    const signal = await hanging.signal;
+    run.child.send({ type: "ABORT" });
+    const streamedReply = replyOf(await run.until("REPLY_STREAMED"));
+    expect(signal.aborted).toBe(true);
+    expect(streamedReply.message.stopReason).toBe("aborted");
+    expect(streamedReply.inputTrip).toBeUndefined();
   });
 
   it("keeps a held reply's events held after the check passed", async () => {
