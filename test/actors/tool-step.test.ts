@@ -457,6 +457,21 @@ describe("executeToolActor", () => {
     expect(signal.aborted).toBe(true);
   });
 
+  it("stops a call whose tool never looked at its signal", async () => {
+    const started = deferred();
+    const tool: AgentTool = {
+      ...echoTool(),
+      execute: () => {
+        started.resolve();
+        return new Promise(() => {});
+      },
+    };
+    const run = runTool(tool, { text: "x" });
+    await started.promise;
+    run.stop();
+    expect(run.child.getSnapshot().status).toBe("stopped");
+  });
+
   it("gives a tool that first reads its signal after the call stopped an aborted one", async () => {
     const started = deferred<ToolExecutionContext>();
     const tool: AgentTool = {
@@ -572,7 +587,7 @@ describe("afterToolCallActor", () => {
       result: { ...done.result, terminate: true },
     });
     expect(await runAfter({ afterToolCall: () => ({ isError: true }) })).toEqual({ ...done, isError: true });
-    expect(await runAfter({ afterToolCall: () => ({}) })).toEqual(done);
+    expect(await runAfter({ afterToolCall: () => ({}) })).toStrictEqual(done);
   });
 
   it("turns a throwing hook into an error outcome naming it", async () => {
