@@ -309,6 +309,14 @@ describe("subAgentOptions", () => {
     expect(bare.guardrails!.output!.map((guardrail) => guardrail.name)).toEqual(["shared", "parent-only"]);
   });
 
+  it("gives a child with input guardrails only its parent's output guardrails", () => {
+    const parent = withHelper({}, { guardrails: { output: [trip("parent-output")] } });
+    const childInput = trip("child-input");
+    const options = subAgentOptions(parent, { guardrails: { input: [childInput] } });
+    expect(options.guardrails!.output!.map((guardrail) => guardrail.name)).toEqual(["parent-output"]);
+    expect(options.guardrails!.input).toEqual([childInput]);
+  });
+
   it("leaves a child's guardrails as they are when the parent has no output guardrails", () => {
     const guardrails = { output: [trip("own")] };
     expect(subAgentOptions(withHelper(), { guardrails }).guardrails).toBe(guardrails);
@@ -414,6 +422,16 @@ describe("collectSubAgentActor", () => {
       usage: usage(30),
       details: { stopReason: "stop", checked: true },
     });
+  });
+
+  it("gives the default result when the agent tool is gone or is no agent tool any more", async () => {
+    const gone = agentImplementations({ streamFn, tools: [] });
+    const plain = agentImplementations({ streamFn, tools: [echoTool("helper")] });
+    for (const implementations of [gone, plain]) {
+      const outcome = await collect(implementations as ReturnType<typeof withHelper>, end());
+      expect(outcome.result.content).toEqual([{ type: "text", text: "It is 5." }]);
+      expect(outcome.isError).toBe(false);
+    }
   });
 
   it("turns a throwing output function into an error result that still carries the child's usage", async () => {
