@@ -638,7 +638,13 @@ describe("streamReplyActor", () => {
     expect(await sequentialOf(calls("echo"), "parallel")).toBe(false);
     expect(await sequentialOf(calls("echo", "lone"), "parallel")).toBe(true);
     expect(await sequentialOf(calls("echo"), "sequential")).toBe(true);
-    expect(await sequentialOf(calls("unknown"), "parallel")).toBe(false);
+    const unknown = replyOf(
+      await invokeStream({ streamFn: calls("unknown"), tools: [echoTool()] }, { toolNames: ["echo"] }).until(
+        "REPLY_STREAMED",
+      ),
+    );
+    expect(unknown.sequential).toBe(false);
+    expect(unknown.message.stopReason).toBe("toolUse");
   });
 
   it("holds every event of a held reply and hands them over with it", async () => {

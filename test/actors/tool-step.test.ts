@@ -202,7 +202,7 @@ describe("requiresApprovalOf", () => {
     ["a function answering true", withApproval(() => true), true],
     ["a function answering false", withApproval(() => false), false],
     ["a function answering a truthy non-boolean", withApproval((() => "yes") as never), false],
-  ])("with %s: %s", (_, tool, expected) => {
+  ])("with %s", (_, tool, expected) => {
     expect(requiresApprovalOf(tool, { path: "/" })).toBe(expected);
   });
 
