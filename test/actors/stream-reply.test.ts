@@ -293,7 +293,7 @@ describe("streamReply: the events", () => {
     const alone = await streamed({ streamFn: sending(bare, done("Hi")) });
     expect(alone.events[0]).toMatchObject({
       type: "message_start",
-      message: { role: "assistant", content: [] },
+      message: { role: "assistant", content: [], stopReason: "error", errorMessage: "" },
     });
   });
 
@@ -318,6 +318,11 @@ describe("streamReply: the events", () => {
     [
       "a done event without a message",
       sending(start(), { type: "done", reason: "stop" } as never),
+      "Provider sent a done event without a message",
+    ],
+    [
+      "a done event with a user message",
+      sending({ type: "done", reason: "stop", message: { role: "user", content: [] } } as never),
       "Provider sent a done event without a message",
     ],
     [
@@ -482,12 +487,20 @@ describe("streamReply: the typed output as it streams", () => {
     expect(outputs(events)).toEqual([{}, { a: 1 }, { a: 1, b: 2 }]);
   });
 
-  it("reads the JSON inside a code fence", async () => {
+  it("reads the JSON inside a code fence as it streams", async () => {
     const { events } = await streamed(
-      { streamFn: textStream("```json\n", '{"a": 1', "}\n```") },
+      { streamFn: textStream("```json\n", '{"a": 1', ', "b": 2', "}\n```") },
       { output: jsonOutput },
     );
-    expect(outputs(events)).toContainEqual({ a: 1 });
+    expect(outputs(events)).toEqual([{ a: 1 }, { a: 1, b: 2 }]);
+  });
+
+  it("shows the value of a scripted model's JSON reply", async () => {
+    const { events } = await streamed(
+      { streamFn: scriptedModel([{ text: '{"a": 1, "b": 2}' }]) },
+      { output: jsonOutput },
+    );
+    expect(outputs(events).at(-1)).toEqual({ a: 1, b: 2 });
   });
 
   it("shows nothing for blank or non-JSON text", async () => {
@@ -531,12 +544,36 @@ describe("streamReply: the typed output as it streams", () => {
 
   it("shows an unwrapped final answer as the call's arguments", async () => {
     const request = outputStateOf(z.object({ city: z.string() })).request;
-    const model = scriptedModel([{ toolCalls: [{ name: "final_answer", arguments: { city: "Oslo" } }] }]);
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: "echo", arguments: { text: "not the answer" } },
+          { name: "final_answer", arguments: { city: "Oslo" } },
+        ],
+      },
+    ]);
+    const { events } = await streamed(
+      { streamFn: model },
+      { output: { request, viaTool: true, wrapped: false }, tools: [echoTool()] },
+    );
+    const shown = outputs(events);
+    expect(shown.at(-1)).toEqual({ city: "Oslo" });
+    expect(shown).not.toContainEqual({ text: "not the answer" });
+  });
+
+  it("reads a long final answer again only once its arguments grew by an eighth", async () => {
+    const request = outputStateOf(z.object({ note: z.string() })).request;
+    const note = "y".repeat(400);
+    const model = scriptedModel([
+      { toolCalls: [{ name: "final_answer", arguments: { note } }], deltas: 200 },
+    ]);
     const { events } = await streamed(
       { streamFn: model },
       { output: { request, viaTool: true, wrapped: false } },
     );
-    expect(outputs(events).at(-1)).toEqual({ city: "Oslo" });
+    const shown = outputs(events);
+    expect(shown.length).toBeLessThan(50);
+    expect(shown.at(-1)).toEqual({ note });
   });
 
   it("reads no tool calls for a response format, and no text for the final-answer tool", async () => {
@@ -585,6 +622,14 @@ const replyOf = (received: { type: string; reply?: unknown }[]) =>
   };
 
 describe("streamReplyActor", () => {
+  it("sends the first event of a reply at once, before the reply goes on", async () => {
+    const hanging = sendingThenHanging(start());
+    const run = invokeStream({ streamFn: hanging.streamFn });
+    const received = await run.until("REPLY_EVENTS");
+    expect(types(delivered(received))).toEqual(["message_start"]);
+    run.stop();
+  });
+
   it("sends the reply's events, batched per microtask, and then the reply", async () => {
     const run = invokeStream({
       streamFn: sending(start(), textDelta("Hi", "Hi"), textDelta("!", "Hi!"), done("Hi!")),
