@@ -307,6 +307,11 @@ describe("streamReply: the events", () => {
       streamed({ streamFn: sending({ type: "error", reason, error: reply("partial") }) });
     expect((await unmarked("error")).message.stopReason).toBe("error");
     expect((await unmarked("aborted")).message.stopReason).toBe("aborted");
+    const failedOnAbort = { ...reply("partial"), stopReason: "error" as const };
+    expect(
+      (await streamed({ streamFn: sending({ type: "error", reason: "aborted", error: failedOnAbort }) }))
+        .message.stopReason,
+    ).toBe("error");
     const aborted = { ...reply("partial"), stopReason: "aborted" as const };
     expect(
       (await streamed({ streamFn: sending({ type: "error", reason: "error", error: aborted }) })).message
