@@ -46,12 +46,12 @@ export function validateCall(
   self: AnyActorRef,
   toolCall: ToolCall,
 ): void {
-  const tool = implementations.tools.get(toolCall.name);
-  const validated = validateToolCall(toolCall, tool);
+  const validated = validateToolCall(toolCall, implementations.tools.get(toolCall.name));
   if (!validated.ok) {
     self.send({ type: "REJECTED", outcome: validated.outcome });
     return;
   }
+  const { tool } = validated;
   const approval = approvalOf(tool, toolCall, validated.args);
   if (approval.outcome) {
     self.send({ type: "REJECTED", outcome: approval.outcome });
@@ -63,8 +63,8 @@ export function validateCall(
     needsApproval: approval.needsApproval,
     beforeHook: implementations.callbacks.beforeToolCall !== undefined,
     afterHook: implementations.callbacks.afterToolCall !== undefined,
-    client: tool?.client === true,
-    agentTool: tool?.subAgent !== undefined,
+    client: tool.client === true,
+    agentTool: tool.subAgent !== undefined,
   });
 }
 
@@ -173,7 +173,10 @@ export function validationErrorText(
   return `Validation failed for tool "${toolName}":\n${lines.join("\n")}\n\nReceived arguments:\n${received}`;
 }
 
-export type ValidationOutput = { ok: true; args: unknown } | { ok: false; outcome: ToolCallOutcome };
+/** What the preflight found: the tool and the arguments it runs with, or the call's error outcome. */
+export type ValidationOutput =
+  | { ok: true; args: unknown; tool: AgentTool }
+  | { ok: false; outcome: ToolCallOutcome };
 
 /**
  * The synchronous part of a call's preflight: find the tool → arguments the model sent as invalid JSON →
@@ -193,7 +196,7 @@ export function validateToolCall(toolCall: ToolCall, tool: AgentTool | undefined
         ok: false,
         outcome: errorOutcome(toolCall, validationErrorText(tool.name, parsed.error.issues, raw)),
       };
-    return { ok: true, args: parsed.data };
+    return { ok: true, args: parsed.data, tool };
   } catch (error) {
     return { ok: false, outcome: errorOutcome(toolCall, errorText(error)) };
   }
