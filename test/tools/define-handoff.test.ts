@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineHandoff, defineTool } from "../../src/index.js";
+import type { AgentMessage } from "../../src/types/messages.js";
 import type { Model } from "../../src/types/model.js";
 
 const lookup = defineTool({
@@ -34,7 +35,7 @@ describe("defineHandoff", () => {
   });
 
   it("hands off to the agent's prompt, tools and model, with the input filter given", () => {
-    const inputFilter = (messages: never[]) => messages.slice(-1);
+    const inputFilter = (messages: AgentMessage[]) => messages.slice(-1);
     const tool = defineHandoff({
       agent: { name: "billing", systemPrompt: "You do billing.", tools: [lookup], model },
       inputFilter,
