@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type AnyActorLogic,
+  type AnyActorRef,
   createActor,
   initialTransition,
   type Snapshot,
@@ -16,6 +17,7 @@ import { z } from "zod";
 import { initialAgentContext } from "../../src/machines/agent/agent.context.js";
 import { type AgentMachine, createAgentMachine } from "../../src/machines/agent/agent.provided.js";
 import { scriptedModel } from "../../src/providers/scripted/scripted-model.js";
+import { defineAgentTool } from "../../src/tools/define-agent-tool.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { BudgetError } from "../../src/types/budget.js";
 import type { AgentEvent } from "../../src/types/events.js";
@@ -30,6 +32,7 @@ const toolNamed = (name: string): AgentTool =>
     parameters: z.object({}),
     execute: async () => ({ content: [{ type: "text", text: `${name} ran` }] }),
   }) as AgentTool;
+const guarded = (name: string): AgentTool => ({ ...toolNamed(name), requiresApproval: true });
 const pass = (name: string): Guardrail => ({ name, check: () => ({ tripwire: false }) });
 const pricedModel = { ...testModel, cost: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } };
 
@@ -50,6 +53,12 @@ function restoreError(machine: AnyActorLogic, snapshot: unknown): Error | undefi
   actor.start();
   actor.stop();
   return error;
+}
+
+/** The child agent of call `s1` of `actor`'s agent. */
+function childAgentOf(actor: AnyActorRef): AnyActorRef | undefined {
+  const call = actor.getSnapshot().children.s1 as AnyActorRef | undefined;
+  return call?.getSnapshot().children.agent as AnyActorRef | undefined;
 }
 
 /** The persisted snapshot of a new, idle agent of `machine`. */
@@ -219,6 +228,84 @@ describe("restoring a persisted agent", () => {
   });
 });
 
+describe("restoring a persisted sub-agent", () => {
+  const research = defineAgentTool({
+    name: "research",
+    description: "Researches",
+    agent: { systemPrompt: "You research.", tools: [guarded("refund")] },
+  });
+  const script = () =>
+    scriptedModel([
+      { toolCalls: [{ id: "s1", name: "research", arguments: { task: "refund it" } }] },
+      { toolCalls: [{ id: "r1", name: "refund", arguments: {} }] },
+    ]);
+
+  /** The persisted root while its child waits for approval, and the child's snapshot in it. */
+  async function persistedWhileChildWaits(machine: AgentMachine) {
+    const actor = createActor(machine, { input: { model: testModel } });
+    let asked = false;
+    actor.on("tool_approval_request", () => (asked = true));
+    actor.start();
+    actor.send({ type: "PROMPT", messages: [user("help")] });
+    await waitFor(actor, () => asked);
+    const persisted = structuredClone(actor.getPersistedSnapshot()) as unknown as {
+      children: Record<
+        string,
+        { snapshot: { children: Record<string, { snapshot: Record<string, unknown> }> } }
+      >;
+    };
+    actor.stop();
+    const child = persisted.children.s1!.snapshot.children.agent!.snapshot;
+    return { persisted, child };
+  }
+
+  /** The error of the child agent of call `s1` once the root is restored from `persisted`. */
+  function restoredChildError(machine: AgentMachine, persisted: unknown): string | undefined {
+    const actor = createActor(machine, { snapshot: persisted as never });
+    actor.start();
+    const child = childAgentOf(actor)?.getSnapshot();
+    actor.stop();
+    return child?.status === "error" ? (child.error as Error).message : undefined;
+  }
+
+  it("restores the child with its place in the tree", async () => {
+    const machine = createAgentMachine({ streamFn: script(), tools: [research] });
+    const { persisted, child } = await persistedWhileChildWaits(machine);
+    expect(child.context).toMatchObject({
+      parentToolCallId: "s1",
+      place: { path: ["s1"], toolName: "research" },
+    });
+    const actor = createActor(machine, { snapshot: persisted as never });
+    actor.start();
+    const restoredChild = childAgentOf(actor);
+    expect(restoredChild?.getSnapshot().context.place).toEqual(
+      child.context && (child.context as { place: unknown }).place,
+    );
+    actor.stop();
+  });
+
+  it.each([
+    ["its place", (context: Record<string, unknown>) => delete context.place],
+    ["the call that runs it", (context: Record<string, unknown>) => delete context.parentToolCallId],
+  ])("refuses a child without %s", async (_name, damage) => {
+    const machine = createAgentMachine({ streamFn: script(), tools: [research] });
+    const { persisted, child } = await persistedWhileChildWaits(machine);
+    damage(child.context as Record<string, unknown>);
+    expect(restoredChildError(machine, persisted)).toBe(
+      "agentchart: a persisted sub-agent without its place in the tree cannot be restored",
+    );
+  });
+
+  it("refuses a child without a context", async () => {
+    const machine = createAgentMachine({ streamFn: script(), tools: [research] });
+    const { persisted, child } = await persistedWhileChildWaits(machine);
+    delete child.context;
+    expect(restoredChildError(machine, persisted)).toBe(
+      "agentchart: a persisted sub-agent without its place in the tree cannot be restored",
+    );
+  });
+});
+
 describe("a reply's events", () => {
   const machine = createAgentMachine({ streamFn: scriptedModel([]) });
   const events: AgentEvent[] = [{ type: "agent_start" }];
@@ -272,6 +359,24 @@ describe("a reply's events", () => {
     actor.stop();
   });
 
+  it("are dropped when they come after the stream, while a tool call waits", async () => {
+    const waiting = createAgentMachine({
+      streamFn: scriptedModel([{ toolCalls: [{ id: "c1", name: "refund", arguments: {} }] }]),
+      tools: [guarded("refund")],
+    });
+    const actor = createActor(waiting, { input: { model: testModel } });
+    const seen: string[] = [];
+    actor.on("*", (event) => seen.push((event as AgentEvent).type));
+    actor.start();
+    actor.send({ type: "PROMPT", messages: [user("refund")] });
+    await waitFor(actor, () => seen.includes("tool_approval_request"));
+    expect(actor.getSnapshot().matches({ running: "streaming" })).toBe(false);
+    const before = seen.length;
+    actor.send({ type: "REPLY_EVENTS", events: [{ type: "agent_start" }] } as never);
+    expect(seen.slice(before)).toEqual([]);
+    actor.stop();
+  });
+
   it("are not delivered by an idle agent", () => {
     const idle = createActor(machine, { input: { model: testModel } });
     const seen: unknown[] = [];
@@ -280,6 +385,37 @@ describe("a reply's events", () => {
     idle.send({ type: "REPLY_EVENTS", events } as never);
     expect(seen).toEqual([]);
     idle.stop();
+  });
+});
+
+describe("the actors and actions it provides", () => {
+  it("lists the tool-call machine among its actors, provided with the machine's tools", () => {
+    const machine = createAgentMachine({ streamFn: scriptedModel([]), tools: [toolNamed("read")] });
+    const actors = machine.implementations.actors;
+    expect(Object.keys(actors)).toEqual(
+      expect.arrayContaining(["streamReply", "turnCallbacks", "guardrails", "validateOutput", "toolCall"]),
+    );
+    const toolCall = actors.toolCall as unknown as { implementations: { actions: Record<string, unknown> } };
+    expect(toolCall).toBe(actors.toolCall);
+    expect(() => (toolCall.implementations.actions.validate as () => void)()).not.toThrow(/not provided/);
+  });
+
+  it("gives steering drained from its source back when the run is aborted before injecting it", async () => {
+    const steer = user("steer");
+    const returned: { queue: string; messages: unknown[] }[] = [];
+    let polls = 0;
+    const machine = createAgentMachine({
+      streamFn: scriptedModel([{ text: "never" }]),
+      getSteeringMessages: () => (polls++ === 0 ? [steer] : []),
+      restoreQueuedMessages: (queue, messages) => returned.push({ queue, messages }),
+    });
+    const actor = createActor(machine, { input: { model: testModel } });
+    actor.on("message_end", () => actor.send({ type: "ABORT" }));
+    actor.start();
+    actor.send({ type: "PROMPT", messages: [user("go")] });
+    await waitFor(actor, (snapshot) => snapshot.matches("idle") && snapshot.context.run === undefined);
+    expect(returned).toEqual([{ queue: "steering", messages: [steer] }]);
+    actor.stop();
   });
 });
 
