@@ -153,6 +153,7 @@ describe("restoring a persisted agent", () => {
   });
 
   it.each([
+    ["a snapshot without a context", undefined],
     ["a context that is not an object", "nothing"],
     ["a null context", null],
     ["a context without toolNames", { formatVersion: 5 }],
