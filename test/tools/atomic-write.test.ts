@@ -70,6 +70,14 @@ describe("writeFileAtomic", () => {
     });
   });
 
+  it("rejects a path it cannot resolve, such as a symlink loop, leaving the link as it was", async () => {
+    const loop = path.join(dir, "loop");
+    await fs.symlink("loop", loop);
+    await expect(writeFileAtomic(loop, "x", live())).rejects.toMatchObject({ code: "ELOOP" });
+    expect((await fs.lstat(loop)).isSymbolicLink()).toBe(true);
+    expect(await fs.readdir(dir)).toEqual(["loop"]);
+  });
+
   it("rejects with the system's error when the folder does not exist", async () => {
     await expect(writeFileAtomic(path.join(dir, "missing", "a.txt"), "x", live())).rejects.toMatchObject({
       code: "ENOENT",

@@ -31,6 +31,7 @@ describe("validatorsWith", () => {
     ["https://json-schema.org/draft/2019-09/schema", "draft2020"],
     [undefined, "draft2020"],
     [7, "draft2020"],
+    [["http://json-schema.org/draft-07/schema#"], "draft2020"],
   ])("gives a schema declaring %s the %s validator", (declared, kind) => {
     const validatorFor = validatorsWith();
     const draft07 = validatorFor({ $schema: "http://json-schema.org/draft-07/schema#" });
@@ -54,6 +55,25 @@ describe("validatorsWith", () => {
     const validatorFor = validatorsWith();
     const first = validatorFor({});
     for (let i = 0; i < 50; i++) expect(validatorFor({})).toBe(first);
+  });
+
+  it("makes both validators lenient about unknown keywords and listing every error", () => {
+    for (const $schema of [
+      "http://json-schema.org/draft-07/schema#",
+      "https://json-schema.org/draft/2020-12/schema",
+    ]) {
+      const validate = compileArgumentsSchema("t", {
+        $schema,
+        type: "object",
+        "x-vendor": true,
+        properties: { a: { type: "number" }, b: { type: "string", format: "email" } },
+        required: ["a", "b"],
+      });
+      expect(validate({ b: "not an email" })).toBe(false);
+      expect(validate({ a: 1, b: "not an email" })).toBe(true);
+      expect(validate({ a: "1" })).toBe(false);
+      expect(validate.errors?.length, $schema).toBe(2);
+    }
   });
 
   it("passes options on to the validators it makes", () => {
@@ -173,6 +193,17 @@ describe("jsonSchemaToolWith", () => {
     expect(result.error!.issues.map((issue) => [issue.path, issue.message])).toEqual([
       [["a/b"], "must have required property 'a/b'"],
     ]);
+  });
+
+  it("names a property another one depends on at the path of the object, not as a missing property", () => {
+    const dependent = { type: "object", dependentRequired: { card: ["address"] } };
+    const tool = jsonSchemaToolWith(
+      { ...definition, parameters: dependent },
+      compileArgumentsSchema("t", dependent),
+    );
+    expect(
+      tool.parameters.safeParse({ card: 1 }).error!.issues.map((issue) => [issue.path, issue.message]),
+    ).toEqual([[[], "must have property address when property card is present"]]);
   });
 
   it("says an argument is invalid when the validator gives no message", () => {

@@ -39,6 +39,21 @@ describe("ls", () => {
     await expect(runTool(lsTool, cwd, { path: "missing" })).rejects.toThrow("Folder not found: missing");
   });
 
+  it("orders names equal but for case upper case first, whatever order the folder lists them in", async () => {
+    const letters = "abcdefghijklmnopqrstuvwxyz".split("");
+    for (const letter of letters) {
+      await fs.writeFile(path.join(cwd, letter), "");
+      await fs.writeFile(path.join(cwd, `${letter.toUpperCase()}${letter}`), "");
+      await fs.writeFile(path.join(cwd, `${letter}${letter}`), "");
+      await fs.writeFile(path.join(cwd, letter.toUpperCase()), "");
+    }
+    const expected = letters.flatMap((letter) => {
+      const upper = letter.toUpperCase();
+      return [upper, letter, `${upper}${letter}`, `${letter}${letter}`];
+    });
+    expect(textOf(await runTool(lsTool, cwd, {})).split("\n")).toEqual(expected);
+  });
+
   it("orders names ignoring case, upper case first between names equal but for case", async () => {
     for (const name of ["b", "B", "a", "A", "_x", "Zed", "ab"]) await fs.writeFile(path.join(cwd, name), "");
     expect(textOf(await runTool(lsTool, cwd, {}))).toBe("_x\nA\na\nab\nB\nb\nZed");

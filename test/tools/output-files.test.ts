@@ -1,4 +1,5 @@
 import { existsSync, writeFileSync } from "node:fs";
+import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -133,6 +134,18 @@ describe("OutputFiles clean-up", () => {
     await store.dispose();
     const next = await keepFile(store, 1);
     expect(existsSync(next)).toBe(true);
+  });
+
+  it("goes on when a file to delete or its folder is already gone", async () => {
+    const store = storeWith({ maxFiles: 1 });
+    const gone = store.newPath();
+    await store.keep(gone, 1);
+    await expect(keepFile(store, 1)).resolves.toBeTypeOf("string");
+    await fs.rm(path.dirname(gone), { recursive: true });
+    await expect(store.dispose()).resolves.toBeUndefined();
+    const again = store.newPath();
+    await fs.rm(path.dirname(again), { recursive: true });
+    expect(() => store.removeNow()).not.toThrow();
   });
 
   it("disposes a store that never made a folder", async () => {
