@@ -46,6 +46,15 @@ describe("readLineWindow at its edges", () => {
     expect(uncounted.totalLines).toBeUndefined();
   });
 
+  it("in a file too large to count, knows lines follow a byte stop after whole lines, not after a cut line", async () => {
+    const text = `short\n${"x".repeat(50)}\nmore\n`;
+    const whole = await windowOf(text, { maxBytes: 20, countLinesUpTo: 0 });
+    expect(whole).toMatchObject({ lines: ["short"], lineCut: false, truncatedBy: "bytes", more: true });
+    expect(whole.totalLines).toBeUndefined();
+    const cut = await windowOf(text, { startLine: 2, maxBytes: 20, countLinesUpTo: 0 });
+    expect(cut).toMatchObject({ lines: ["x".repeat(20)], lineCut: true, truncatedBy: "bytes", more: false });
+  });
+
   it.each([
     ["a character whose lead byte is 0xE0 (U+0800)", "\u0800\u0800", 5, "\u0800"],
     ["a 2-byte character", "éé", 3, "é"],
