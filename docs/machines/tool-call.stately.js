@@ -11,7 +11,11 @@ export default createMachine({
   initial: "preparing",
   on: {
     AGENT_EVENTS: {
-      actions: ["forwardAgentEvents"],
+      actions: [
+        {
+          type: "forwardAgentEvents",
+        },
+      ],
     },
   },
   states: {
@@ -162,11 +166,19 @@ export default createMachine({
           {
             target: "#toolCall.finalizing",
             guard: "afterHook",
-            actions: ["recordAnswer"],
+            actions: [
+              {
+                type: "recordAnswer",
+              },
+            ],
           },
           {
             target: "#toolCall.settled",
-            actions: ["recordAnswer"],
+            actions: [
+              {
+                type: "recordAnswer",
+              },
+            ],
           },
         ],
         REANNOUNCE: {
@@ -258,7 +270,11 @@ export default createMachine({
       on: {
         SUB_AGENT_ENDED: {
           target: "#toolCall.collecting",
-          actions: ["recordAgentEnd"],
+          actions: [
+            {
+              type: "recordAgentEnd",
+            },
+          ],
         },
         ABORT: {
           actions: ["abortSubAgent"],

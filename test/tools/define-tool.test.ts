@@ -3,6 +3,7 @@ import { z } from "zod";
 import { z as zodV3Subpath } from "zod/v3";
 import { z as zod3 } from "zod3";
 import { defineTool, UnsupportedToolSchemaError } from "../../src/index.js";
+import { toToolSpec } from "../../src/tools/define-tool.js";
 import { resultText, runToolCalls } from "../support/mcp-support.js";
 
 const execute = async ({ a, b }: { a: number; b: number }) => ({
@@ -79,5 +80,82 @@ describe("defineTool with zod 4 schemas", () => {
     expect(resultText(run.results[0])).toBe("5");
     expect(run.results[1]?.isError).toBe(true);
     expect(resultText(run.results[1])).toMatch(/^Validation failed for tool "add":\n {2}- a: .*number/);
+  });
+});
+
+const noop = async () => ({ content: [] });
+
+describe("defineTool's checks and JSON Schema", () => {
+  it.each([
+    ["a", true],
+    ["read_file-2", true],
+    ["x".repeat(64), true],
+    ["x".repeat(65), false],
+    ["", false],
+    ["has space", false],
+    ["dotted.name", false],
+    ["ünicode", false],
+    ["line\nbreak", false],
+  ])("accepts the name %j: %s", (name, accepted) => {
+    const define = () => defineTool({ name, description: "d", parameters: z.object({}), execute: noop });
+    if (accepted) expect(define().name).toBe(name);
+    else {
+      expect(define).toThrow(TypeError);
+      expect(define).toThrow(`Invalid tool name "${name}": use 1-64 letters, digits, "_" or "-"`);
+    }
+  });
+
+  it("names another zod major version", () => {
+    expect(defineUnchecked({ _zod: { version: { major: 5 } } })).toThrow(
+      'Tool "add": `parameters` is a zod 5 schema; agentchart needs zod 4: run `npm install zod@^4` and `import { z } from "zod"`.',
+    );
+  });
+
+  it.each([
+    ["null", null],
+    ["a string", "z.object()"],
+    ["an object with a version that is not a number", { _zod: { version: { major: "4" } } }],
+    ["an object without a version", { _zod: {} }],
+  ])("refuses %s as not a zod 4 schema", (_name, parameters) => {
+    const error = thrownBy(defineUnchecked(parameters));
+    expect(error).toBeInstanceOf(UnsupportedToolSchemaError);
+    expect(error).toMatchObject({
+      name: "UnsupportedToolSchemaError",
+      code: "unsupported_schema",
+      toolName: "add",
+      message: expect.stringContaining("`parameters` is not a zod 4 schema"),
+    });
+  });
+
+  it("describes the arguments as the model sends them, without $schema, and anything unrepresentable as any", () => {
+    const tool = defineTool({
+      name: "t",
+      description: "d",
+      parameters: z.object({
+        count: z.number().default(1),
+        when: z.date(),
+        text: z.string().transform(Number),
+      }),
+      execute: noop,
+    });
+    expect(tool.jsonSchema).not.toHaveProperty("$schema");
+    expect(tool.jsonSchema).toMatchObject({
+      type: "object",
+      properties: { count: { type: "number", default: 1 }, when: {}, text: { type: "string" } },
+      required: ["when", "text"],
+    });
+  });
+
+  it("keeps the definition's fields and gives the model its name, description and JSON Schema", () => {
+    const tool = defineTool({
+      name: "t",
+      label: "T",
+      description: "Does t",
+      parameters: z.object({ a: z.number() }),
+      executionMode: "sequential",
+      execute: noop,
+    });
+    expect(tool).toMatchObject({ name: "t", label: "T", description: "Does t", executionMode: "sequential" });
+    expect(toToolSpec(tool)).toEqual({ name: "t", description: "Does t", parameters: tool.jsonSchema });
   });
 });

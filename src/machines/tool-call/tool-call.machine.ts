@@ -10,11 +10,13 @@ import {
 import type { SubAgentCollection } from "../../actors/sub-agent.actors.js";
 import type { ToolStepInput } from "../../actors/tool-step.actors.js";
 import { clientAnswerOutcome, deniedOutcome } from "../../loop/tool-outcome.js";
+import type { AgentEvent } from "../../types/events.js";
 import { notProvided } from "../../xstate/not-provided.js";
 import type { ToolCallOutcome } from "../agent/agent.context.js";
 import type { SubAgentStart, ToolCallContext, ToolCallInput } from "./tool-call.context.js";
 import type {
   ExecutionEvent,
+  SubAgentEndedEvent,
   SubAgentEventsEvent,
   SubAgentReserveEvent,
   ToolAwaitingEvent,
@@ -97,13 +99,12 @@ export const toolCallMachine = setup({
       outcome: ({ context }, reason: string | undefined) => deniedOutcome(context.toolCall, reason),
     }),
     recordAnswer: assign({
-      outcome: ({ context, event }) =>
-        event.type === "ANSWER" ? clientAnswerOutcome(context.toolCall, event) : context.outcome,
+      outcome: ({ context }, answer: Extract<ToolCallEvent, { type: "ANSWER" }>) =>
+        clientAnswerOutcome(context.toolCall, answer),
     }),
     recordDelegate: assign({ delegate: (_, start: SubAgentStart) => start }),
     recordAgentEnd: assign({
-      agentEnd: ({ event }) =>
-        event.type === "SUB_AGENT_ENDED" ? { end: event.end, errorMessage: event.errorMessage } : undefined,
+      agentEnd: (_, ended: SubAgentEndedEvent) => ({ end: ended.end, errorMessage: ended.errorMessage }),
     }),
     forgetAgentEnd: assign({ agentEnd: undefined }),
     forwardProgress: sendParent(
@@ -116,12 +117,12 @@ export const toolCallMachine = setup({
       }),
     ),
     forwardAgentEvents: sendParent(
-      ({ context, event }): SubAgentEventsEvent => ({
+      ({ context }, events: AgentEvent[]): SubAgentEventsEvent => ({
         type: "SUB_AGENT_EVENTS",
         toolCallId: context.toolCall.id,
         toolName: context.toolCall.name,
         args: context.args,
-        events: event.type === "AGENT_EVENTS" ? event.events : [],
+        events,
       }),
     ),
     forwardReservation: sendParent(
@@ -162,7 +163,7 @@ export const toolCallMachine = setup({
   initial: "preparing",
   on: {
     // A child agent's events, on their way up to this call's agent (also after the child ended).
-    AGENT_EVENTS: { actions: "forwardAgentEvents" },
+    AGENT_EVENTS: { actions: { type: "forwardAgentEvents", params: ({ event }) => event.events } },
   },
   states: {
     preparing: {
@@ -242,8 +243,12 @@ export const toolCallMachine = setup({
       entry: "requestClient",
       on: {
         ANSWER: [
-          { guard: "afterHook", target: "finalizing", actions: "recordAnswer" },
-          { target: "settled", actions: "recordAnswer" },
+          {
+            guard: "afterHook",
+            target: "finalizing",
+            actions: { type: "recordAnswer", params: ({ event }) => event },
+          },
+          { target: "settled", actions: { type: "recordAnswer", params: ({ event }) => event } },
         ],
         REANNOUNCE: { target: "awaitingClient", reenter: true },
       },
@@ -291,7 +296,10 @@ export const toolCallMachine = setup({
       invoke: { id: "agent", src: "subAgent", input: ({ context }) => context.delegate! },
       entry: "promptSubAgent",
       on: {
-        SUB_AGENT_ENDED: { target: "collecting", actions: "recordAgentEnd" },
+        SUB_AGENT_ENDED: {
+          target: "collecting",
+          actions: { type: "recordAgentEnd", params: ({ event }) => event },
+        },
         ABORT: { actions: "abortSubAgent" },
         RESERVE: {
           description: "A call of the child (or below it) climbs to this call's agent to be reserved.",
