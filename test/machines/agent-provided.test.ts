@@ -260,15 +260,6 @@ describe("restoring a persisted sub-agent", () => {
     return { persisted, child };
   }
 
-  /** The error of the child agent of call `s1` once the root is restored from `persisted`. */
-  function restoredChildError(machine: AgentMachine, persisted: unknown): string | undefined {
-    const actor = createActor(machine, { snapshot: persisted as never });
-    actor.start();
-    const child = childAgentOf(actor)?.getSnapshot();
-    actor.stop();
-    return child?.status === "error" ? (child.error as Error).message : undefined;
-  }
-
   it("restores the child with its place in the tree", async () => {
     const machine = createAgentMachine({ streamFn: script(), tools: [research] });
     const { persisted, child } = await persistedWhileChildWaits(machine);
@@ -288,20 +279,34 @@ describe("restoring a persisted sub-agent", () => {
   it.each([
     ["its place", (context: Record<string, unknown>) => delete context.place],
     ["the call that runs it", (context: Record<string, unknown>) => delete context.parentToolCallId],
-  ])("refuses a child without %s", async (_name, damage) => {
+  ])("refuses the whole tree when a child lost %s", async (_name, damage) => {
     const machine = createAgentMachine({ streamFn: script(), tools: [research] });
     const { persisted, child } = await persistedWhileChildWaits(machine);
     damage(child.context as Record<string, unknown>);
-    expect(restoredChildError(machine, persisted)).toBe(
+    expect(restoreError(machine, persisted)?.message).toBe(
       "agentchart: a persisted sub-agent without its place in the tree cannot be restored",
     );
   });
 
-  it("refuses a child without a context", async () => {
+  it("refuses the whole tree when a child lost its context", async () => {
     const machine = createAgentMachine({ streamFn: script(), tools: [research] });
     const { persisted, child } = await persistedWhileChildWaits(machine);
     delete child.context;
-    expect(restoredChildError(machine, persisted)).toBe(
+    expect(restoreError(machine, persisted)?.message).toBe(
+      "agentchart: a persisted sub-agent without its place in the tree cannot be restored",
+    );
+  });
+
+  it("refuses the whole tree when a grandchild lost its place", async () => {
+    const machine = createAgentMachine({ streamFn: script(), tools: [research] });
+    const { persisted, child } = await persistedWhileChildWaits(machine);
+    // The child delegates in turn: a call `g1` of its own whose agent has no place.
+    const grandchild = structuredClone(child);
+    delete (grandchild.context as Record<string, unknown>).place;
+    (child as { children?: unknown }).children = {
+      g1: { src: "toolCall", snapshot: { children: { agent: { src: "subAgent", snapshot: grandchild } } } },
+    };
+    expect(restoreError(machine, persisted)?.message).toBe(
       "agentchart: a persisted sub-agent without its place in the tree cannot be restored",
     );
   });

@@ -208,6 +208,25 @@ function checkRestorable(persisted: PersistedMachine, implementations: AgentImpl
     throw new Error(
       `agentchart: the restored agent needs the tool${missing.size > 1 ? "s" : ""} ${[...missing].map((name) => `"${name}"`).join(", ")}, which this machine was not given`,
     );
+  checkSubAgentsPlaced(persisted);
+}
+
+const UNPLACED_SUB_AGENT = "agentchart: a persisted sub-agent without its place in the tree cannot be restored";
+
+/**
+ * Throws when a sub-agent anywhere below `persisted` (a delegating call's `agent`, at any depth) lost
+ * its place in the tree or the call that runs it: checked before the root restores, so a damaged tree
+ * fails whole instead of leaving its call delegating to a child that never runs.
+ */
+function checkSubAgentsPlaced(persisted: PersistedMachine): void {
+  for (const call of Object.values(persisted.children ?? {})) {
+    if (call.src !== "toolCall") continue;
+    const child = (call.snapshot as PersistedMachine | undefined)?.children?.agent;
+    if (child?.src !== "subAgent") continue;
+    const context = child.snapshot?.context as Partial<AgentMachineContext> | undefined;
+    if (!context?.place || !context.parentToolCallId) throw new Error(UNPLACED_SUB_AGENT);
+    checkSubAgentsPlaced(child.snapshot as PersistedMachine);
+  }
 }
 
 /**
@@ -225,8 +244,7 @@ function subAgentLogic(parent: AgentImplementations): AnyActorLogic {
       machineFor(start).getInitialSnapshot(scope as never, start as never),
     restoreSnapshot: (snapshot: Snapshot<unknown>, scope: ActorScope<AnyMachineSnapshot, never>) => {
       const context = (snapshot as { context?: AgentMachineContext }).context;
-      if (!context?.place || !context.parentToolCallId)
-        throw new Error("agentchart: a persisted sub-agent without its place in the tree cannot be restored");
+      if (!context?.place || !context.parentToolCallId) throw new Error(UNPLACED_SUB_AGENT);
       const start = { place: context.place, parentToolCallId: context.parentToolCallId } as SubAgentStart;
       return machineFor(start).restoreSnapshot(snapshot, scope as never);
     },
