@@ -211,7 +211,8 @@ function checkRestorable(persisted: PersistedMachine, implementations: AgentImpl
   checkSubAgentsPlaced(persisted);
 }
 
-const UNPLACED_SUB_AGENT = "agentchart: a persisted sub-agent without its place in the tree cannot be restored";
+const UNPLACED_SUB_AGENT =
+  "agentchart: a persisted sub-agent without its place in the tree cannot be restored";
 
 /**
  * Throws when a sub-agent anywhere below `persisted` (a delegating call's `agent`, at any depth) lost
