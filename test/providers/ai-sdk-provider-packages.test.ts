@@ -29,6 +29,16 @@ describe("aiSdkModel", () => {
     );
   });
 
+  it("in a runtime without process or process.env (an edge worker), a missing key is still the named error", async () => {
+    // aiSdkModel checks the key before its first await, so the stub only lives through that check.
+    for (const runtime of [undefined, { ...process, env: undefined }]) {
+      vi.stubGlobal("process", runtime);
+      const pending = aiSdkModel({ provider: "openai" });
+      vi.unstubAllGlobals();
+      await expect(pending).rejects.toMatchObject({ name: "AiSdkSetupError", code: "missing_api_key" });
+    }
+  });
+
   it("without a base URL, requests go to the provider's own server with the given key", async () => {
     const requests: { url: string; apiKey: string | null }[] = [];
     vi.stubGlobal("fetch", async (input: string | URL | Request, init?: RequestInit) => {
