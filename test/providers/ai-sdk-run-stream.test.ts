@@ -229,6 +229,27 @@ describe("runAiSdkStream: retries of the first request", () => {
     expect(calls).toHaveLength(2);
   });
 
+  it("a retryable error without response headers is retried after the backoff", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { languageModel, calls } = modelOf(async (_options, call) => {
+      if (call === 1) {
+        throw new APICallError({
+          message: "Overloaded",
+          url: URL,
+          requestBodyValues: {},
+          statusCode: 529,
+          isRetryable: true,
+        });
+      }
+      return { stream: partsStream(textParts) };
+    });
+    const reply = run(languageModel, {}, 2);
+    // the first backoff is at most half a second
+    await vi.advanceTimersByTimeAsync(500);
+    expect((await reply).final.type).toBe("done");
+    expect(calls).toHaveLength(2);
+  });
+
   it("an abort during the wait ends the reply as aborted without another call", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const { languageModel, calls } = modelOf(async (_options, call) => {
