@@ -26,7 +26,7 @@ export function isRetryableRequestError(error: unknown): boolean {
 }
 
 /** True when the request failed because nothing listens at the address or the host is unknown. */
-export function isUnreachableError(error: unknown): boolean {
+export function isUnreachableError(error: unknown): error is ApiCallErrorShape {
   return isApiCallError(error) && error.statusCode === undefined && hasUnreachableCause(error);
 }
 

@@ -61,10 +61,8 @@ export function signatureOptions(
   if (redacted) return { [family]: { redactedData: signature } };
   if (signature.startsWith("{")) {
     try {
-      const parsed: unknown = JSON.parse(signature);
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
-        return parsed as SharedV3ProviderOptions;
-      }
+      // JSON text that starts with "{" can only be an object
+      return JSON.parse(signature) as SharedV3ProviderOptions;
     } catch {
       // not JSON: a signature that happens to start with "{"
     }

@@ -122,7 +122,7 @@ async function startWithRetries(
       if (signal.aborted) throw error;
       const unreachable = isUnreachableError(error);
       if (unreachable && attempt >= Math.min(request.maxRetries, 1)) {
-        throw new ServerUnreachableError(isApiCallError(error) ? error.url : "the server", error as Error);
+        throw new ServerUnreachableError(error.url, error);
       }
       if (!unreachable && (attempt >= request.maxRetries || !isRetryableRequestError(error))) throw error;
       const headers = isApiCallError(error) ? error.responseHeaders : undefined;
