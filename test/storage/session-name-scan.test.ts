@@ -67,7 +67,61 @@ describe("scanForLatestName", () => {
   });
 });
 
+describe("scanForLatestName, at the edges", () => {
+  it("joins a name line cut by a chunk boundary at any byte", () => {
+    const line = info("straddling");
+    const overhead = filler(0).length + 1;
+    for (let cut = 1; cut < line.length; cut += 1) {
+      // The last chunk starts `cut` bytes before the end of the name line.
+      const tail = `${filler(CHUNK - cut - 1 - overhead)}\n`;
+      const text = `${filler(100)}\n${line}\n${tail}`;
+      expect(Buffer.byteLength(tail) + cut + 1).toBe(CHUNK);
+      const scan = scanText(text);
+      expect(scan).toEqual({
+        found: true,
+        name: "straddling",
+        linesEnd: Buffer.byteLength(text),
+        foundEnd: Buffer.byteLength(`${filler(100)}\n${line}`),
+      });
+    }
+  });
+
+  it("skips a name line well over 1 MB unread (the bound is checked a chunk at a time), and finds the name before it", () => {
+    const huge = info("x".repeat(1024 * 1024 + 2 * CHUNK));
+    expect(scanText(`${info("short")}\n${huge}\n`)).toMatchObject({ found: true, name: "short" });
+    expect(scanText(`${info("short")}\n${huge}`)).toMatchObject({ found: true, name: "short" });
+  });
+
+  it("reads a name that is no string as no name, and a cleared name without a name key", () => {
+    const numbered = JSON.stringify({ type: "session_info", id: "n", parentId: null, name: 42 });
+    expect(scanText(`${numbered}\n`)).toStrictEqual({
+      found: true,
+      linesEnd: Buffer.byteLength(numbered) + 1,
+      foundEnd: Buffer.byteLength(numbered),
+    });
+  });
+
+  it("finds nothing in a range of empty lines and lines without a name", () => {
+    expect(scanText(`\n\n${filler(10)}\n\n`)).toEqual({
+      found: false,
+      linesEnd: Buffer.byteLength(`\n\n${filler(10)}\n\n`),
+    });
+    expect(scanText("")).toEqual({ found: false, linesEnd: 0 });
+  });
+});
+
 describe("latestNameInText", () => {
+  it("passes over look-alikes after the last name, and counts an unterminated last line", () => {
+    const nested = JSON.stringify({
+      type: "custom",
+      id: "n",
+      data: { type: "session_info", name: "nested" },
+    });
+    expect(latestNameInText(`${info("a")}\n${nested}\n${nested}\n`)).toEqual({ found: true, name: "a" });
+    expect(latestNameInText(`${filler(5)}\n${info("tail")}`)).toEqual({ found: true, name: "tail" });
+    expect(latestNameInText(`${nested}\n`)).toEqual({ found: false });
+  });
+
   it("finds the last session_info line of a batch", () => {
     expect(latestNameInText(`${info("a")}\n${filler(5)}\n${info("b")}\n${filler(5)}\n`)).toEqual({
       found: true,
