@@ -113,7 +113,7 @@ export type RestoreOverrides = Partial<
 /**
  * Validates a persisted agent (object or JSON text) against `implementations`, applies `overrides`,
  * and creates (does not start) its actor: `createActor(agentMachineOf(implementations), { snapshot })`,
- * the road a user of the machine takes. Throws `AgentRestoreError` for text that does not parse,
+ * the road a user of the machine takes. The actor is a root: a host's `parentEvents` are dropped. Throws `AgentRestoreError` for text that does not parse,
  * another format or version, a malformed snapshot, or a tool that the implementations do not supply.
  */
 export function restoreAgentActor(
@@ -122,7 +122,12 @@ export function restoreAgentActor(
   overrides: RestoreOverrides,
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void),
 ): { actor: AgentActor; plan: RestorePlan } {
-  const { snapshot, plan } = restorableAgentSnapshot(input, implementations, overrides);
+  const restorable = restorableAgentSnapshot(input, implementations, overrides);
+  // The actor has no parent: the events a former host (a harness's agent) sent its parent go to the
+  // listeners only, or the first of them would fail the actor ("Unable to send event to '#_parent'").
+  const { parentEvents: _hostWanted, ...context } = restorable.snapshot.context;
+  const snapshot = { ...restorable.snapshot, context };
+  const plan = restorable.plan;
   const actor = createActor(agentMachineOf(implementations), {
     snapshot: snapshot as never,
     input: { model: snapshot.context.model },

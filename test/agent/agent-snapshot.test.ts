@@ -335,6 +335,25 @@ describe("the restore plan", () => {
   });
 });
 
+describe("restoreAgentActor, for an agent a harness hosted", () => {
+  it("restores an agent a harness hosted as a root: the events its host wanted go to listeners only", async () => {
+    const persisted = await persistedMidBatch();
+    // As a harness's agent is persisted: its host wants these events sent to it.
+    (persisted.snapshot.context as { parentEvents?: string[] }).parentEvents = ["agent_end", "turn_end"];
+    const restored = Agent.restore(persisted, { streamFn: scriptedModel([]), tools: batchTools() });
+    const ended = new Promise<AgentEvent>((done) =>
+      restored.subscribe((event) => {
+        if (event.type === "agent_end") done(event);
+      }),
+    );
+    restored.abort();
+    expect((await ended).type).toBe("agent_end");
+    expect(restored.actor.getSnapshot().status).toBe("active");
+    expect(restored.actor.getSnapshot().context.parentEvents).toBeUndefined();
+    restored.actor.stop();
+  });
+});
+
 describe("restorableAgentSnapshot", () => {
   it("reads the JSON text as the object, and returns a version-5 snapshot unchanged", () => {
     const agent = new Agent({ model: testModel, streamFn: scriptedModel([]), tools: [echoTool()] });
