@@ -777,14 +777,16 @@ describe("resumeToolCalls", () => {
 });
 
 describe("send", () => {
+  /** A tool that waits for approval before it refunds. */
+  const refund = defineTool({
+    name: "refund",
+    description: "Refunds",
+    parameters: z.object({}),
+    requiresApproval: true,
+    execute: async () => ({ content: [{ type: "text", text: "refunded" }] }),
+  });
+
   it("refuses a second answer to a call before the machine took the first", async () => {
-    const refund = defineTool({
-      name: "refund",
-      description: "Refunds",
-      parameters: z.object({}),
-      requiresApproval: true,
-      execute: async () => ({ content: [{ type: "text", text: "refunded" }] }),
-    });
     const agent = new Agent({
       model: testModel,
       streamFn: scriptedModel([{ toolCalls: [{ id: "r1", name: "refund", arguments: {} }] }, { text: "ok" }]),
@@ -810,13 +812,6 @@ describe("send", () => {
   });
 
   it("takes an answer for a call of a later run with the same id as one answered before", async () => {
-    const refund = defineTool({
-      name: "refund",
-      description: "Refunds",
-      parameters: z.object({}),
-      requiresApproval: true,
-      execute: async () => ({ content: [{ type: "text", text: "refunded" }] }),
-    });
     const ask = { toolCalls: [{ id: "r1", name: "refund", arguments: {} }] };
     const agent = new Agent({
       model: testModel,

@@ -1,12 +1,8 @@
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3StreamPart,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { APICallError } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { fromAiSdk } from "../../src/ai-sdk.js";
-import { askContext } from "../support/ai-sdk-models.js";
+import { askContext, recordingV3Model } from "../support/ai-sdk-models.js";
 import { collectEvents, eventTypes } from "../support/collect-events.js";
 
 const usage = { inputTokens: { total: 1 }, outputTokens: { total: 1 } };
@@ -17,29 +13,8 @@ const finish = (
   ({ type: "finish", finishReason: { unified, raw }, usage }) as LanguageModelV3StreamPart;
 
 /** A V3 model that records its call options and streams `parts` (or fails with `failure` every time). */
-function recordingV3(provider: string, parts: LanguageModelV3StreamPart[], failure?: unknown) {
-  const calls: LanguageModelV3CallOptions[] = [];
-  const model: LanguageModelV3 = {
-    specificationVersion: "v3",
-    provider,
-    modelId: "test-model",
-    supportedUrls: {},
-    doGenerate: () => Promise.reject(new Error("not used")),
-    doStream: async (options) => {
-      calls.push(options);
-      if (failure !== undefined) throw failure;
-      return {
-        stream: new ReadableStream<LanguageModelV3StreamPart>({
-          start(controller) {
-            for (const part of parts) controller.enqueue(part);
-            controller.close();
-          },
-        }),
-      };
-    },
-  };
-  return { model, calls };
-}
+const recordingV3 = (provider: string, parts: LanguageModelV3StreamPart[], failure?: unknown) =>
+  recordingV3Model(provider, () => parts, failure);
 
 describe("fromAiSdk: the call options of a request", () => {
   it("passes maxTokens, temperature and headers only when given, and tools only when there are some", async () => {

@@ -1,41 +1,16 @@
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3StreamPart,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { fromAiSdk } from "../../src/ai-sdk.js";
 import { isRetryableError } from "../../src/harness/retry-policy.js";
 import type { Message } from "../../src/types/messages.js";
-import { askContext } from "../support/ai-sdk-models.js";
+import { askContext, recordingV3Model } from "../support/ai-sdk-models.js";
 import { collectEvents } from "../support/collect-events.js";
 
 // The part-by-part mapping, on a hand-written V3 model that streams the given parts and records
 // the call options it was given (the recorded-stream tests cover the real provider packages).
 
-function scriptedV3(provider: string, ...replies: LanguageModelV3StreamPart[][]) {
-  const calls: LanguageModelV3CallOptions[] = [];
-  const model: LanguageModelV3 = {
-    specificationVersion: "v3",
-    provider,
-    modelId: "test-model",
-    supportedUrls: {},
-    doGenerate: () => Promise.reject(new Error("not used")),
-    doStream: async (options) => {
-      calls.push(options);
-      const parts = replies[calls.length - 1] ?? [];
-      return {
-        stream: new ReadableStream<LanguageModelV3StreamPart>({
-          start(controller) {
-            for (const part of parts) controller.enqueue(part);
-            controller.close();
-          },
-        }),
-      };
-    },
-  };
-  return { model, calls };
-}
+const scriptedV3 = (provider: string, ...replies: LanguageModelV3StreamPart[][]) =>
+  recordingV3Model(provider, (call) => replies[call] ?? []);
 
 const usage = {
   inputTokens: { total: 100, noCache: 60, cacheRead: 30, cacheWrite: 10 },

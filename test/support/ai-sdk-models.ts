@@ -1,5 +1,10 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
 import { fromAiSdk } from "../../src/ai-sdk.js";
 import type { FromAiSdkOptions } from "../../src/providers/ai-sdk/from-ai-sdk.js";
 import type { Message } from "../../src/types/messages.js";
@@ -45,3 +50,36 @@ export const weatherTool = {
   description: "Current weather of a place",
   parameters: { type: "object", properties: { location: { type: "string" }, city: { type: "string" } } },
 };
+
+/**
+ * A hand-written V3 model that records the call options of each request and streams the parts
+ * `replyFor` gives for its index (0 for the first call), or throws `failure` on every call.
+ */
+export function recordingV3Model(
+  provider: string,
+  replyFor: (call: number) => LanguageModelV3StreamPart[],
+  failure?: unknown,
+) {
+  const calls: LanguageModelV3CallOptions[] = [];
+  const model: LanguageModelV3 = {
+    specificationVersion: "v3",
+    provider,
+    modelId: "test-model",
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error("not used")),
+    doStream: async (options) => {
+      calls.push(options);
+      if (failure !== undefined) throw failure;
+      const parts = replyFor(calls.length - 1);
+      return {
+        stream: new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+  return { model, calls };
+}
